@@ -1,0 +1,174 @@
+; boot/entry.asm - the way in: Multiboot1 and Multiboot2 headers, 32-bit entry, long mode.
+;
+; Both loaders enter here in 32-bit protected mode with paging off: EAX holds the loader's
+; magic (0x2BADB002 for Multiboot1, 0x36D76289 for Multiboot2) and EBX the physical address
+; of its information block. We build throw-away page tables that identity-map the low 4 GiB
+; with 2 MiB pages, switch to long mode and call kmain(magic, info). The C side then builds
+; the real tables (W^X, NX, guard pages; kernel/arch/paging.c).
+;
+; Multiboot1 is here for QEMU's -kernel, which loads only 32-bit Multiboot1 images; for an
+; ELF64 file it needs the address fields (flag bit 16), so the image must be laid out in the
+; file exactly as in memory from __load_start (linker.ld keeps it so).
+
+bits 32
+
+MB1_MAGIC       equ 0x1BADB002
+MB1_FLAGS       equ (1 << 1) | (1 << 16)     ; memory info; address fields valid
+MB2_MAGIC       equ 0xE85250D6
+MB2_ARCH_I386   equ 0
+
+extern __load_start, __load_end, __bss_end, kmain
+extern boot_stack_top
+
+section .multiboot progbits alloc exec nowrite align=8
+global multiboot_headers
+multiboot_headers:
+align 4
+mb1_header:
+    dd MB1_MAGIC
+    dd MB1_FLAGS
+    dd -(MB1_MAGIC + MB1_FLAGS)
+    dd mb1_header           ; header_addr
+    dd __load_start         ; load_addr
+    dd __load_end           ; load_end_addr
+    dd __bss_end            ; bss_end_addr: the loader zeroes up to here
+    dd _start32             ; entry_addr
+
+align 8
+mb2_header:
+    dd MB2_MAGIC
+    dd MB2_ARCH_I386
+    dd mb2_header_end - mb2_header
+    dd -(MB2_MAGIC + MB2_ARCH_I386 + (mb2_header_end - mb2_header))
+    ; information request, optional (flags=1): what we want GRUB to hand over
+align 8
+    dw 1, 1
+    dd mb2_info_req_end - ($ - 4)
+    dd 1                    ; boot command line
+    dd 2                    ; boot loader name
+    dd 6                    ; memory map
+    dd 8                    ; framebuffer info
+    dd 14                   ; ACPI 1.0 RSDP
+    dd 15                   ; ACPI 2.0 RSDP
+mb2_info_req_end:
+    ; framebuffer, optional: any mode GRUB likes (0 = no preference)
+align 8
+    dw 5, 1
+    dd 20
+    dd 0, 0, 0
+    ; end tag
+align 8
+    dw 0, 0
+    dd 8
+mb2_header_end:
+
+section .boot.text progbits alloc exec nowrite align=16
+global _start32
+_start32:
+    cli
+    cld
+    mov esp, boot_stack_top
+    mov edi, eax                        ; kept for kmain (EDI/ESI survive the switch)
+    mov esi, ebx
+
+    ; No long mode (CPUID 0x80000001 EDX bit 29): say so on COM1 and stop.
+    mov eax, 0x80000000
+    cpuid
+    cmp eax, 0x80000001
+    jb .no_long_mode
+    mov eax, 0x80000001
+    cpuid
+    test edx, 1 << 29
+    jz .no_long_mode
+
+    ; PML4[0] -> PDPT, PDPT[0..3] -> four page directories of 2 MiB pages: 0..4 GiB.
+    mov eax, early_pdpt
+    or eax, 3
+    mov [early_pml4], eax
+    xor ecx, ecx
+.fill_pdpt:
+    mov eax, ecx
+    shl eax, 12
+    add eax, early_pd
+    or eax, 3
+    mov [early_pdpt + ecx * 8], eax
+    inc ecx
+    cmp ecx, 4
+    jb .fill_pdpt
+    xor ecx, ecx
+.fill_pd:
+    mov eax, ecx
+    shl eax, 21                         ; ecx * 2 MiB (wraps to 0 at 4 GiB, never reached)
+    or eax, 0x83                        ; present, writable, 2 MiB page
+    mov [early_pd + ecx * 8], eax
+    mov eax, ecx
+    shr eax, 11                         ; high dword of the address: 0 below 4 GiB
+    mov [early_pd + ecx * 8 + 4], eax
+    inc ecx
+    cmp ecx, 2048
+    jb .fill_pd
+
+    mov eax, early_pml4
+    mov cr3, eax
+    mov eax, cr4
+    or eax, 1 << 5                      ; PAE
+    mov cr4, eax
+    mov ecx, 0xC0000080                 ; IA32_EFER
+    rdmsr
+    or eax, (1 << 8)                    ; LME (NXE is set later, only if CPUID has it)
+    wrmsr
+    mov eax, cr0
+    or eax, (1 << 31) | (1 << 16) | 1   ; PG, WP, PE
+    mov cr0, eax
+    lgdt [early_gdt_ptr]
+    jmp 0x08:_start64
+
+.no_long_mode:
+    mov esi, no_lm_msg
+.putc:
+    lodsb
+    test al, al
+    jz .halt
+    mov dx, 0x3F8
+    out dx, al
+    jmp .putc
+.halt:
+    hlt
+    jmp .halt
+
+bits 64
+_start64:
+    mov ax, 0x10
+    mov ds, ax
+    mov es, ax
+    mov ss, ax
+    xor ax, ax
+    mov fs, ax
+    mov gs, ax
+    mov rsp, boot_stack_top
+    xor ebp, ebp
+    ; edi = magic, esi = info (zero-extended by the 32-bit moves above)
+    mov edi, edi
+    mov esi, esi
+    call kmain
+.hang:
+    cli
+    hlt
+    jmp .hang
+
+section .boot.rodata progbits alloc noexec nowrite align=16
+no_lm_msg: db "ticklab: this CPU has no long mode (x86-64); stopping", 13, 10, 0
+align 16
+early_gdt:
+    dq 0
+    dq 0x00AF9A000000FFFF                ; 0x08: 64-bit code
+    dq 0x00CF92000000FFFF                ; 0x10: data
+early_gdt_end:
+early_gdt_ptr:
+    dw early_gdt_end - early_gdt - 1
+    dd early_gdt
+
+section .boot.bss nobits alloc noexec write align=4096
+early_pml4: resb 4096
+early_pdpt: resb 4096
+early_pd:   resb 4096 * 4

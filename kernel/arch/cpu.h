@@ -1,0 +1,50 @@
+/* kernel/arch/cpu.h - descriptor tables (GDT with a TSS, IDT) and control registers. */
+#ifndef TICKLAB_ARCH_CPU_H
+#define TICKLAB_ARCH_CPU_H
+#include <stdint.h>
+
+#define SEL_KCODE 0x08
+#define SEL_KDATA 0x10
+#define SEL_TSS   0x18
+
+/* Interrupt stack table slots (TSS IST1..3): faults that must work on a broken stack. */
+#define IST_DOUBLE_FAULT  1
+#define IST_NMI           2
+#define IST_MACHINE_CHECK 3
+
+void cpu_tables_init(void);   /* GDT + TSS + IDT for the boot CPU */
+
+static inline uint64_t read_cr2(void)
+{
+    uint64_t v;
+    __asm__ volatile("mov %%cr2, %0" : "=r"(v));
+    return v;
+}
+static inline uint64_t read_cr3(void)
+{
+    uint64_t v;
+    __asm__ volatile("mov %%cr3, %0" : "=r"(v));
+    return v;
+}
+static inline void write_cr3(uint64_t v)
+{
+    __asm__ volatile("mov %0, %%cr3" : : "r"(v) : "memory");
+}
+static inline uint64_t read_cr0(void)
+{
+    uint64_t v;
+    __asm__ volatile("mov %%cr0, %0" : "=r"(v));
+    return v;
+}
+static inline uint64_t read_cr4(void)
+{
+    uint64_t v;
+    __asm__ volatile("mov %%cr4, %0" : "=r"(v));
+    return v;
+}
+static inline void write_cr4(uint64_t v)
+{
+    __asm__ volatile("mov %0, %%cr4" : : "r"(v) : "memory");
+}
+
+#endif

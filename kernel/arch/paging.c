@@ -1,0 +1,152 @@
+/* kernel/arch/paging.c - builds the page tables described in paging.h and switches to them. */
+#include "kernel/arch/paging.h"
+
+#include <stddef.h>
+
+#include "drivers/io.h"
+#include "kernel/arch/cpu.h"
+#include "lib/kstring.h"
+
+#define PTE_P    (1ull << 0)
+#define PTE_W    (1ull << 1)
+#define PTE_PWT  (1ull << 3)
+#define PTE_PCD  (1ull << 4)
+#define PTE_PS   (1ull << 7)      /* in a PD entry: a 2 MiB page */
+#define PTE_NX   (1ull << 63)
+#define PTE_ADDR 0x000FFFFFFFFFF000ull
+
+#define PAGE_4K   0x1000ull
+#define PAGE_2M   0x200000ull
+#define GIB       0x40000000ull
+#define FINE_END  0x800000ull     /* 4 KiB granularity below 8 MiB (linker.ld asserts the fit) */
+#define UC_START  0xFEC00000ull   /* IOAPIC, HPET, LAPIC live in the last 20 MiB below 4 GiB */
+#define UC_END    0x100000000ull
+
+#define MSR_EFER  0xC0000080u
+#define EFER_NXE  (1ull << 11)
+
+#define POOL_PAGES 32
+static uint64_t pool[POOL_PAGES][512] __attribute__((aligned(4096)));
+static unsigned pool_used;
+static uint64_t *pml4, *pdpt_hi;
+static uint64_t nx_bit;
+
+extern char __text_start[], __text_end[], __rodata_start[], __rodata_end[];
+extern char boot_stack_guard[], df_stack_guard[], nmi_stack_guard[], mc_stack_guard[];
+
+static const struct {
+    const char *name;
+    char *page;
+} guards[] = {
+    { "boot", boot_stack_guard },
+    { "double_fault", df_stack_guard },
+    { "nmi", nmi_stack_guard },
+    { "machine_check", mc_stack_guard },
+};
+
+static uint64_t *pool_alloc(void)
+{
+    if (pool_used == POOL_PAGES)
+        return NULL;
+    uint64_t *t = pool[pool_used++];
+    memset(t, 0, PAGE_4K);
+    return t;
+}
+
+static uint64_t cache_bits(uint64_t phys)
+{
+    return (phys >= UC_START && phys < UC_END) ? (PTE_PCD | PTE_PWT) : 0;
+}
+
+static bool is_guard(uint64_t phys)
+{
+    for (size_t i = 0; i < sizeof(guards) / sizeof(guards[0]); i++)
+        if (phys == (uint64_t)(uintptr_t)guards[i].page)
+            return true;
+    return false;
+}
+
+static uint64_t fine_entry(uint64_t phys)
+{
+    uint64_t text0 = (uintptr_t)__text_start, text1 = (uintptr_t)__text_end;
+    uint64_t ro0 = (uintptr_t)__rodata_start, ro1 = (uintptr_t)__rodata_end;
+
+    if (phys == 0 || is_guard(phys))
+        return 0;
+    if (phys >= text0 && phys < text1)
+        return phys | PTE_P;
+    if (phys >= ro0 && phys < ro1)
+        return phys | PTE_P | nx_bit;
+    return phys | PTE_P | PTE_W | nx_bit;
+}
+
+/* One page directory covering the 1 GiB at gib_base; 4 KiB tables below FINE_END if fine. */
+static uint64_t *build_pd(uint64_t gib_base, bool fine)
+{
+    uint64_t *pd = pool_alloc();
+    if (!pd)
+        return NULL;
+    for (unsigned i = 0; i < 512; i++) {
+        uint64_t phys = gib_base + i * PAGE_2M;
+        if (fine && phys < FINE_END) {
+            uint64_t *pt = pool_alloc();
+            if (!pt)
+                return NULL;
+            for (unsigned k = 0; k < 512; k++)
+                pt[k] = fine_entry(phys + k * PAGE_4K);
+            pd[i] = (uint64_t)(uintptr_t)pt | PTE_P | PTE_W;
+        } else {
+            pd[i] = phys | PTE_P | PTE_W | PTE_PS | nx_bit | cache_bits(phys);
+        }
+    }
+    return pd;
+}
+
+void paging_init(void)
+{
+    if (cpuid(0x80000000, 0).eax >= 0x80000001 && (cpuid(0x80000001, 0).edx & (1u << 20))) {
+        wrmsr(MSR_EFER, rdmsr(MSR_EFER) | EFER_NXE);
+        nx_bit = PTE_NX;
+    }
+    pml4 = pool_alloc();
+    uint64_t *pdpt_lo = pool_alloc();
+    pdpt_hi = pool_alloc();
+    pml4[0] = (uint64_t)(uintptr_t)pdpt_lo | PTE_P | PTE_W;
+    pml4[(PHYS_MAP_BASE >> 39) & 511] = (uint64_t)(uintptr_t)pdpt_hi | PTE_P | PTE_W;
+    for (unsigned g = 0; g < 4; g++) {
+        pdpt_lo[g] = (uint64_t)(uintptr_t)build_pd(g * GIB, true) | PTE_P | PTE_W;
+        pdpt_hi[g] = (uint64_t)(uintptr_t)build_pd(g * GIB, false) | PTE_P | PTE_W;
+    }
+    write_cr3((uint64_t)(uintptr_t)pml4);
+}
+
+bool paging_nx_enabled(void)
+{
+    return nx_bit != 0;
+}
+
+void *phys_map(uint64_t phys, uint64_t len)
+{
+    if (len == 0 || phys + len < phys || phys + len > 512 * GIB)
+        return NULL;
+    for (uint64_t g = phys / GIB; g <= (phys + len - 1) / GIB; g++) {
+        if (pdpt_hi[g] & PTE_P)
+            continue;
+        uint64_t *pd = build_pd(g * GIB, false);
+        if (!pd)
+            return NULL;
+        pdpt_hi[g] = (uint64_t)(uintptr_t)pd | PTE_P | PTE_W;
+    }
+    write_cr3(read_cr3());   /* new entries only: a flush is cheap insurance, not required */
+    return phys_to_virt(phys);
+}
+
+const char *paging_guard_name(uint64_t addr)
+{
+    for (size_t i = 0; i < sizeof(guards) / sizeof(guards[0]); i++) {
+        uint64_t g = (uint64_t)(uintptr_t)guards[i].page;
+        if (addr >= g && addr < g + PAGE_4K)
+            return guards[i].name;
+    }
+    return NULL;
+}

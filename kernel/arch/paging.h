@@ -1,0 +1,34 @@
+/* kernel/arch/paging.h - the kernel's page tables.
+ *
+ * Two views of physical memory:
+ *  - identity, 0..4 GiB: the kernel image with W^X (text read-only and executable, read-only
+ *    data and writable data non-executable), page 0 unmapped so a NULL dereference faults,
+ *    an unmapped guard page below every stack, everything else writable and non-executable;
+ *  - the direct map at PHYS_MAP_BASE: all of 0..4 GiB (and more on request) writable,
+ *    non-executable, for firmware tables, the framebuffer and MMIO, through phys_to_virt().
+ * The 2 MiB pages holding the IOAPIC, HPET and LAPIC (0xFEC00000..4 GiB) are uncached in both
+ * views; elsewhere the firmware's MTRRs decide the memory type. */
+#ifndef TICKLAB_ARCH_PAGING_H
+#define TICKLAB_ARCH_PAGING_H
+#include <stdbool.h>
+#include <stdint.h>
+
+#define PHYS_MAP_BASE 0xFFFF800000000000ull
+
+void paging_init(void);
+bool paging_nx_enabled(void);
+
+/* The direct-map address of a physical address below 4 GiB (no check, no mapping work). */
+static inline void *phys_to_virt(uint64_t phys)
+{
+    return (void *)(uintptr_t)(PHYS_MAP_BASE + phys);
+}
+/* Makes [phys, phys + len) reachable through the direct map (mapping 1 GiB chunks above
+ * 4 GiB as needed) and returns its address, or NULL when it lies beyond what the table pool
+ * can map (then the caller goes on without that memory). */
+void *phys_map(uint64_t phys, uint64_t len);
+
+/* The name of the stack whose guard page holds addr ("boot", "double_fault", ...) or NULL. */
+const char *paging_guard_name(uint64_t addr);
+
+#endif

@@ -1,0 +1,250 @@
+/* kernel/boot/bootinfo.c - Multiboot1 and Multiboot2 information blocks (see bootinfo.h).
+ * Layouts follow the Multiboot 0.6.96 and Multiboot2 1.0 specifications. */
+#include "kernel/boot/bootinfo.h"
+
+#include "lib/kstring.h"
+
+/* Multiboot1 info: flag bits and field offsets */
+#define MB1_FLAG_MEM      (1u << 0)
+#define MB1_FLAG_CMDLINE  (1u << 2)
+#define MB1_FLAG_MMAP     (1u << 6)
+#define MB1_FLAG_LOADER   (1u << 9)
+#define MB1_FLAG_FB       (1u << 12)
+#define MB1_OFF_FLAGS     0
+#define MB1_OFF_CMDLINE   16
+#define MB1_OFF_MMAP_LEN  44
+#define MB1_OFF_MMAP_ADDR 48
+#define MB1_OFF_LOADER    64
+#define MB1_OFF_FB        88      /* addr u64, pitch, width, height u32, bpp u8, type u8 */
+#define MB1_INFO_SIZE     116
+
+/* Multiboot2 tags */
+#define MB2_TAG_END       0
+#define MB2_TAG_CMDLINE   1
+#define MB2_TAG_LOADER    2
+#define MB2_TAG_MMAP      6
+#define MB2_TAG_FB        8
+#define MB2_TAG_EFI32     11
+#define MB2_TAG_EFI64     12
+#define MB2_TAG_ACPI_OLD  14
+#define MB2_TAG_ACPI_NEW  15
+#define MB2_TAG_EFI_MMAP  17
+
+#define FB_TYPE_RGB       1
+#define FB_TYPE_EGA_TEXT  2
+#define MMAP_AVAILABLE    1
+
+static uint32_t rd32(const uint8_t *p)
+{
+    uint32_t v;
+    memcpy(&v, p, 4);
+    return v;
+}
+static uint64_t rd64(const uint8_t *p)
+{
+    uint64_t v;
+    memcpy(&v, p, 8);
+    return v;
+}
+
+static void copy_string(char *dst, size_t cap, const uint8_t *src, size_t max, bool *truncated)
+{
+    size_t n = 0;
+    while (n < max && src[n])
+        n++;
+    if (truncated)
+        *truncated = n >= cap;
+    if (n >= cap)
+        n = cap - 1;
+    memcpy(dst, src, n);
+    dst[n] = 0;
+}
+
+/* Multiboot1 loaders (QEMU -kernel, GRUB's `multiboot`) put the image's path first; a first
+ * word without '=' is taken to be that path and moved out of the command line. */
+static void split_image_path(struct boot_info *bi)
+{
+    char *c = bi->cmdline;
+    size_t n = 0;
+    while (c[n] == ' ')
+        n++;
+    size_t start = n;
+    bool has_eq = false;
+    while (c[n] && c[n] != ' ')
+        has_eq |= c[n++] == '=';
+    if (has_eq || n == start)
+        return;
+    size_t len = n - start < sizeof(bi->image) - 1 ? n - start : sizeof(bi->image) - 1;
+    memcpy(bi->image, c + start, len);
+    bi->image[len] = 0;
+    while (c[n] == ' ')
+        n++;
+    memmove(c, c + n, k_strlen(c + n) + 1);
+}
+
+static void note(struct boot_info *bi, const char *problem)
+{
+    if (!bi->problem)
+        bi->problem = problem;
+}
+
+static void fb_from(struct fb_info *fb, const uint8_t *p, size_t len)
+{
+    /* p: addr u64, pitch, width, height u32, bpp u8, type u8, 2 reserved, colour info */
+    if (len < 22)
+        return;
+    fb->phys = rd64(p);
+    fb->pitch = rd32(p + 8);
+    fb->width = rd32(p + 12);
+    fb->height = rd32(p + 16);
+    fb->bpp = p[20];
+    if (p[21] == FB_TYPE_EGA_TEXT) {
+        fb->kind = FB_EGA_TEXT;
+    } else if (p[21] == FB_TYPE_RGB && len >= 30) {
+        fb->kind = FB_RGB;
+        fb->red_pos = p[24];
+        fb->red_size = p[25];
+        fb->green_pos = p[26];
+        fb->green_size = p[27];
+        fb->blue_pos = p[28];
+        fb->blue_size = p[29];
+    }
+}
+
+static void mmap_entry(struct boot_info *bi, uint64_t len, uint32_t type)
+{
+    bi->mmap_entries++;
+    if (type == MMAP_AVAILABLE)
+        bi->mem_usable_bytes += len;
+}
+
+static void parse_mb1(const uint8_t *info, size_t avail, void *(*to_virt)(uint64_t),
+                      struct boot_info *bi)
+{
+    if (avail < MB1_INFO_SIZE) {
+        note(bi, "multiboot1 block shorter than its fixed fields");
+        return;
+    }
+    uint32_t flags = rd32(info + MB1_OFF_FLAGS);
+    if ((flags & MB1_FLAG_CMDLINE) && rd32(info + MB1_OFF_CMDLINE))
+        copy_string(bi->cmdline, sizeof(bi->cmdline), to_virt(rd32(info + MB1_OFF_CMDLINE)),
+                    CMDLINE_MAX_LINE * 4, &bi->cmdline_truncated);
+    split_image_path(bi);
+    if ((flags & MB1_FLAG_LOADER) && rd32(info + MB1_OFF_LOADER))
+        copy_string(bi->loader, sizeof(bi->loader), to_virt(rd32(info + MB1_OFF_LOADER)),
+                    sizeof(bi->loader) * 4, NULL);
+    if (flags & MB1_FLAG_MMAP) {
+        /* entries: size u32 (not counting itself), base u64, len u64, type u32 */
+        uint32_t len = rd32(info + MB1_OFF_MMAP_LEN);
+        const uint8_t *m = to_virt(rd32(info + MB1_OFF_MMAP_ADDR));
+        for (uint32_t off = 0; off + 24 <= len && len <= 65536;) {
+            uint32_t size = rd32(m + off);
+            if (size < 20) {
+                note(bi, "multiboot1 memory map entry shorter than 20 bytes");
+                break;
+            }
+            mmap_entry(bi, rd64(m + off + 12), rd32(m + off + 20));
+            off += size + 4;
+        }
+    }
+    if (flags & MB1_FLAG_FB)
+        fb_from(&bi->fb, info + MB1_OFF_FB, MB1_INFO_SIZE - MB1_OFF_FB);
+    else
+        bi->fb = (struct fb_info){ .kind = FB_EGA_TEXT, .phys = 0xB8000, .pitch = 160,
+                                   .width = 80, .height = 25 };   /* BIOS text mode */
+}
+
+static void parse_mb2_tag(struct boot_info *bi, uint32_t type, const uint8_t *body, size_t len)
+{
+    switch (type) {
+    case MB2_TAG_CMDLINE:
+        copy_string(bi->cmdline, sizeof(bi->cmdline), body, len, &bi->cmdline_truncated);
+        break;
+    case MB2_TAG_LOADER:
+        copy_string(bi->loader, sizeof(bi->loader), body, len, NULL);
+        break;
+    case MB2_TAG_MMAP: {
+        if (len < 8)
+            break;
+        uint32_t esize = rd32(body);
+        if (esize < 24) {
+            note(bi, "multiboot2 memory map entry_size below 24");
+            break;
+        }
+        for (size_t off = 8; off + esize <= len; off += esize)
+            mmap_entry(bi, rd64(body + off + 8), rd32(body + off + 16));
+        break;
+    }
+    case MB2_TAG_FB:
+        fb_from(&bi->fb, body, len);
+        break;
+    case MB2_TAG_EFI32:
+    case MB2_TAG_EFI64:
+    case MB2_TAG_EFI_MMAP:
+        bi->uefi = true;
+        break;
+    case MB2_TAG_ACPI_OLD:
+    case MB2_TAG_ACPI_NEW:
+        /* prefer the 2.0 copy (tag 15) when both are given */
+        if (type == MB2_TAG_ACPI_NEW || bi->rsdp_len == 0) {
+            size_t n = len < sizeof(bi->rsdp) ? len : sizeof(bi->rsdp);
+            memcpy(bi->rsdp, body, n);
+            bi->rsdp_len = n;
+        }
+        break;
+    default:
+        break;
+    }
+}
+
+static void parse_mb2(const uint8_t *info, size_t avail, struct boot_info *bi)
+{
+    if (avail < 8) {
+        note(bi, "multiboot2 block shorter than its header");
+        return;
+    }
+    uint32_t total = rd32(info);
+    if (total < 16 || total > avail) {
+        note(bi, "multiboot2 total_size out of range");
+        return;
+    }
+    size_t off = 8;
+    while (off + 8 <= total) {
+        uint32_t type = rd32(info + off), size = rd32(info + off + 4);
+        if (size < 8 || size > total - off) {
+            note(bi, "multiboot2 tag size runs past the block");
+            return;
+        }
+        if (type == MB2_TAG_END)
+            return;
+        parse_mb2_tag(bi, type, info + off + 8, size - 8);
+        off += (size + 7) & ~7u;
+    }
+    note(bi, "multiboot2 block has no end tag");
+}
+
+void bootinfo_parse(uint32_t magic, const uint8_t *info, size_t avail,
+                    void *(*to_virt)(uint64_t phys), struct boot_info *bi)
+{
+    memset(bi, 0, sizeof(*bi));
+    if (magic == MB1_BOOT_MAGIC) {
+        bi->path = BOOT_MULTIBOOT1;
+        parse_mb1(info, avail, to_virt, bi);
+    } else if (magic == MB2_BOOT_MAGIC) {
+        bi->path = BOOT_MULTIBOOT2;
+        parse_mb2(info, avail, bi);
+    } else {
+        bi->path = BOOT_UNKNOWN;
+        note(bi, "unknown loader magic");
+    }
+}
+
+const char *boot_path_name(enum boot_path p)
+{
+    switch (p) {
+    case BOOT_MULTIBOOT1: return "multiboot1";
+    case BOOT_MULTIBOOT2: return "multiboot2";
+    case BOOT_EFI: return "efi";
+    default: return "unknown";
+    }
+}

@@ -1,0 +1,114 @@
+/* kernel/config.c - the command-line options and their defaults. */
+#include "kernel/config.h"
+
+#include "kernel/exp/experiment.h"
+#include "lib/cmdline.h"
+#include "lib/kstring.h"
+
+struct config cfg;
+
+static const char *const profiles[] = { "quick", "full", "soak", NULL };
+static const char *const tristates[] = { "auto", "1", "0", NULL };
+static const char *const dumps[] = { "none", "acpi", NULL };
+static const char *const crashes[] = { "none", "ud", "pf", "div0", "overflow", "null", NULL };
+
+static bool parse_num(const char *s, const char *end, uint64_t base, uint64_t max, uint64_t *out)
+{
+    uint64_t v = 0;
+    if (s == end)
+        return false;
+    for (; s < end; s++) {
+        unsigned d;
+        if (*s >= '0' && *s <= '9')
+            d = (unsigned)(*s - '0');
+        else if (base == 16 && *s >= 'a' && *s <= 'f')
+            d = (unsigned)(*s - 'a' + 10);
+        else if (base == 16 && *s >= 'A' && *s <= 'F')
+            d = (unsigned)(*s - 'A' + 10);
+        else
+            return false;
+        if (v > (max - d) / base)
+            return false;
+        v = v * base + d;
+    }
+    *out = v;
+    return true;
+}
+
+/* console=com1..com4 | 0xPORT | none, optionally ",BAUD". */
+static bool parse_console(const char *v, uint16_t *port, uint32_t *baud)
+{
+    static const uint16_t com[] = { 0x3F8, 0x2F8, 0x3E8, 0x2E8 };
+    const char *comma = v;
+    while (*comma && *comma != ',')
+        comma++;
+    size_t n = (size_t)(comma - v);
+    uint64_t p = 0, b = 115200;
+
+    if (n == 4 && k_strncmp(v, "none", 4) == 0)
+        p = 0;
+    else if (n == 4 && k_strncmp(v, "com", 3) == 0 && v[3] >= '1' && v[3] <= '4')
+        p = com[v[3] - '1'];
+    else if (n > 2 && v[0] == '0' && (v[1] == 'x' || v[1] == 'X')) {
+        if (!parse_num(v + 2, comma, 16, 0xFFF8, &p) || p == 0)
+            return false;
+    } else
+        return false;
+    if (*comma && (!parse_num(comma + 1, comma + k_strlen(comma), 10, 115200, &b) || b == 0 ||
+                   115200 % b != 0))
+        return false;
+    *port = (uint16_t)p;
+    *baud = (uint32_t)b;
+    return true;
+}
+
+int config_parse(const char *line, void (*on_error)(void *, const char *, size_t, const char *,
+                                                    const char *))
+{
+    static char console_word[32];
+    unsigned profile = PROFILE_QUICK, qemu_exit = TRI_AUTO, crash = CRASH_NONE, dump = 0;
+    bool reboot = false;
+
+    cfg = (struct config){ .hz = 1000, .console_port = 0x3F8, .console_baud = 115200 };
+    struct cmdline_opt opts[] = {
+        { .key = "hz", .type = CMDLINE_UINT, .dest = &cfg.hz, .min = 100, .max = 10000,
+          .accepted = "100..10000 (ticks per second)" },
+        { .key = "profile", .type = CMDLINE_ENUM, .dest = &profile, .choices = profiles,
+          .accepted = "quick, full or soak" },
+        { .key = "exp", .type = CMDLINE_LIST, .dest = &cfg.exp_mask,
+          .choices = experiment_names(), .accepted = experiment_names_text() },
+        { .key = "console", .type = CMDLINE_STR, .dest = console_word,
+          .max = sizeof(console_word),
+          .accepted = "com1..com4, 0xPORT or none, optionally ,BAUD (a divisor of 115200)" },
+        { .key = "qemu_exit", .type = CMDLINE_ENUM, .dest = &qemu_exit, .choices = tristates,
+          .accepted = "auto, 1 or 0" },
+        { .key = "reboot", .type = CMDLINE_BOOL, .dest = &reboot, .accepted = "0 or 1" },
+        { .key = "crash", .type = CMDLINE_ENUM, .dest = &crash, .choices = crashes,
+          .accepted = "none, ud, pf, div0, overflow or null" },
+        { .key = "dump", .type = CMDLINE_ENUM, .dest = &dump, .choices = dumps,
+          .accepted = "none or acpi" },
+    };
+    size_t n_opts = sizeof(opts) / sizeof(opts[0]);
+
+    cfg.exp_mask = ~0ull;    /* default: every experiment */
+    console_word[0] = 0;
+    int errors = cmdline_parse(line, opts, n_opts, on_error, NULL);
+    cfg.profile = (enum profile)profile;
+    cfg.qemu_exit = (enum tristate)qemu_exit;
+    cfg.crash = (enum crash_kind)crash;
+    cfg.reboot = reboot;
+    cfg.dump_acpi = dump == 1;
+    cfg.exp_given = opts[2].seen;
+    if (console_word[0] && !parse_console(console_word, &cfg.console_port, &cfg.console_baud)) {
+        char word[48] = "console=";
+        k_strlcpy(word + 8, console_word, sizeof(word) - 8);
+        on_error(NULL, word, k_strlen(word), "not a console", opts[3].accepted);
+        errors++;
+    }
+    return errors;
+}
+
+const char *profile_name(enum profile p)
+{
+    return profiles[p];
+}

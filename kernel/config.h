@@ -1,0 +1,34 @@
+/* kernel/config.h - the run's settings, from the command line (docs/command-line.md). */
+#ifndef TICKLAB_CONFIG_H
+#define TICKLAB_CONFIG_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum profile { PROFILE_QUICK, PROFILE_FULL, PROFILE_SOAK };
+enum crash_kind { CRASH_NONE, CRASH_UD, CRASH_PF, CRASH_DIV0, CRASH_OVERFLOW, CRASH_NULL };
+enum tristate { TRI_AUTO, TRI_ON, TRI_OFF };
+
+struct config {
+    uint64_t hz;                /* periodic tick rate */
+    enum profile profile;
+    uint64_t exp_mask;          /* bit i: experiment i of the registry; 0 = none */
+    bool exp_given;
+    uint16_t console_port;      /* 0: serial output off */
+    uint32_t console_baud;
+    enum tristate qemu_exit;    /* auto: only under QEMU (hypervisor signature) */
+    bool reboot;                /* on real hardware, reboot at the end instead of halting */
+    enum crash_kind crash;      /* debugging aid: fault on purpose after the inventory */
+    bool dump_acpi;             /* dump=acpi: every ACPI table as hex records (fixtures) */
+};
+
+extern struct config cfg;
+
+/* Parses line into cfg, reporting each bad word as an `error` record (via the callback
+ * installed by the caller, see kernel/main.c). Returns the number of bad words. The
+ * console= word is applied after parsing by the caller. */
+int config_parse(const char *line, void (*on_error)(void *, const char *, size_t, const char *,
+                                                    const char *));
+const char *profile_name(enum profile p);
+
+#endif

@@ -1,0 +1,70 @@
+/* kernel/inventory.c - memory, consoles and paging as found at boot. */
+#include "kernel/inventory.h"
+
+#include "kernel/arch/paging.h"
+#include "kernel/config.h"
+#include "kernel/report/console.h"
+#include "kernel/report/record.h"
+
+static const char *fb_kind_name(enum fb_kind k)
+{
+    return k == FB_EGA_TEXT ? "ega_text" : k == FB_RGB ? "rgb" : "none";
+}
+
+static void memory_record(const struct boot_info *boot)
+{
+    struct rec r;
+    rec_begin(&r, "memory");
+    json_u64(&r.j, "usable_bytes", boot->mem_usable_bytes);
+    json_u64(&r.j, "map_entries", boot->mmap_entries);
+    rec_emit(&r);
+    kprintf("  memory      %llu MiB usable in %u map entries\n",
+            (unsigned long long)(boot->mem_usable_bytes >> 20), boot->mmap_entries);
+}
+
+static void console_record(const struct boot_info *boot)
+{
+    const struct uart *u = console_uart();
+    uint32_t cols, rows;
+    fbcon_describe(&cols, &rows);
+
+    struct rec r;
+    rec_begin(&r, "console");
+    json_hex(&r.j, "serial_port", cfg.console_port);
+    json_u64(&r.j, "serial_baud", cfg.console_baud);
+    json_bool(&r.j, "serial_present", u->present);
+    json_str(&r.j, "screen", fb_kind_name(boot->fb.kind));
+    json_bool(&r.j, "screen_active", fbcon_active());
+    json_u64(&r.j, "screen_cols", cols);
+    json_u64(&r.j, "screen_rows", rows);
+    if (boot->fb.kind == FB_RGB) {
+        json_u64(&r.j, "fb_width", boot->fb.width);
+        json_u64(&r.j, "fb_height", boot->fb.height);
+        json_u64(&r.j, "fb_bpp", boot->fb.bpp);
+    }
+    rec_emit(&r);
+    kprintf("  serial      port %#x at %u baud: %s\n", cfg.console_port, cfg.console_baud,
+            u->present ? "present" : "absent");
+    kprintf("  screen      %s, %ux%u text cells%s\n", fb_kind_name(boot->fb.kind), cols, rows,
+            fbcon_active() ? "" : " (not usable)");
+}
+
+static void paging_record(void)
+{
+    struct rec r;
+    rec_begin(&r, "paging");
+    json_bool(&r.j, "nx", paging_nx_enabled());
+    json_bool(&r.j, "wp", true);
+    json_bool(&r.j, "guard_pages", true);
+    rec_emit(&r);
+    kprintf("  paging      W^X, NX %s, guard page below every stack\n",
+            paging_nx_enabled() ? "on" : "not supported by this CPU");
+}
+
+void inventory_boot(const struct boot_info *boot)
+{
+    kprintf("\nInventory\n");
+    memory_record(boot);
+    console_record(boot);
+    paging_record();
+}

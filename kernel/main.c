@@ -1,0 +1,137 @@
+/* kernel/main.c - the order of a run: tables, paging, the loader's information, the command
+ * line, consoles, the `boot` record, the inventory, the experiments, the `end` record. */
+#include <stddef.h>
+#include <stdint.h>
+
+#include "drivers/io.h"
+#include "drivers/pic8259.h"
+#include "kernel/arch/cpu.h"
+#include "kernel/arch/paging.h"
+#include "kernel/boot/bootinfo.h"
+#include "kernel/config.h"
+#include "kernel/debug.h"
+#include "kernel/exp/experiment.h"
+#include "kernel/inventory.h"
+#include "kernel/report/console.h"
+#include "kernel/report/record.h"
+#include "kernel/run.h"
+#include "lib/kstring.h"
+
+#ifndef TICKLAB_VERSION
+#define TICKLAB_VERSION "unknown"
+#endif
+#ifndef TICKLAB_GIT
+#define TICKLAB_GIT "unknown"
+#endif
+
+static struct boot_info boot;
+
+/* Command-line errors are found before the console exists (console= is one of the words),
+ * so they are kept here and sent after the boot record. */
+#define MAX_DEFERRED 16
+static struct {
+    char word[64];
+    const char *reason, *accepted;
+} deferred[MAX_DEFERRED];
+static unsigned n_deferred, n_dropped;
+
+static void defer_error(void *ctx, const char *word, size_t len, const char *reason,
+                        const char *accepted)
+{
+    (void)ctx;
+    if (n_deferred == MAX_DEFERRED) {
+        n_dropped++;
+        return;
+    }
+    size_t n = len < sizeof(deferred[0].word) - 1 ? len : sizeof(deferred[0].word) - 1;
+    memcpy(deferred[n_deferred].word, word, n);
+    deferred[n_deferred].word[n] = 0;
+    deferred[n_deferred].reason = reason;
+    deferred[n_deferred].accepted = accepted;
+    n_deferred++;
+}
+
+static void send_deferred_errors(void)
+{
+    for (unsigned i = 0; i < n_deferred; i++) {
+        struct rec r;
+        rec_begin(&r, "error");
+        json_str(&r.j, "what", "cmdline");
+        json_str(&r.j, "word", deferred[i].word);
+        json_str(&r.j, "reason", deferred[i].reason);
+        json_str(&r.j, "accepted", deferred[i].accepted);
+        json_str(&r.j, "action", "default used");
+        rec_emit(&r);
+        kprintf("command line: '%s': %s (accepted: %s); default used\n", deferred[i].word,
+                deferred[i].reason, deferred[i].accepted ? deferred[i].accepted : "-");
+    }
+    if (n_dropped) {
+        struct rec r;
+        rec_begin(&r, "error");
+        json_str(&r.j, "what", "cmdline");
+        json_str(&r.j, "reason", "more bad words than reported");
+        json_u64(&r.j, "not_reported", n_dropped);
+        rec_emit(&r);
+    }
+}
+
+static void *to_virt(uint64_t phys)
+{
+    return phys_to_virt(phys);
+}
+
+static void consoles_init(void)
+{
+    int serial = -1;
+    if (cfg.console_port)
+        serial = console_serial_init(cfg.console_port, cfg.console_baud);
+    console_screen_init(&boot.fb);
+    kprintf("ticklab %s (%s): PC timer measurement kit\n", TICKLAB_VERSION, TICKLAB_GIT);
+    if (cfg.console_port && serial != 0)
+        kprintf("no serial port answers at %#x: output goes to the screen only\n",
+                cfg.console_port);
+}
+
+static void send_boot_record(void)
+{
+    struct rec r;
+    rec_begin(&r, "boot");
+    json_str(&r.j, "version", TICKLAB_VERSION);
+    json_str(&r.j, "git", TICKLAB_GIT);
+    json_str(&r.j, "boot", boot_path_name(boot.path));
+    json_str(&r.j, "firmware", boot.uefi ? "uefi" : "bios");
+    json_str(&r.j, "loader", boot.loader);
+    json_str(&r.j, "cmdline", boot.cmdline);
+    if (boot.image[0])
+        json_str(&r.j, "image", boot.image);
+    json_bool(&r.j, "cmdline_truncated", boot.cmdline_truncated);
+    json_bool(&r.j, "qemu", running_under_qemu());
+    json_str(&r.j, "profile", profile_name(cfg.profile));
+    json_u64(&r.j, "hz", cfg.hz);
+    if (boot.problem)
+        json_str(&r.j, "bootinfo_problem", boot.problem);
+    rec_emit(&r);
+}
+
+void kmain(uint32_t magic, uint32_t info_phys)
+{
+    cpu_tables_init();
+    paging_init();
+    pic_remap_and_mask();
+    bootinfo_parse(magic, phys_to_virt(info_phys), MB2_INFO_MAX, to_virt, &boot);
+    config_parse(boot.cmdline, defer_error);
+    consoles_init();
+
+    send_boot_record();
+    send_deferred_errors();
+    if (boot.problem)
+        rec_error("bootinfo", boot.problem);
+    if (boot.path == BOOT_UNKNOWN)
+        run_mark_failed("not started by a Multiboot loader");
+
+    inventory_boot(&boot);
+    debug_crash(cfg.crash);
+    unsigned ran = experiments_run(cfg.exp_mask);
+    kprintf("%u experiment(s) ran\n", ran);
+    run_finish();
+}

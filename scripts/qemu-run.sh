@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# qemu-run.sh: boots ticklab in QEMU with the serial console on this terminal and ends with
+# QEMU's verdict. Settings come from the environment (the Makefile exports them):
+#   MACHINE  q35 | pc                      (default q35)
+#   FIRMWARE bios | uefi                   (uefi boots the GRUB image under OVMF)
+#   BOOT     kernel | iso                  (kernel: QEMU -kernel, Multiboot1, fastest)
+#   ICOUNT   N for -icount shift=N,sleep=off (exact, repeatable virtual time); empty: off
+#   ARGS     the kernel command line
+#   SMP, MEM, TIMEOUT (seconds of real time before QEMU is stopped), QEMU_EXTRA
+#   SERIAL_LOG  also write the raw serial bytes to this file
+# Exit status: 0 when ticklab ended its run ok (QEMU exit 33), 1 otherwise.
+set -uo pipefail
+MACHINE=${MACHINE:-q35} FIRMWARE=${FIRMWARE:-bios} BOOT=${BOOT:-kernel}
+ICOUNT=${ICOUNT:-} ARGS=${ARGS:-} SMP=${SMP:-1} MEM=${MEM:-512M} TIMEOUT=${TIMEOUT:-600}
+
+cmd=(qemu-system-x86_64 -machine "$MACHINE" -m "$MEM" -smp "$SMP" -display none -no-reboot
+     -device isa-debug-exit,iobase=0xf4,iosize=0x04)
+[ -n "$ICOUNT" ] && cmd+=(-icount "shift=$ICOUNT,sleep=off")
+if [ "$FIRMWARE" = uefi ]; then
+    cmd+=(-bios /usr/share/ovmf/OVMF.fd)
+    BOOT=iso
+fi
+if [ "$BOOT" = iso ]; then
+    iso=build/run.iso
+    scripts/mkiso.sh "$iso" 0 "$ARGS" || exit 1
+    cmd+=(-cdrom "$iso")
+else
+    cmd+=(-kernel build/ticklab.elf -append "$ARGS")
+fi
+# shellcheck disable=SC2206
+[ -n "${QEMU_EXTRA:-}" ] && cmd+=($QEMU_EXTRA)
+if [ -n "${SERIAL_LOG:-}" ]; then
+    cmd+=(-chardev "stdio,id=s0,logfile=$SERIAL_LOG,signal=off" -serial chardev:s0)
+else
+    cmd+=(-serial stdio)
+fi
+
+echo "+ ${cmd[*]}" >&2
+timeout --foreground -k 5 "$TIMEOUT" "${cmd[@]}" < /dev/null
+rc=$?
+case $rc in
+    33) echo "QEMU verdict: ticklab finished its run ok (exit 33)" >&2; exit 0 ;;
+    35) echo "QEMU verdict: ticklab reported a FAILED run (exit 35)" >&2 ;;
+    124|137) echo "QEMU verdict: stopped after ${TIMEOUT}s without an end (timeout)" >&2 ;;
+    *) echo "QEMU verdict: QEMU ended without ticklab's exit (exit $rc: QEMU error or triple fault)" >&2 ;;
+esac
+exit 1

@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# run-tests.sh: everything `make test` runs, in order of speed, with one summary at the end.
+#   1. host unit tests: lib/, drivers/ and kernel/ logic against device models, ASan + UBSan
+#   2. host tool tests: tools/ (pytest)
+#   3. boot tests: the image under QEMU, records checked (tests/qemu/boottest.py)
+# Every suite runs even when an earlier one fails; the last line is `N passed, N failed`.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+PY=/usr/bin/python3
+total_pass=0 total_fail=0 broken=()
+
+# Adds a suite's `N passed, N failed` line (or pytest's summary) to the totals. A suite that
+# printed no summary counts as one failure, so a crash never passes silently.
+tally() {
+    local name=$1 log=$2 rc=$3 p f
+    p=$(grep -Eo '([0-9]+) passed' "$log" | tail -1 | grep -Eo '[0-9]+' || true)
+    f=$(grep -Eo '([0-9]+) failed' "$log" | tail -1 | grep -Eo '[0-9]+' || true)
+    if [ -z "$p" ] && [ -z "$f" ]; then
+        broken+=("$name (no summary, exit $rc)")
+        total_fail=$((total_fail + 1))
+        return
+    fi
+    total_pass=$((total_pass + ${p:-0}))
+    total_fail=$((total_fail + ${f:-0}))
+    if [ "$rc" != 0 ] && [ "${f:-0}" = 0 ]; then
+        broken+=("$name (exit $rc)")
+        total_fail=$((total_fail + 1))
+    fi
+}
+
+suite() {
+    local name=$1; shift
+    local log
+    log=$(mktemp)
+    echo "== $name: $*"
+    "$@" 2>&1 | tee "$log"
+    local rc=${PIPESTATUS[0]}
+    tally "$name" "$log" "$rc"
+    rm -f "$log"
+}
+
+echo "== build: make kernel iso"
+if ! make -s kernel iso; then
+    broken+=("build")
+    total_fail=$((total_fail + 1))
+fi
+suite host make -s host-test
+suite tools $PY -m pytest -q -p no:cacheprovider tools/tests
+suite qemu $PY tests/qemu/boottest.py
+
+echo
+for b in "${broken[@]}"; do echo "broken suite: $b"; done
+echo "$total_pass passed, $total_fail failed"
+[ "$total_fail" = 0 ]

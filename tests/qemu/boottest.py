@@ -1,0 +1,129 @@
+#!/usr/bin/python3
+"""Boot tests: run the ticklab image under QEMU and check the record stream it sends.
+
+Each case boots one configuration (machine, firmware, loader path, command line), captures
+the serial output to build/test/<case>.log, verifies every record's CRC and the end count
+with tools/ticklablib (the same reader users run), then checks what the case is about.
+Timing is never asserted here on plain emulation; cases that compare timing run under
+-icount shift=N,sleep=off, where virtual time is exact.
+
+Usage: boottest.py [-k SUBSTRING] [-j JOBS] [--list]
+Prints one PASS/FAIL line per case and, last, `qemu: N passed, N failed`.
+"""
+import argparse
+import concurrent.futures
+import os
+import subprocess
+import sys
+import time
+import traceback
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(ROOT, "tools"))
+from ticklablib import records  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import cases  # noqa: E402
+
+OUT = os.path.join(ROOT, "build", "test")
+OVMF = "/usr/share/ovmf/OVMF.fd"
+
+
+class CaseFailed(Exception):
+    pass
+
+
+def build_iso(case):
+    iso = os.path.join(OUT, case.name + ".iso")
+    subprocess.run([os.path.join(ROOT, "scripts", "mkiso.sh"), iso, "0", case.args],
+                   cwd=ROOT, check=True, capture_output=True)
+    return iso
+
+
+def qemu_command(case, log):
+    cmd = ["qemu-system-x86_64", "-machine", case.machine, "-m", case.mem, "-smp",
+           str(case.smp), "-display", "none", "-no-reboot",
+           "-device", "isa-debug-exit,iobase=0xf4,iosize=0x04"]
+    if case.icount is not None:
+        cmd += ["-icount", "shift=%d,sleep=off" % case.icount]
+    if case.firmware == "uefi":
+        cmd += ["-bios", OVMF]
+    if case.boot == "iso":
+        cmd += ["-cdrom", build_iso(case)]
+    else:
+        cmd += ["-kernel", os.path.join(ROOT, "build", "ticklab.elf"), "-append", case.args]
+    if case.serial_on_com2:
+        cmd += ["-serial", "null", "-serial", "file:" + log]
+    elif case.no_serial:
+        cmd += ["-serial", "none"]
+    else:
+        cmd += ["-serial", "file:" + log]
+    return cmd + list(case.qemu_extra)
+
+
+def run_case(case):
+    """Returns (ok, seconds, message)."""
+    t0 = time.monotonic()
+    log = os.path.join(OUT, case.name + ".log")
+    try:
+        if os.path.exists(log):
+            os.remove(log)
+        cmd = qemu_command(case, log)
+        try:
+            p = subprocess.run(cmd, capture_output=True, timeout=case.timeout_s)
+            rc = p.returncode
+        except subprocess.TimeoutExpired:
+            raise CaseFailed("QEMU still running after %ds (no end record?)" % case.timeout_s)
+        data = open(log, "rb").read() if os.path.exists(log) else b""
+        if rc != case.exit_code:
+            raise CaseFailed("QEMU exit %d, expected %d; stderr: %s" %
+                             (rc, case.exit_code, p.stderr.decode(errors="replace")[-500:]))
+        runs = records.parse_stream(data)
+        ctx = cases.Context(case=case, data=data, runs=runs, log=log, rc=rc)
+        if case.expect_stream:
+            if len(runs) != 1:
+                raise CaseFailed("expected one run in the log, found %d" % len(runs))
+            if not runs[0].whole:
+                raise CaseFailed("stream not whole: %s" % "; ".join(
+                    "line %d %s: %s" % (pr.line, pr.kind, pr.message) for pr in runs[0].problems))
+        for check in case.checks:
+            msg = check(ctx)
+            if msg:
+                raise CaseFailed(msg)
+        return True, time.monotonic() - t0, ""
+    except CaseFailed as e:
+        return False, time.monotonic() - t0, "%s (log: %s)" % (e, os.path.relpath(log, ROOT))
+    except Exception:  # a bug in a check must show, not pass
+        return False, time.monotonic() - t0, traceback.format_exc()
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("-k", default="", help="only cases whose name contains this")
+    ap.add_argument("-j", type=int, default=max(1, min(4, os.cpu_count() or 1)))
+    ap.add_argument("--list", action="store_true")
+    a = ap.parse_args()
+    selected = [c for c in cases.ALL if a.k in c.name]
+    if a.list:
+        for c in selected:
+            print(c.name, "-", c.doc)
+        return 0
+    os.makedirs(OUT, exist_ok=True)
+    passed = failed = 0
+    with concurrent.futures.ThreadPoolExecutor(max_workers=a.j) as pool:
+        futures = {pool.submit(run_case, c): c for c in selected}
+        for f in concurrent.futures.as_completed(futures):
+            c = futures[f]
+            ok, secs, msg = f.result()
+            if ok:
+                passed += 1
+                print("PASS %-28s %5.1fs" % (c.name, secs), flush=True)
+            else:
+                failed += 1
+                print("FAIL %-28s %5.1fs  %s" % (c.name, secs, msg), flush=True)
+    print("qemu: %d passed, %d failed" % (passed, failed))
+    return 0 if failed == 0 and passed > 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

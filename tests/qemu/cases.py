@@ -1,0 +1,176 @@
+"""The boot-test cases (tests/qemu/boottest.py runs them).
+
+A case names a QEMU configuration and the checks its record stream must pass. Checks are
+functions of a Context returning None (pass) or a message (fail); they look at the records
+through the same reader users run (tools/ticklablib). Add a case per behaviour, named after
+what it proves; a regression case is named after the bug it pins.
+"""
+from dataclasses import dataclass, field
+from typing import Callable, List, Optional
+
+EXIT_OK, EXIT_FAILED = 33, 35     # isa-debug-exit: (0x10 << 1) | 1, (0x11 << 1) | 1
+
+
+@dataclass
+class Case:
+    name: str
+    doc: str
+    machine: str = "q35"
+    firmware: str = "bios"         # bios (SeaBIOS) | uefi (OVMF)
+    boot: str = "kernel"           # kernel (-kernel, Multiboot1) | iso (GRUB, Multiboot2)
+    args: str = ""
+    icount: Optional[int] = None
+    smp: int = 1
+    mem: str = "256M"
+    exit_code: int = EXIT_OK
+    expect_stream: bool = True     # a whole run (boot ... end, CRCs, count) is required
+    serial_on_com2: bool = False
+    no_serial: bool = False
+    qemu_extra: tuple = ()
+    timeout_s: int = 120
+    checks: List[Callable] = field(default_factory=list)
+
+
+@dataclass
+class Context:
+    case: Case
+    data: bytes
+    runs: list
+    log: str
+    rc: int
+
+    def recs(self, rtype):
+        return [r for r in self.runs[0].records if r.type == rtype] if self.runs else []
+
+    def one(self, rtype):
+        rs = self.recs(rtype)
+        if len(rs) != 1:
+            raise AssertionError("expected one %s record, found %d" % (rtype, len(rs)))
+        return rs[0]
+
+
+# ---- checks -------------------------------------------------------------------------------
+
+def boot_is(path, firmware):
+    def check(ctx):
+        b = ctx.runs[0].boot
+        if b.get("boot") != path or b.get("firmware") != firmware:
+            return "boot record says boot=%r firmware=%r, expected %r %r" % (
+                b.get("boot"), b.get("firmware"), path, firmware)
+    return check
+
+
+def end_status(status):
+    def check(ctx):
+        e = ctx.runs[0].end
+        if e.get("status") != status:
+            return "end status %r, expected %r" % (e.get("status"), status)
+    return check
+
+
+def no_errors(ctx):
+    errs = ctx.recs("error")
+    if errs:
+        return "unexpected error records: %s" % [dict(e) for e in errs]
+
+
+def cmdline_errors(words):
+    """Exactly one cmdline error record per bad word, in order."""
+    def check(ctx):
+        got = [e.get("word") for e in ctx.recs("error") if e.get("what") == "cmdline"]
+        if got != words:
+            return "cmdline error words %r, expected %r" % (got, words)
+        for e in ctx.recs("error"):
+            if e.get("what") == "cmdline" and not e.get("reason"):
+                return "cmdline error without a reason: %r" % dict(e)
+    return check
+
+
+def has_record(rtype, **want):
+    def check(ctx):
+        for r in ctx.recs(rtype):
+            if all(r.get(k) == v for k, v in want.items()):
+                return None
+        return "no %s record with %r; got %r" % (rtype, want, [dict(r) for r in ctx.recs(rtype)])
+    return check
+
+
+def fault(vector, **want):
+    def check(ctx):
+        f = ctx.one("fault")
+        if f.get("vector") != vector:
+            return "fault vector %r, expected %r" % (f.get("vector"), vector)
+        for k, v in want.items():
+            if f.get(k) != v:
+                return "fault %s=%r, expected %r (record %r)" % (k, f.get(k), v, dict(f))
+        for k in ("rip", "rsp", "cr2", "error_code", "regs"):
+            if k not in f:
+                return "fault record lacks %s" % k
+    return check
+
+
+def serial_silent(ctx):
+    if ctx.data:
+        return "expected no serial output, got %d bytes" % len(ctx.data)
+
+
+def inventory_core(ctx):
+    """The inventory so far: memory, console and paging records."""
+    for t in ("memory", "console", "paging"):
+        if not ctx.recs(t):
+            return "no %s record" % t
+    if ctx.one("memory").get("usable_bytes", 0) < 64 << 20:
+        return "less than 64 MiB usable memory reported: %r" % dict(ctx.one("memory"))
+
+
+CLEAN = [end_status("ok"), no_errors, inventory_core]
+
+# ---- cases --------------------------------------------------------------------------------
+
+ALL = [
+    Case("kernel-q35", "QEMU -kernel (Multiboot1) on q35 runs to a clean end",
+         checks=[boot_is("multiboot1", "bios")] + CLEAN),
+    Case("kernel-pc", "QEMU -kernel (Multiboot1) on pc runs to a clean end", machine="pc",
+         checks=[boot_is("multiboot1", "bios")] + CLEAN),
+    Case("iso-seabios-q35", "GRUB image (Multiboot2) under SeaBIOS", boot="iso",
+         args="exp=none", checks=[boot_is("multiboot2", "bios")] + CLEAN),
+    Case("iso-seabios-pc", "GRUB image (Multiboot2) under SeaBIOS on pc", boot="iso",
+         machine="pc", args="exp=none", checks=[boot_is("multiboot2", "bios")] + CLEAN),
+    Case("iso-ovmf-q35", "GRUB image (Multiboot2) under OVMF (UEFI)", boot="iso",
+         firmware="uefi", args="exp=none", timeout_s=180,
+         checks=[boot_is("multiboot2", "uefi"), has_record("console", screen="rgb")] + CLEAN),
+    Case("cmdline-bad-words", "hz=abc nosuchkey=1 =x: one error each, defaults, clean end",
+         args="hz=abc nosuchkey=1 =x",
+         checks=[cmdline_errors(["hz=abc", "nosuchkey=1", "=x"]), end_status("ok"),
+                 has_record("boot", hz=1000)]),
+    Case("cmdline-adversarial", "empty value, huge number, non-ASCII, bad console, long word",
+         args="hz= hz=99999999999999999999 profile=\xe9t\xe9 console=com9 exp=nosuch " +
+              "x" * 300 + " hz=250",
+         checks=[end_status("ok"), has_record("boot", hz=250),
+                 lambda ctx: None if len([e for e in ctx.recs("error")
+                                          if e.get("what") == "cmdline"]) == 6
+                 else "expected 6 cmdline errors, got %r" % [dict(e) for e in ctx.recs("error")]]),
+    Case("cmdline-iso-passed", "GRUB passes the command line through Multiboot2", boot="iso",
+         args="hz=250 profile=full exp=none",
+         checks=[has_record("boot", hz=250, profile="full", cmdline="hz=250 profile=full exp=none"),
+                 end_status("ok")]),
+    Case("fault-invalid-opcode", "crash=ud: a fault record (vector 6) and a failed run",
+         args="crash=ud", exit_code=EXIT_FAILED,
+         checks=[fault(6, name="invalid_opcode"), end_status("failed")]),
+    Case("fault-page", "crash=pf: page fault reported with CR2", args="crash=pf",
+         exit_code=EXIT_FAILED,
+         checks=[fault(14, name="page_fault", cr2="0xffff900000000000"), end_status("failed")]),
+    Case("fault-null", "crash=null: page 0 is unmapped, a NULL read faults", args="crash=null",
+         exit_code=EXIT_FAILED, checks=[fault(14, cr2="0x0"), end_status("failed")]),
+    Case("fault-divide", "crash=div0: divide error", args="crash=div0", exit_code=EXIT_FAILED,
+         checks=[fault(0, name="divide_error"), end_status("failed")]),
+    Case("fault-stack-overflow", "crash=overflow: the guard page turns overflow into a report",
+         args="crash=overflow", exit_code=EXIT_FAILED,
+         checks=[fault(8, name="double_fault", cause="stack_overflow", guard="boot"),
+                 end_status("failed")]),
+    Case("console-com2", "console=com2 sends the records to the second port",
+         args="console=com2", serial_on_com2=True,
+         checks=[has_record("console", serial_port="0x2f8", serial_present=True)] + CLEAN),
+    Case("no-uart-no-hang", "no UART at 0x3F8: the probe says so and the run still ends",
+         no_serial=True, expect_stream=False, checks=[serial_silent]),
+]

@@ -1,0 +1,5 @@
+"""Make ticklablib importable without installing it (tools/ is not a package)."""
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))

@@ -1,0 +1,89 @@
+"""`ticklab check LOG`: is this capture a complete, trustworthy record of passing runs?
+
+The exit code is the answer, so scripts and the QEMU boot tests can gate on it; the text
+says which line is wrong and why, in the compiler-like LOG:LINE form editors can jump to.
+"""
+
+import argparse
+import json
+import sys
+
+from . import EXIT_USAGE, records
+
+NAME = "check"
+HELP = "verify a serial capture: framing, CRCs, boot/end, record counts, status"
+
+EXIT_CODES = {records.OK: 0, records.DAMAGED: 1, records.FAILED: 2}
+
+EPILOG = """\
+exit status:
+  0  at least one run, and every run is whole and ended with status "ok"
+  1  the capture is damaged or incomplete: no run at all, or some run is not whole
+     (a damaged record line, no boot first, no end, lost/duplicated lines caught by
+     the end count, records after an end, an end status other than ok/failed)
+  2  every run is whole, but at least one ended with status "failed": the capture is
+     trustworthy and reports that the kernel's own checks failed
+  3  usage error, or LOG cannot be read
+A run is whole when its boot record comes first, its end record is present, the
+end's "records" equals the record lines that arrived, and no line is damaged.
+Text and firmware noise between records are ignored."""
+
+# Boot record keys worth a glance in the one-line run summary, when present.
+BOOT_SUMMARY_KEYS = ("version", "boot", "firmware", "loader")
+
+
+def register(subparsers):
+    p = subparsers.add_parser(NAME, help=HELP, description=HELP[0].upper() + HELP[1:] + ".",
+                              epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("log", metavar="LOG", help='raw serial capture, or "-" for stdin')
+    p.add_argument("--json", action="store_true",
+                   help="print one JSON object (verdict, exit code, runs, problems) instead")
+    p.set_defaults(func=run)
+
+
+def run(args):
+    name = "<stdin>" if args.log == "-" else args.log
+    try:
+        if args.log == "-":
+            data = sys.stdin.buffer.read()
+        else:
+            with open(args.log, "rb") as f:
+                data = f.read()
+    except OSError as e:
+        print("ticklab check: cannot read %s: %s" % (name, e.strerror or e), file=sys.stderr)
+        return EXIT_USAGE
+    runs = records.parse_stream(data)
+    result = records.verdict(runs)
+    code = EXIT_CODES[result]
+    if args.json:
+        json.dump({"log": name, "verdict": result, "exit_code": code,
+                   "runs": [r.summary() for r in runs]}, sys.stdout, indent=2)
+        sys.stdout.write("\n")
+    else:
+        print_text(name, runs, result)
+    return code
+
+
+def describe(run):
+    """One line per run: where it is, what booted, how many records, how it ended."""
+    if run.boot is None:
+        what = "no boot record"
+    else:
+        what = " ".join("%s=%s" % (k, run.boot[k]) for k in BOOT_SUMMARY_KEYS
+                        if k in run.boot) or "boot"
+    status = "no end" if run.end is None else "status %s" % json.dumps(run.status)
+    state = "whole" if run.whole else "NOT whole, %d problem(s)" % len(run.problems)
+    return "lines %d-%d: %s; %d records, %s; %s" % (
+        run.first_line, run.last_line, what, len(run.records), status, state)
+
+
+def print_text(name, runs, result):
+    for i, run in enumerate(runs, 1):
+        print("%s: run %d, %s" % (name, i, describe(run)))
+        for p in run.problems:
+            print("%s:%d: %s: %s" % (name, p.line, p.kind, p.message))
+    bad = sum(not r.whole for r in runs)
+    failed = sum(r.whole and r.status == "failed" for r in runs)
+    detail = "no run found" if not runs else "%d run(s), %d not whole, %d failed" % (
+        len(runs), bad, failed)
+    print("%s: %s (%s)" % (name, result, detail))
