@@ -35,16 +35,22 @@ $(FONT): $(FONT_SRC)
 	@mkdir -p $(dir $@)
 	sed -e 's/^unsigned char ascii_bitmaps\[\]/static const unsigned char font8x16[]/' $< > $@
 
+# V=1 shows the whole commands.
+Q := $(if $(V),,@)
+
 $(BUILD)/k/%.o: %.c $(FONT)
 	@mkdir -p $(dir $@)
-	$(CC) $(KCFLAGS) -MMD -MP -c $< -o $@
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) $(KCFLAGS) -MMD -MP -c $< -o $@
 
 $(BUILD)/k/%.o: %.asm
 	@mkdir -p $(dir $@)
-	$(NASM) -f elf64 -g -o $@ $<
+	@$(if $(Q),echo "  NASM    $<")
+	$(Q)$(NASM) -f elf64 -g -o $@ $<
 
 $(BUILD)/ticklab.elf: $(KOBJS) linker.ld
-	$(LD) $(KLDFLAGS) -o $@ $(KOBJS)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(LD) $(KLDFLAGS) -o $@ $(KOBJS)
 
 -include $(KOBJS:.o=.d)
 

@@ -11,7 +11,9 @@
 #include "kernel/config.h"
 #include "kernel/debug.h"
 #include "kernel/exp/experiment.h"
+#include "kernel/intr/intr.h"
 #include "kernel/inventory.h"
+#include "kernel/discover/cpu_report.h"
 #include "kernel/report/console.h"
 #include "kernel/report/record.h"
 #include "kernel/run.h"
@@ -130,8 +132,12 @@ void kmain(uint32_t magic, uint32_t info_phys)
         run_mark_failed("not started by a Multiboot loader");
 
     inventory_boot(&boot);
+    static struct intr_topology topo;
+    if (intr_init(&topo, &cpu_facts, true))
+        run_mark_failed("no usable local APIC");
     debug_crash(cfg.crash);
     unsigned ran = experiments_run(cfg.exp_mask);
     kprintf("%u experiment(s) ran\n", ran);
+    intr_report_stats();
     run_finish();
 }

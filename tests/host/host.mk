@@ -12,6 +12,7 @@ HOST_CFLAGS := -std=c11 -O1 -g -Wall -Wextra -Werror -fsanitize=address,undefine
 
 HOST_LIB_SRCS := lib/crc32.c lib/fmt.c lib/json.c lib/kstring.c lib/cmdline.c
 HOST_TEST_SRCS := $(wildcard tests/host/test_*.c) tests/host/main.c
+HOST_LIB_SRCS += kernel/intr/topology.c kernel/boot/bootinfo.c
 # One command compiles everything, so any header change rebuilds it all: simple, and the
 # whole build takes seconds.
 HOST_HDRS := $(wildcard lib/*.h tests/host/*.h)

@@ -1,0 +1,11 @@
+/* kernel/discover/cpu_report.h - the `cpu` record and its human line. */
+#ifndef TICKLAB_DISCOVER_CPU_REPORT_H
+#define TICKLAB_DISCOVER_CPU_REPORT_H
+#include "drivers/cpuid.h"
+
+extern struct cpu_info cpu_facts;
+
+/* Probes the boot CPU into cpu_facts and reports it. */
+void cpu_inventory(void);
+
+#endif

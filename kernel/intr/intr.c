@@ -1,0 +1,323 @@
+/* kernel/intr/intr.c - see intr.h. */
+#include "kernel/intr/intr.h"
+
+#include "drivers/io.h"
+#include "drivers/ioapic.h"
+#include "drivers/pic8259.h"
+#include "kernel/arch/paging.h"
+#include "kernel/report/console.h"
+#include "kernel/report/record.h"
+#include "lib/errno.h"
+#include "lib/fmt.h"
+
+/* How long the self IPI may take to arrive: 2^27 TSC cycles is 13 ms at 10 GHz and far more
+ * than any real delivery (a few hundred cycles). */
+#define SELFTEST_TIMEOUT_CYC (1ull << 27)
+
+static struct {
+    enum intr_path mode;
+    struct lapic_info lapic;
+    struct ioapic ioapics[TOPO_MAX_IOAPICS];
+    unsigned pins[TOPO_MAX_IOAPICS];
+    unsigned n_ioapics;
+    const struct intr_topology *topo;
+    struct intr_stats stats;
+    uint8_t next_gsi_vector;
+    volatile uint32_t selftest_hits;
+} st;
+
+static void on_lapic_spurious(struct trap_frame *tf, void *ctx)
+{
+    (void)tf, (void)ctx;
+    st.stats.lapic_spurious++;      /* no EOI for the spurious vector (SDM 11.9) */
+}
+
+static void on_lapic_error(struct trap_frame *tf, void *ctx)
+{
+    (void)tf, (void)ctx;
+    st.stats.lapic_errors++;
+    st.stats.last_esr = lapic_error_status();
+    lapic_eoi();
+}
+
+static void on_pic_irq7_15(struct trap_frame *tf, void *ctx)
+{
+    unsigned irq = (unsigned)tf->vector - VEC_PIC_BASE;
+    (void)ctx;
+    if (pic_is_spurious(irq)) {
+        if (irq == 15) {
+            st.stats.pic_spurious15++;
+            pic_eoi(7);      /* the master did see the cascade line: acknowledge it there */
+        } else {
+            st.stats.pic_spurious7++;
+        }
+        return;
+    }
+    st.stats.pic_unexpected++;
+    pic_eoi(irq);
+}
+
+static void on_selftest(struct trap_frame *tf, void *ctx)
+{
+    (void)tf, (void)ctx;
+    st.selftest_hits++;
+    lapic_eoi();
+}
+
+static void *map_mmio(uint64_t phys, uint64_t len)
+{
+    return phys_map(phys, len);
+}
+
+static void report_lapic(const struct intr_topology *topo)
+{
+    struct rec r;
+    rec_begin(&r, "lapic");
+    json_str(&r.j, "mode", st.lapic.x2apic ? "x2apic" : "xapic");
+    json_u64(&r.j, "id", st.lapic.id);
+    json_hex(&r.j, "version", st.lapic.version);
+    json_u64(&r.j, "max_lvt", st.lapic.max_lvt);
+    json_hex(&r.j, "base", st.lapic.base_phys);
+    if (topo->valid)
+        json_bool(&r.j, "base_matches_madt", topo->lapic_addr == st.lapic.base_phys);
+    rec_emit(&r);
+    kprintf("  lapic       %s, id %u, version %#x, %u LVT entries, base %#llx\n",
+            st.lapic.x2apic ? "x2APIC" : "xAPIC", st.lapic.id, st.lapic.version,
+            st.lapic.max_lvt, (unsigned long long)st.lapic.base_phys);
+}
+
+static void probe_ioapics(const struct intr_topology *topo)
+{
+    for (unsigned i = 0; i < topo->n_ioapics; i++) {
+        const struct topo_ioapic *t = &topo->ioapics[i];
+        struct ioapic *io = &st.ioapics[st.n_ioapics];
+        void *mmio = map_mmio(t->addr, 0x20);
+        int rc = mmio ? ioapic_init(io, (uintptr_t)mmio, t->gsi_base) : -ENOMEM;
+
+        struct rec r;
+        rec_begin(&r, "ioapic");
+        json_u64(&r.j, "madt_id", t->id);
+        json_hex(&r.j, "addr", t->addr);
+        json_u64(&r.j, "gsi_base", t->gsi_base);
+        json_bool(&r.j, "usable", rc == 0);
+        if (rc == 0) {
+            json_u64(&r.j, "id", io->id);
+            json_hex(&r.j, "version", io->version);
+            json_u64(&r.j, "pins", io->pins);
+            st.pins[st.n_ioapics++] = io->pins;
+            kprintf("  ioapic      id %u at %#llx, GSI %u..%u, version %#x\n", io->id,
+                    (unsigned long long)t->addr, t->gsi_base, t->gsi_base + io->pins - 1,
+                    io->version);
+        } else {
+            json_str(&r.j, "reason", rc == -ENOMEM ? "cannot map" : "no IOAPIC answers");
+            kprintf("  ioapic      at %#llx: not usable\n", (unsigned long long)t->addr);
+        }
+        rec_emit(&r);
+    }
+}
+
+static bool selftest(void)
+{
+    irq_set_handler(VEC_SELFTEST, on_selftest, NULL);
+    unsigned long flags = irq_save();
+    lapic_self_ipi(VEC_SELFTEST);
+    irq_enable();
+    uint64_t t0 = rdtsc();
+    while (!st.selftest_hits && rdtsc() - t0 < SELFTEST_TIMEOUT_CYC)
+        cpu_relax();
+    irq_disable();
+    irq_restore(flags);
+    irq_clear_handler(VEC_SELFTEST);
+    return st.selftest_hits == 1;
+}
+
+static void report_interrupts(bool selftest_ok)
+{
+    struct rec r;
+    rec_begin(&r, "interrupts");
+    json_str(&r.j, "mode", st.mode == INTR_IOAPIC ? "ioapic" : "pic");
+    json_u64(&r.j, "ioapics", st.n_ioapics);
+    json_bool(&r.j, "self_ipi_delivered", selftest_ok);
+    json_obj_open(&r.j, "isa_routes");
+    for (unsigned irq = 0; irq < 16; irq++) {
+        struct isa_route ir;
+        if (!topo_isa_route(st.topo, irq, &ir) || !ir.overridden)
+            continue;
+        char key[8];
+        fmt_snprintf(key, sizeof(key), "irq%u", irq);
+        json_obj_open(&r.j, key);
+        json_u64(&r.j, "gsi", ir.gsi);
+        json_str(&r.j, "trigger", ir.trigger == TRIGGER_LEVEL ? "level" : "edge");
+        json_str(&r.j, "polarity", ir.polarity == POLARITY_LOW ? "low" : "high");
+        json_obj_close(&r.j);
+        kprintf("  override    ISA IRQ %u -> GSI %u, %s, active %s\n", irq, ir.gsi,
+                ir.trigger == TRIGGER_LEVEL ? "level" : "edge",
+                ir.polarity == POLARITY_LOW ? "low" : "high");
+    }
+    json_obj_close(&r.j);
+    rec_emit(&r);
+    kprintf("  interrupts  through the %s; self IPI %s\n",
+            st.mode == INTR_IOAPIC ? "IOAPIC" : "8259 PIC (no usable IOAPIC)",
+            selftest_ok ? "delivered" : "NOT delivered");
+}
+
+int intr_init(const struct intr_topology *topo, const struct cpu_info *cpu, bool allow_x2apic)
+{
+    st.topo = topo;
+    st.next_gsi_vector = VEC_GSI_BASE;
+    pic_remap_and_mask();
+    irq_set_handler(VEC_PIC_BASE + 7, on_pic_irq7_15, NULL);
+    irq_set_handler(VEC_PIC_BASE + 15, on_pic_irq7_15, NULL);
+    irq_set_handler(VEC_SPURIOUS, on_lapic_spurious, NULL);
+    irq_set_handler(VEC_LAPIC_ERROR, on_lapic_error, NULL);
+
+    if (!cpu->apic) {
+        rec_error("lapic", "CPUID says there is no local APIC");
+        return -ENODEV;
+    }
+    uint64_t base = rdmsr(MSR_APIC_BASE) & APIC_BASE_ADDR;
+    void *mmio = map_mmio(base, 0x1000);
+    int rc = lapic_init((uintptr_t)mmio, allow_x2apic && cpu->x2apic, VEC_SPURIOUS,
+                        VEC_LAPIC_ERROR, &st.lapic);
+    if (rc) {
+        rec_error("lapic", "the local APIC did not come up enabled");
+        return rc;
+    }
+    for (unsigned i = 0; i < topo->n_nmis; i++)
+        if (topo->nmis[i].all_cpus)
+            lapic_set_nmi(topo->nmis[i].lint, topo->nmis[i].inti_flags);
+    report_lapic(topo);
+    probe_ioapics(topo);
+    st.mode = st.n_ioapics ? INTR_IOAPIC : INTR_PIC;
+    report_interrupts(selftest());
+    return 0;
+}
+
+static int route_ioapic(uint32_t gsi, uint8_t vector, enum irq_trigger trig,
+                        enum irq_polarity pol, struct intr_route *out)
+{
+    if (!st.topo)
+        return -ENODEV;
+    int idx = topo_ioapic_for_gsi(st.topo, st.pins, gsi);
+    if (idx < 0)
+        return -ENODEV;
+    struct ioapic *io = &st.ioapics[idx];
+    unsigned pin = gsi - io->gsi_base;
+    /* xAPIC destinations are 8 bits; a larger x2APIC id would need interrupt remapping. */
+    if (st.lapic.id > 0xFF)
+        return -ENOTSUP;
+    int rc = ioapic_route(io, pin, vector, (uint8_t)st.lapic.id, trig, pol);
+    if (rc)
+        return rc;
+    *out = (struct intr_route){ .path = INTR_IOAPIC, .vector = vector, .gsi = gsi,
+                                .ioapic = idx, .pin = pin, .trigger = trig, .polarity = pol };
+    return 0;
+}
+
+int intr_route_isa(unsigned irq, uint8_t vector, irq_handler_fn fn, void *ctx,
+                   struct intr_route *out)
+{
+    struct isa_route ir;
+    if (!st.topo || !topo_isa_route(st.topo, irq, &ir))
+        return -EINVAL;
+    int rc;
+    if (st.mode == INTR_IOAPIC) {
+        rc = route_ioapic(ir.gsi, vector, ir.trigger, ir.polarity, out);
+    } else {
+        vector = (uint8_t)(VEC_PIC_BASE + irq);
+        *out = (struct intr_route){ .path = INTR_PIC, .vector = vector, .pin = irq };
+        rc = 0;
+    }
+    if (rc)
+        return rc;
+    rc = irq_set_handler(out->vector, fn, ctx);
+    if (rc)
+        intr_mask(out);
+    return rc;
+}
+
+int intr_route_gsi(uint32_t gsi, enum irq_trigger trigger, enum irq_polarity polarity,
+                   irq_handler_fn fn, void *ctx, struct intr_route *out)
+{
+    if (st.mode != INTR_IOAPIC)
+        return -ENODEV;
+    if (st.next_gsi_vector > VEC_GSI_LAST)
+        return -EBUSY;
+    int rc = route_ioapic(gsi, st.next_gsi_vector, trigger, polarity, out);
+    if (rc)
+        return rc;
+    rc = irq_set_handler(out->vector, fn, ctx);
+    if (rc)
+        return rc;
+    st.next_gsi_vector++;
+    return 0;
+}
+
+void intr_unmask(const struct intr_route *r)
+{
+    if (r->path == INTR_IOAPIC)
+        ioapic_unmask(&st.ioapics[r->ioapic], r->pin);
+    else if (r->path == INTR_PIC)
+        pic_unmask(r->pin);
+}
+
+void intr_mask(const struct intr_route *r)
+{
+    if (r->path == INTR_IOAPIC)
+        ioapic_mask(&st.ioapics[r->ioapic], r->pin);
+    else if (r->path == INTR_PIC)
+        pic_mask(r->pin);
+}
+
+void intr_eoi(const struct intr_route *r)
+{
+    if (r->path == INTR_PIC)
+        pic_eoi(r->pin);
+    else
+        lapic_eoi();
+}
+
+void intr_release(struct intr_route *r)
+{
+    intr_mask(r);
+    irq_clear_handler(r->vector);
+    r->path = INTR_NONE;
+}
+
+enum intr_path intr_mode(void)
+{
+    return st.mode;
+}
+
+const struct lapic_info *intr_lapic(void)
+{
+    return &st.lapic;
+}
+
+const struct intr_stats *intr_stats(void)
+{
+    return &st.stats;
+}
+
+void intr_report_stats(void)
+{
+    struct rec r;
+    rec_begin(&r, "irq_stats");
+    json_obj_open(&r.j, "vectors");
+    for (unsigned v = 0; v < 256; v++) {
+        uint64_t n = irq_count(v);
+        if (!n)
+            continue;
+        char key[8];
+        fmt_snprintf(key, sizeof(key), "0x%02x", v);
+        json_u64(&r.j, key, n);
+    }
+    json_obj_close(&r.j);
+    json_u64(&r.j, "lapic_spurious", st.stats.lapic_spurious);
+    json_u64(&r.j, "lapic_errors", st.stats.lapic_errors);
+    json_hex(&r.j, "last_esr", st.stats.last_esr);
+    json_u64(&r.j, "pic_spurious7", st.stats.pic_spurious7);
+    json_u64(&r.j, "pic_spurious15", st.stats.pic_spurious15);
+    json_u64(&r.j, "pic_unexpected", st.stats.pic_unexpected);
+    rec_emit(&r);
+}

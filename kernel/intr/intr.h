@@ -1,0 +1,69 @@
+/* kernel/intr/intr.h - interrupt plumbing: the LAPIC, the IOAPICs, the 8259s, vectors.
+ *
+ * Device interrupts go IOAPIC -> LAPIC when the MADT describes an IOAPIC that answers; the
+ * 8259s are then masked and only their spurious IRQ7/IRQ15 are watched. Without a usable
+ * IOAPIC the 8259s deliver ISA IRQs (vectors 0x20..0x2F). A route remembers which path it
+ * took, so drivers unmask and acknowledge through intr_* without knowing. */
+#ifndef TICKLAB_INTR_INTR_H
+#define TICKLAB_INTR_INTR_H
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "drivers/cpuid.h"
+#include "drivers/lapic.h"
+#include "kernel/arch/trap.h"
+#include "kernel/intr/topology.h"
+
+/* Vector plan. Higher vectors win at the LAPIC (priority class = vector >> 4). */
+#define VEC_PIC_BASE     0x20   /* 8259 IRQ0..15 (masked, spurious only, or the fallback) */
+#define VEC_ISA_BASE     0x30   /* ISA IRQ n through the IOAPIC: 0x30 + n */
+#define VEC_GSI_BASE     0x40   /* other GSIs (HPET comparators): allocated from here */
+#define VEC_GSI_LAST     0xDF
+#define VEC_LAPIC_TIMER  0xF0
+#define VEC_SELFTEST     0xFD
+#define VEC_LAPIC_ERROR  0xFE
+#define VEC_SPURIOUS     0xFF   /* low nibble all ones: required by older xAPICs */
+
+enum intr_path { INTR_NONE, INTR_IOAPIC, INTR_PIC };
+
+struct intr_route {
+    enum intr_path path;
+    uint8_t vector;
+    uint32_t gsi;             /* IOAPIC path */
+    int ioapic;               /* index, IOAPIC path */
+    unsigned pin;             /* IOAPIC pin, or 8259 IRQ */
+    enum irq_trigger trigger;
+    enum irq_polarity polarity;
+};
+
+struct intr_stats {
+    uint64_t lapic_spurious, lapic_errors, pic_spurious7, pic_spurious15, pic_unexpected;
+    uint32_t last_esr;
+};
+
+/* Brings up the LAPIC (x2APIC when the CPU has it and allow_x2apic) and every IOAPIC the
+ * topology names, masks the 8259s, installs the spurious/error handlers, and proves
+ * delivery with a self IPI (bounded by the TSC). Reports `lapic`, `ioapic` and `interrupts`
+ * records. Returns 0 or a negative errno when the LAPIC could not be enabled. */
+int intr_init(const struct intr_topology *topo, const struct cpu_info *cpu, bool allow_x2apic);
+
+/* Routes ISA IRQ irq (0..15) to vector and installs fn. Left masked. */
+int intr_route_isa(unsigned irq, uint8_t vector, irq_handler_fn fn, void *ctx,
+                   struct intr_route *out);
+/* Routes GSI gsi (IOAPIC only) to a newly allocated vector. */
+int intr_route_gsi(uint32_t gsi, enum irq_trigger trigger, enum irq_polarity polarity,
+                   irq_handler_fn fn, void *ctx, struct intr_route *out);
+void intr_unmask(const struct intr_route *r);
+void intr_mask(const struct intr_route *r);
+/* End of interrupt for a routed line (LAPIC EOI, or 8259 EOI). */
+void intr_eoi(const struct intr_route *r);
+/* Releases the route: masked, handler removed. */
+void intr_release(struct intr_route *r);
+
+enum intr_path intr_mode(void);
+const struct lapic_info *intr_lapic(void);
+const struct intr_stats *intr_stats(void);
+/* One `irq_stats` record: per-vector counts and the spurious/error counters. */
+void intr_report_stats(void);
+
+#endif
