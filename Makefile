@@ -81,6 +81,7 @@ deps:
 
 # ---- tests ----------------------------------------------------------------------------
 include tests/host/host.mk
+include tests/fuzz/fuzz.mk
 
 test: deps
 	@scripts/run-tests.sh

@@ -3,6 +3,7 @@
 
 #include "kernel/arch/paging.h"
 #include "kernel/config.h"
+#include "kernel/discover/acpi_report.h"
 #include "kernel/discover/cpu_report.h"
 #include "kernel/report/console.h"
 #include "kernel/report/record.h"
@@ -69,4 +70,5 @@ void inventory_boot(const struct boot_info *boot)
     console_record(boot);
     paging_record();
     cpu_inventory();
+    acpi_inventory(boot, &acpi_facts);
 }

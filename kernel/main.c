@@ -13,7 +13,10 @@
 #include "kernel/exp/experiment.h"
 #include "kernel/intr/intr.h"
 #include "kernel/inventory.h"
+#include "kernel/discover/acpi_report.h"
 #include "kernel/discover/cpu_report.h"
+#include "kernel/discover/irq_check.h"
+#include "kernel/discover/topology_acpi.h"
 #include "kernel/report/console.h"
 #include "kernel/report/record.h"
 #include "kernel/run.h"
@@ -133,8 +136,14 @@ void kmain(uint32_t magic, uint32_t info_phys)
 
     inventory_boot(&boot);
     static struct intr_topology topo;
+    unsigned dropped;
+    topology_from_acpi(&acpi_facts, &topo, &dropped);
+    if (dropped)
+        rec_error("madt", "more MADT entries than the interrupt layer keeps; extra ignored");
     if (intr_init(&topo, &cpu_facts, true))
         run_mark_failed("no usable local APIC");
+    else if (!irq_check_pit())
+        run_mark_failed("timer interrupts are not delivered");
     debug_crash(cfg.crash);
     unsigned ran = experiments_run(cfg.exp_mask);
     kprintf("%u experiment(s) ran\n", ran);

@@ -45,6 +45,7 @@ if ! make -s kernel iso; then
     total_fail=$((total_fail + 1))
 fi
 suite host make -s host-test
+suite fuzz make -s fuzz-short
 suite tools $PY -m pytest -q -p no:cacheprovider tools/tests
 suite qemu $PY tests/qemu/boottest.py
 

@@ -16,6 +16,15 @@ HOST_LIB_SRCS += kernel/intr/topology.c kernel/boot/bootinfo.c
 # One command compiles everything, so any header change rebuilds it all: simple, and the
 # whole build takes seconds.
 HOST_HDRS := $(wildcard lib/*.h tests/host/*.h)
+HOST_LIB_SRCS += drivers/acpi.c
+HOST_TEST_SRCS += tests/host/acpi_fixture.c
+HOST_HDRS += drivers/acpi.h
+# The fake PC (tests/host/fake/README.md): drivers/io.h primitives on device models.
+HOST_TEST_SRCS += $(wildcard tests/host/fake/*.c)
+HOST_HDRS += $(wildcard tests/host/fake/*.h) drivers/io.h
+# The clocksource core (kernel/time/clocksource.c) and the a*b/c it is built on.
+HOST_LIB_SRCS += lib/muldiv.c kernel/time/clocksource.c
+HOST_HDRS += kernel/time/clocksource.h
 
 build/host/tests: $(HOST_LIB_SRCS) $(HOST_TEST_SRCS) $(HOST_HDRS) tests/host/host.mk
 	@mkdir -p $(@D)

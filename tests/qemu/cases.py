@@ -123,15 +123,95 @@ def inventory_core(ctx):
         return "less than 64 MiB usable memory reported: %r" % dict(ctx.one("memory"))
 
 
+def madt_qemu(cpus=1):
+    """The MADT QEMU gives on pc and q35 (../shared/notes/qemu-facts.md)."""
+    def check(ctx):
+        m = ctx.one("madt")
+        want_ovr = {"bus": 0, "irq": 0, "gsi": 2, "polarity": "conforms", "trigger": "conforms"}
+        if m.get("lapic_addr") != "0xfee00000":
+            return "MADT LAPIC address %r" % m.get("lapic_addr")
+        if m.get("ioapics") != [{"id": 0, "addr": "0xfec00000", "gsi_base": 0}]:
+            return "MADT IOAPICs %r" % m.get("ioapics")
+        if want_ovr not in m.get("overrides", []):
+            return "no IRQ0 -> GSI2 override in %r" % m.get("overrides")
+        levels = sorted(o["irq"] for o in m.get("overrides", []) if o.get("trigger") == "level")
+        if levels != [5, 9, 10, 11]:
+            return "level-triggered IRQs %r, expected [5, 9, 10, 11]" % levels
+        if len(m.get("cpus", [])) != cpus:
+            return "MADT lists %r CPUs, expected %d" % (m.get("cpus"), cpus)
+    return check
+
+
+def hpet_table_qemu(ctx):
+    h = ctx.one("hpet_table")
+    want = {"present": True, "address": "0xfed00000", "comparators": 3, "counter_64bit": True,
+            "legacy_capable": True}
+    bad = {k: h.get(k) for k, v in want.items() if h.get(k) != v}
+    if bad:
+        return "hpet_table differs: %r" % bad
+
+
+def pm_timer_qemu(ctx):
+    f = ctx.one("fadt")
+    if (f.get("pm_timer_present"), f.get("pm_timer_port"), f.get("pm_timer_32bit")) != (
+            True, "0x608", False):
+        return "PM timer %r" % dict(f)
+
+
+def routed_through_ioapic(ctx):
+    i = ctx.one("interrupts")
+    if i.get("mode") != "ioapic" or not i.get("self_ipi_delivered"):
+        return "interrupts %r" % dict(i)
+    c = ctx.one("irq_check")
+    if (c.get("path"), c.get("gsi"), c.get("delivered")) != ("ioapic", 2, True):
+        return "PIT IRQ0 check %r" % dict(c)
+    io = ctx.one("ioapic")
+    if (io.get("usable"), io.get("pins")) != (True, 24):
+        return "ioapic %r" % dict(io)
+
+
+def cpu_flags(**want):
+    def check(ctx):
+        c = ctx.one("cpu")
+        bad = {k: c.get(k) for k, v in want.items() if c.get(k) != v}
+        if bad:
+            return "cpu record differs: %r" % bad
+        for leaf in ("leaf15", "leaf16"):
+            if not c[leaf]["valid"] and not c[leaf].get("reason"):
+                return "%s invalid without a reason" % leaf
+    return check
+
+
 CLEAN = [end_status("ok"), no_errors, inventory_core]
+DISCOVERY = [madt_qemu(), hpet_table_qemu, pm_timer_qemu, routed_through_ioapic,
+             cpu_flags(hypervisor=True, hypervisor_signature="TCGTCGTCGTCG", tsc_deadline=False,
+                       x2apic=False, invariant_tsc=False)]
 
 # ---- cases --------------------------------------------------------------------------------
 
 ALL = [
-    Case("kernel-q35", "QEMU -kernel (Multiboot1) on q35 runs to a clean end",
-         checks=[boot_is("multiboot1", "bios")] + CLEAN),
-    Case("kernel-pc", "QEMU -kernel (Multiboot1) on pc runs to a clean end", machine="pc",
-         checks=[boot_is("multiboot1", "bios")] + CLEAN),
+    Case("kernel-q35", "QEMU -kernel (Multiboot1) on q35: clean end, full discovery",
+         checks=[boot_is("multiboot1", "bios"),
+                 has_record("acpi_summary", rsdp_source="bios_rom", xsdt_used=False)]
+         + CLEAN + DISCOVERY),
+    Case("kernel-pc", "QEMU -kernel (Multiboot1) on pc: clean end, full discovery", machine="pc",
+         checks=[boot_is("multiboot1", "bios")] + CLEAN + DISCOVERY),
+    Case("discover-q35-ovmf", "UEFI: RSDP rev 2 from GRUB's tag, XSDT used, same facts",
+         boot="iso", firmware="uefi", args="exp=none", timeout_s=180,
+         checks=[has_record("acpi_summary", rsdp_source="multiboot2", revision=2,
+                            xsdt_used=True)] + CLEAN + DISCOVERY),
+    Case("discover-hpet-off", "-machine hpet=off: HPET absent with the reason, rest works",
+         machine="q35,hpet=off", args="exp=none",
+         checks=[has_record("hpet_table", present=False, reason="no table"), pm_timer_qemu,
+                 routed_through_ioapic] + CLEAN),
+    Case("discover-cpu-qemu64", "-cpu qemu64: no ARAT, timers still routed", args="exp=none",
+         qemu_extra=("-cpu", "qemu64"),
+         checks=[cpu_flags(arat=False, tsc=True, apic=True), routed_through_ioapic] + CLEAN),
+    Case("discover-cpu-max", "-cpu max: ARAT advertised, TSC-deadline still not (TCG)",
+         args="exp=none", qemu_extra=("-cpu", "max"),
+         checks=[cpu_flags(arat=True, tsc_deadline=False), routed_through_ioapic] + CLEAN),
+    Case("discover-smp2", "-smp 2: the MADT lists both CPUs; the boot CPU runs alone",
+         smp=2, args="exp=none", checks=[madt_qemu(cpus=2), routed_through_ioapic] + CLEAN),
     Case("iso-seabios-q35", "GRUB image (Multiboot2) under SeaBIOS", boot="iso",
          args="exp=none", checks=[boot_is("multiboot2", "bios")] + CLEAN),
     Case("iso-seabios-pc", "GRUB image (Multiboot2) under SeaBIOS on pc", boot="iso",

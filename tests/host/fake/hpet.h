@@ -1,0 +1,59 @@
+/* tests/host/fake/hpet.h - an HPET (IA-PC HPET specification 1.0a) at MMIO 0xFED00000.
+ *
+ * Modelled: GCAP_ID (period in fs, default 10,000,000 = 100 MHz; vendor 0x8086; NUM_TIM_CAP;
+ * COUNT_SIZE_CAP; LEG_RT_CAP), GEN_CONF (ENABLE_CNF, LEG_RT_CNF), GINTR_STA (level-triggered
+ * status, write 1 to clear), the main counter (counts only while enabled; writes while
+ * enabled are a fault, as the spec asks software to halt it first; a 32-bit counter wraps at
+ * 2^32 and reads 0 in bits 63:32), and timers N at 0x100 + 0x20 * N: Tn_CONF_CAP (INT_TYPE,
+ * INT_ENB, TYPE, PER_INT_CAP, SIZE_CAP, VAL_SET, 32MODE, INT_ROUTE_CNF, INT_ROUTE_CAP) and
+ * Tn_COMPARATOR. 64-bit accesses and 32-bit halves are both allowed; each access samples the
+ * counter at its own moment, so two 32-bit reads of a running counter can tear.
+ *
+ * The comparator is an EQUALITY match: it fires when the counter becomes equal to it. A value
+ * the counter has already passed (or equals at the moment of the write) fires only after the
+ * counter wraps: 2^32 ticks for a 32-bit timer (42.9 s at 100 MHz), never for a 64-bit one.
+ * A one-shot 32-bit timer fires again at every wrap, as the spec says. Periodic mode: a
+ * comparator write with VAL_SET sets the comparator and the period; a write without it sets
+ * only the period (the accumulator increment); VAL_SET clears after any comparator write (as
+ * QEMU, which also truncates the comparator and period when 32MODE is switched on). On a
+ * match the comparator advances by the period. A match with INT_ENB clear still sets the
+ * level status bit and still advances a periodic comparator.
+ * Delivery: legacy replacement (LEG_RT_CNF) sends timer 0 to IRQ0 and timer 1 to IRQ8 (the
+ * line FAKE_IRQ_ISA(0)/(8); under an IOAPIC IRQ0 would be GSI 2) and silences the PIT's IRQ0
+ * and the RTC's IRQ8. Otherwise timer n raises FAKE_IRQ_HPET(n) if its INT_ROUTE_CNF is in
+ * its INT_ROUTE_CAP (else a fault); the route used is fake_hpet_route(n). Level-triggered
+ * timers raise once per status 0->1 (no storm while the status stays set; a second match is
+ * counted as dropped).
+ * Simplified: no FSB delivery (a fault), no IOAPIC, registers outside the spec read 0. */
+#ifndef TICKLAB_TESTS_HOST_FAKE_HPET_H
+#define TICKLAB_TESTS_HOST_FAKE_HPET_H
+#include <stdbool.h>
+#include <stdint.h>
+
+#define FAKE_HPET_BASE      0xFED00000ull
+#define FAKE_HPET_PERIOD_FS 10000000u
+#define FAKE_HPET_MAX_TIMERS 32
+/* QEMU q35: IRQ2, IRQ8 and GSI 16-23 for every timer (QEMU pc: IRQ2 only, 0x4). */
+#define FAKE_HPET_ROUTE_CAP 0x00FF0104u
+
+/* Machine shape: call after fake_reset(), before the driver looks. */
+void fake_hpet_set_base(uint64_t base);
+void fake_hpet_set_period_fs(uint32_t period_fs);       /* 1 .. 100,000,000 fs */
+void fake_hpet_set_num_timers(unsigned n);              /* 1 .. 32, default 3 */
+void fake_hpet_set_counter_32bit(bool on);              /* COUNT_SIZE_CAP = 0 */
+void fake_hpet_set_legacy_cap(bool on);                 /* default true */
+void fake_hpet_set_route_cap(unsigned timer, uint32_t cap);
+void fake_hpet_set_periodic_cap(unsigned timer, bool on); /* default: all timers */
+void fake_hpet_remove(void);                            /* no HPET: the range reads all ones */
+/* Fault injection: a counter that never counts, and the counter's value (e.g. 0xFFFFFF00,
+ * to make every run cross a 32-bit wrap); both work at any time. */
+void fake_hpet_set_stuck(bool stuck);
+void fake_hpet_set_counter(uint64_t value);
+
+uint64_t fake_hpet_counter(void);                       /* now, no access cost */
+int fake_hpet_route(unsigned timer);                    /* last route raised, -1 none */
+bool fake_hpet_legacy_active(void);                     /* present, LEG_RT_CNF set */
+
+void fake_hpet_reset(void);
+
+#endif
