@@ -24,11 +24,12 @@ HOST_TEST_SRCS += $(wildcard tests/host/fake/*.c)
 HOST_HDRS += $(wildcard tests/host/fake/*.h) drivers/io.h
 # The clocksource core (kernel/time/clocksource.c) and the a*b/c it is built on.
 HOST_LIB_SRCS += lib/muldiv.c kernel/time/clocksource.c
+HOST_LIB_SRCS += lib/stats.c
 HOST_HDRS += kernel/time/clocksource.h
 
 build/host/tests: $(HOST_LIB_SRCS) $(HOST_TEST_SRCS) $(HOST_HDRS) tests/host/host.mk
 	@mkdir -p $(@D)
-	$(HOST_CC) $(HOST_CFLAGS) -o $@ $(HOST_LIB_SRCS) $(HOST_TEST_SRCS)
+	$(HOST_CC) $(HOST_CFLAGS) -o $@ $(HOST_LIB_SRCS) $(HOST_TEST_SRCS) -lm
 
 .PHONY: host-test
 host-test: build/host/tests
