@@ -47,11 +47,13 @@ int lapic_init(uintptr_t mmio, bool want_x2apic, uint8_t spurious_vector, uint8_
     apic.x2apic = (base & APIC_BASE_X2APIC) != 0;
     apic.mmio = mmio;
 
+    /* Software-enable first: while the APIC is software-disabled the LVT mask bits cannot
+     * be cleared (SDM 11.4.7.2), so an error LVT written before SVR would stay masked. */
+    lapic_write(LAPIC_SVR, SVR_ENABLE | spurious_vector);
     lapic_write(LAPIC_TPR, 0);
     lapic_write(LAPIC_LVT_TIMER, LVT_MASKED);
     lapic_write(LAPIC_LVT_LINT0, LVT_MASKED);
     lapic_write(LAPIC_LVT_ERROR, error_vector);
-    lapic_write(LAPIC_SVR, SVR_ENABLE | spurious_vector);
     (void)lapic_error_status();
 
     uint32_t id = lapic_read(LAPIC_ID);

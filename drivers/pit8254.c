@@ -2,6 +2,7 @@
 #include "drivers/pit8254.h"
 
 #include "drivers/io.h"
+#include "kernel/time/clocksource.h"
 
 #define PIT_CH0     0x40
 #define PIT_CH2     0x42
@@ -108,4 +109,20 @@ uint32_t pit_ch0_read(void)
 {
     uint32_t c = latch_read(CMD_CH0, PIT_CH0);
     return c ? c : PIT_MAX_COUNT;
+}
+
+static struct clocksource pit_cs = {
+    .name = "pit",
+    .read = pit_ch2_read_up,
+    .mask = 0xFFFF,
+    .freq_hz = PIT_HZ,
+    .nominal_hz = PIT_HZ,
+    .rating = PIT_RATING,
+};
+
+struct clocksource *pit_clocksource_init(uint64_t probe_cyc)
+{
+    pit_cs.usable = pit_probe(probe_cyc);
+    pit_cs.unusable_reason = pit_cs.usable ? 0 : "channel 2 does not count";
+    return &pit_cs;
 }

@@ -37,6 +37,15 @@ uint64_t pit_ch2_read_up(void);
 /* Whether channel 2 counts: the up-counter must change within probe_cyc TSC cycles. */
 bool pit_probe(uint64_t probe_cyc);
 
+/* The "pit" clocksource: channel 2 free-running, 16 bits, PIT_HZ stated (nominal_hz and
+ * freq_hz; the 8254 has no calibration of its own: its crystal is the reference). Rating
+ * PIT_RATING: slow to read (three port accesses, ~3 us on real buses) and wraps every
+ * 54.9 ms. pit_clocksource_init() starts channel 2 and checks that it counts; on failure
+ * the source is marked unusable with the reason. */
+#define PIT_RATING 110
+struct clocksource;
+struct clocksource *pit_clocksource_init(uint64_t probe_cyc);
+
 /* Channel 2 one-shot for calibration (mode 0): OUT2 rises after count input clocks.
  * pit_ch2_out() reads OUT2 through port 0x61. */
 void pit_ch2_oneshot(uint32_t count);

@@ -27,6 +27,16 @@ HOST_LIB_SRCS += lib/muldiv.c kernel/time/clocksource.c
 HOST_LIB_SRCS += lib/stats.c
 HOST_HDRS += kernel/time/clocksource.h
 
+# TSC / LAPIC-timer calibration (kernel/time/calibrate.c): generic over reference counters.
+HOST_LIB_SRCS += kernel/time/calibrate.c
+HOST_HDRS += kernel/time/calibrate.h drivers/cpuid.h
+
+# The counter and timer drivers (and the LAPIC/IOAPIC they need) against the fake PC.
+HOST_LIB_SRCS += drivers/tsc.c drivers/hpet.c drivers/acpi_pm.c drivers/lapic_timer.c \
+                 drivers/lapic.c drivers/ioapic.c
+HOST_HDRS += drivers/tsc.h drivers/hpet.h drivers/acpi_pm.h drivers/lapic_timer.h \
+             drivers/lapic.h drivers/ioapic.h
+
 build/host/tests: $(HOST_LIB_SRCS) $(HOST_TEST_SRCS) $(HOST_HDRS) tests/host/host.mk
 	@mkdir -p $(@D)
 	$(HOST_CC) $(HOST_CFLAGS) -o $@ $(HOST_LIB_SRCS) $(HOST_TEST_SRCS) -lm

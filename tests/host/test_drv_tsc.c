@@ -1,0 +1,120 @@
+/* tests/host/test_drv_tsc.c - drivers/tsc.c on the fake CPU: RDTSC reads, the ordered read,
+ * and the clocksource's rating from CPUID (SDM vol. 3B 18.17; CPUID 0x80000007:EDX[8]). */
+#include "drivers/tsc.h"
+#include "fake/fake.h"
+#include "test.h"
+
+#define TSC_HZ 2100000000ull   /* the fake's default */
+
+/* SDM: the TSC increments at a constant rate (invariant TSC). Each RDTSC costs 20 ns in the
+ * fake, so back-to-back reads are 42 cycles apart at 2.1 GHz: the reads see the clock. */
+TEST(drv_tsc_read_counts_at_the_tsc_rate)
+{
+    fake_reset();
+    fake_tsc_set_value(1000000);
+    uint64_t a = tsc_read(), b = tsc_read();
+    CHECK_EQ_U64(a, 1000000 + 42);
+    CHECK_EQ_U64(b - a, 42);
+}
+
+/* SDM (RDTSC): LFENCE;RDTSC is the ordered form; it is one RDTSC (no CPUID, which would be
+ * a VM exit under a hypervisor) and successive ordered reads never go backwards. */
+TEST(drv_tsc_ordered_read_is_one_rdtsc_and_monotonic)
+{
+    fake_reset();
+    uint64_t calls = fake_stats.rdtsc_calls, cpuids = fake_stats.cpuid_calls;
+    uint64_t last = tsc_read_ordered();
+    for (int i = 0; i < 100; i++) {
+        uint64_t now = tsc_read_ordered();
+        CHECK(now > last);
+        last = now;
+    }
+    CHECK_EQ_U64(fake_stats.rdtsc_calls - calls, 101);
+    CHECK_EQ_U64(fake_stats.cpuid_calls, cpuids);
+    fake_run_for_ns(1000000);                       /* 1 ms: 2.1 M cycles */
+    CHECK_EQ_U64(tsc_read_ordered() - last, 2100000 + 42);
+}
+
+/* The TSC is 64 bits: mask all ones, so a delta across 2^64 is still right. */
+TEST(drv_tsc_delta_across_2_pow_64)
+{
+    fake_reset();
+    struct clocksource *cs = tsc_clocksource_init();
+    fake_tsc_set_value(UINT64_MAX - 50);
+    uint64_t a = cs->read();
+    fake_run_for_ns(100);
+    uint64_t b = cs->read();
+    CHECK(b < a);
+    CHECK_EQ_U64(cs_delta(cs, b, a), 210 + 42);
+}
+
+/* CPUID 0x80000007:EDX[8] set (the fake's default): rating 300, usable, no frequency yet. */
+TEST(drv_tsc_clocksource_invariant_rating_300)
+{
+    fake_reset();
+    struct clocksource *cs = tsc_clocksource_init();
+    CHECK_EQ_STR(cs->name, "tsc");
+    CHECK_EQ_U64(cs->mask, UINT64_MAX);
+    CHECK_EQ_I64(cs->rating, TSC_RATING_INVARIANT);
+    CHECK_EQ_I64(cs->rating, 300);
+    CHECK(cs->usable);
+    CHECK_EQ_U64(cs->freq_hz, 0);
+    CHECK(tsc_invariant());
+}
+
+/* Invariance bit clear, with or without a hypervisor: rating 100 (below the HPET and the PM
+ * timer). A hypervisor that does set the bit is believed. */
+TEST(drv_tsc_clocksource_not_invariant_rating_100)
+{
+    fake_reset();
+    fake_cpuid_set_bit(0x80000007u, FAKE_EDX, FAKE_CPUID80000007_EDX_INVTSC, false);
+    CHECK_EQ_I64(tsc_clocksource_init()->rating, 100);
+    CHECK(!tsc_invariant());
+    fake_cpuid_set_bit(1, FAKE_ECX, FAKE_CPUID1_ECX_HYPERVISOR, true);
+    CHECK_EQ_I64(tsc_clocksource_init()->rating, TSC_RATING_NOT_INVARIANT);
+    fake_cpuid_set_bit(0x80000007u, FAKE_EDX, FAKE_CPUID80000007_EDX_INVTSC, true);
+    CHECK_EQ_I64(tsc_clocksource_init()->rating, TSC_RATING_INVARIANT);
+}
+
+/* CPUID: leaf 0x80000007 exists only up to the extended maximum (0x80000000:EAX); a stale
+ * entry beyond it is not an invariance claim. */
+TEST(drv_tsc_invariance_leaf_beyond_extended_maximum_ignored)
+{
+    fake_reset();
+    fake_cpuid_set(0x80000000u, FAKE_CPUID_ANY, (struct cpuid_regs){ 0x80000004u, 0, 0, 0 });
+    CHECK_EQ_I64(tsc_clocksource_init()->rating, TSC_RATING_NOT_INVARIANT);
+}
+
+/* CPUID.1:EDX[4] clear: no TSC. Listed, never selected, with the reason. */
+TEST(drv_tsc_absent_is_unusable_with_reason)
+{
+    fake_reset();
+    fake_cpuid_set_bit(1, FAKE_EDX, FAKE_CPUID1_EDX_TSC, false);
+    struct clocksource *cs = tsc_clocksource_init();
+    CHECK(!cs->usable);
+    CHECK_EQ_STR(cs->unusable_reason, "CPUID: no TSC");
+    fake_cpuid_set_bit(1, FAKE_EDX, FAKE_CPUID1_EDX_TSC, true);
+    cs = tsc_clocksource_init();
+    CHECK(cs->usable);
+    CHECK_EQ_STR(cs->unusable_reason, NULL);
+}
+
+/* With the time core: unusable until calibration gives a rate, then selected, and time_ns()
+ * follows the TSC (1 ms of virtual time is 1 ms). */
+TEST(drv_tsc_clocksource_with_core_after_calibration)
+{
+    fake_reset();
+    clocksource_test_reset();
+    struct clocksource *cs = tsc_clocksource_init();
+    REQUIRE(clocksource_register(cs) == 0);
+    CHECK(!cs->usable);
+    CHECK(clocksource_select("tsc", NULL, 0) == NULL);
+    REQUIRE(clocksource_set_freq(cs, TSC_HZ) == 0);
+    CHECK(cs->usable);
+    REQUIRE(clocksource_select("tsc", NULL, 0) == cs);
+    uint64_t t0 = time_ns();
+    fake_run_for_ns(1000000);
+    uint64_t dt = time_ns() - t0;
+    CHECK(dt >= 1000000 && dt <= 1000000 + 100);
+    clocksource_test_reset();
+}
