@@ -9,6 +9,8 @@ struct config cfg;
 
 static const char *const profiles[] = { "quick", "full", "soak", NULL };
 static const char *const tristates[] = { "auto", "1", "0", NULL };
+static const char *const clocksources[] = { "tsc", "hpet", "acpi_pm", "pit", "lapic", NULL };
+static const char *const tristates3[] = { "auto", "on", "off", NULL };
 static const char *const dumps[] = { "none", "acpi", NULL };
 static const char *const crashes[] = { "none", "ud", "pf", "div0", "overflow", "null", NULL };
 
@@ -67,6 +69,7 @@ int config_parse(const char *line, void (*on_error)(void *, const char *, size_t
 {
     static char console_word[32];
     unsigned profile = PROFILE_QUICK, qemu_exit = TRI_AUTO, crash = CRASH_NONE, dump = 0;
+    unsigned clocksource = ~0u, wrapcheck = TRI_AUTO;
     bool reboot = false;
 
     cfg = (struct config){ .hz = 1000, .console_port = 0x3F8, .console_baud = 115200 };
@@ -87,6 +90,10 @@ int config_parse(const char *line, void (*on_error)(void *, const char *, size_t
           .accepted = "none, ud, pf, div0, overflow or null" },
         { .key = "dump", .type = CMDLINE_ENUM, .dest = &dump, .choices = dumps,
           .accepted = "none or acpi" },
+        { .key = "clocksource", .type = CMDLINE_ENUM, .dest = &clocksource,
+          .choices = clocksources, .accepted = "tsc, hpet, acpi_pm, pit or lapic" },
+        { .key = "wrapcheck", .type = CMDLINE_ENUM, .dest = &wrapcheck, .choices = tristates3,
+          .accepted = "auto, on or off" },
     };
     size_t n_opts = sizeof(opts) / sizeof(opts[0]);
 
@@ -98,6 +105,10 @@ int config_parse(const char *line, void (*on_error)(void *, const char *, size_t
     cfg.crash = (enum crash_kind)crash;
     cfg.reboot = reboot;
     cfg.dump_acpi = dump == 1;
+    cfg.wrapcheck = (enum tristate)wrapcheck;
+    cfg.clocksource[0] = 0;
+    if (clocksource != ~0u)
+        k_strlcpy(cfg.clocksource, clocksources[clocksource], sizeof(cfg.clocksource));
     cfg.exp_given = opts[2].seen;
     if (console_word[0] && !parse_console(console_word, &cfg.console_port, &cfg.console_baud)) {
         char word[48] = "console=";

@@ -20,6 +20,9 @@ struct config {
     bool reboot;                /* on real hardware, reboot at the end instead of halting */
     enum crash_kind crash;      /* debugging aid: fault on purpose after the inventory */
     bool dump_acpi;             /* dump=acpi: every ACPI table as hex records (fixtures) */
+    char clocksource[16];       /* clocksource=: "" chooses by rating */
+    enum tristate wrapcheck;    /* runs across two wraps of each narrow counter; auto: in
+                                   the full and soak profiles only */
 };
 
 extern struct config cfg;

@@ -20,6 +20,7 @@
 #include "kernel/report/console.h"
 #include "kernel/report/record.h"
 #include "kernel/run.h"
+#include "kernel/time/clocks.h"
 #include "lib/kstring.h"
 
 #ifndef TICKLAB_VERSION
@@ -144,6 +145,7 @@ void kmain(uint32_t magic, uint32_t info_phys)
         run_mark_failed("no usable local APIC");
     else if (!irq_check_pit())
         run_mark_failed("timer interrupts are not delivered");
+    clocks_init();
     debug_crash(cfg.crash);
     unsigned ran = experiments_run(cfg.exp_mask);
     kprintf("%u experiment(s) ran\n", ran);

@@ -182,6 +182,69 @@ def cpu_flags(**want):
     return check
 
 
+SOURCES = ("tsc", "hpet", "acpi_pm", "pit", "lapic")
+
+
+def clocksources_present(names=SOURCES, absent=()):
+    """One clocksource record per source; present ones usable, monotonic, with a read cost."""
+    def check(ctx):
+        by = {r["name"]: r for r in ctx.recs("clocksource")}
+        for n in names:
+            r = by.get(n)
+            if not r or not r.get("present") or not r.get("usable"):
+                return "clocksource %s not present and usable: %r" % (n, r and dict(r))
+            if r.get("backward_steps") != 0 or r.get("mono_reads", 0) < 1000:
+                return "clocksource %s monotonicity: %r" % (n, dict(r))
+            if not r.get("freq_hz") or r.get("read_cost_median_tsc_cyc") is None:
+                return "clocksource %s lacks frequency or read cost: %r" % (n, dict(r))
+        for n in absent:
+            r = by.get(n)
+            if not r or r.get("present") or not r.get("reason"):
+                return "clocksource %s should be absent with a reason: %r" % (n, r and dict(r))
+    return check
+
+
+# Under -icount shift=0,sleep=off the TSC and the LAPIC timer run at exactly 1 GHz and the
+# references (PIT 1193182 Hz, PM timer 3579545 Hz, HPET 100 MHz) are exact, so every measured
+# calibration must land on 1e9 Hz; the issue's bound is +-50 ppm, and each result must also
+# contain the truth within its own stated uncertainty.
+def calibration_exact(refs=("hpet", "acpi_pm", "pit")):
+    def check(ctx):
+        cal = {(r["target"], r["ref"]): r for r in ctx.recs("calibration")}
+        for key in [("tsc", ref) for ref in refs] + [("lapic", "tsc")]:
+            r = cal.get(key)
+            if not r or r.get("status") != "ok":
+                return "calibration %s by %s did not run ok: %r" % (key[0], key[1], r and dict(r))
+            err_ppb = abs(r["freq_hz"] - 10**9) * 10**9 // 10**9
+            if err_ppb > 50000:
+                return "%s by %s: %d Hz is %d ppb from 1e9" % (key + (r["freq_hz"], err_ppb))
+            if err_ppb > r["uncertainty_ppb"]:
+                return "%s by %s: error %d ppb outside its stated +-%d ppb" % (
+                    key + (err_ppb, r["uncertainty_ppb"]))
+        for r in ctx.recs("calibration"):
+            if r.get("method", "").startswith("cpuid") and r.get("status") != "skip":
+                return "CPUID leaves are absent under TCG, expected skip: %r" % dict(r)
+    return check
+
+
+def wraps_crossed(names):
+    def check(ctx):
+        by = {r["name"]: r for r in ctx.recs("clocksource")}
+        for n in names:
+            w = by.get(n, {}).get("wrap_check", {})
+            if w.get("status") != "ok" or w.get("wraps", 0) < 2:
+                return "wrap check of %s: %r" % (n, w)
+    return check
+
+
+def selected(name, requested=None):
+    def check(ctx):
+        s = ctx.one("clocksource_selected")
+        if s.get("name") != name or s.get("requested") != requested:
+            return "clocksource_selected %r, expected %s (requested %r)" % (dict(s), name, requested)
+    return check
+
+
 CLEAN = [end_status("ok"), no_errors, inventory_core]
 DISCOVERY = [madt_qemu(), hpet_table_qemu, pm_timer_qemu, routed_through_ioapic,
              cpu_flags(hypervisor=True, hypervisor_signature="TCGTCGTCGTCG", tsc_deadline=False,
@@ -196,6 +259,26 @@ ALL = [
          + CLEAN + DISCOVERY),
     Case("kernel-pc", "QEMU -kernel (Multiboot1) on pc: clean end, full discovery", machine="pc",
          checks=[boot_is("multiboot1", "bios")] + CLEAN + DISCOVERY),
+    Case("clocks-icount-exact", "icount: every calibration within 50 ppm of the exact 1 GHz, "
+         "no backward step, PM/PIT/LAPIC wraps crossed", icount=0,
+         args="exp=none wrapcheck=on",
+         checks=[calibration_exact(), clocksources_present(),
+                 wraps_crossed(("acpi_pm", "pit", "lapic")), selected("hpet")] + CLEAN),
+    Case("clocks-q35", "plain emulation: every source present, calibrations ran, sane",
+         args="exp=none", checks=[clocksources_present(), selected("hpet")] + CLEAN),
+    Case("clocks-pc", "plain emulation on pc: every source present", machine="pc",
+         args="exp=none", checks=[clocksources_present(), selected("hpet")] + CLEAN),
+    Case("clocks-hpet-off", "hpet=off: HPET rows say why; the rest works; PM timer chosen",
+         machine="q35,hpet=off", args="exp=none",
+         checks=[clocksources_present(("tsc", "acpi_pm", "pit", "lapic"), absent=("hpet",)),
+                 has_record("calibration", target="tsc", ref="hpet", status="skip"),
+                 selected("acpi_pm")] + CLEAN),
+    Case("clocksource-requested", "clocksource=pit is honoured", args="exp=none clocksource=pit",
+         checks=[selected("pit", "pit")] + CLEAN),
+    Case("clocksource-unusable-request", "clocksource=hpet without an HPET: error, best used",
+         machine="q35,hpet=off", args="exp=none clocksource=hpet",
+         checks=[selected("acpi_pm", "hpet"), has_record("error", what="clocksource"),
+                 end_status("ok")]),
     Case("discover-q35-ovmf", "UEFI: RSDP rev 2 from GRUB's tag, XSDT used, same facts",
          boot="iso", firmware="uefi", args="exp=none", timeout_s=180,
          checks=[has_record("acpi_summary", rsdp_source="multiboot2", revision=2,
