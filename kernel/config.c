@@ -10,6 +10,7 @@ struct config cfg;
 static const char *const profiles[] = { "quick", "full", "soak", NULL };
 static const char *const tristates[] = { "auto", "1", "0", NULL };
 static const char *const clocksources[] = { "tsc", "hpet", "acpi_pm", "pit", "lapic", NULL };
+static const char *const clockevents[] = { "pit", "lapic", "tsc_deadline", "hpet", "rtc", NULL };
 static const char *const tristates3[] = { "auto", "on", "off", NULL };
 static const char *const dumps[] = { "none", "acpi", NULL };
 static const char *const crashes[] = { "none", "ud", "pf", "div0", "overflow", "null", NULL };
@@ -64,12 +65,20 @@ static bool parse_console(const char *v, uint16_t *port, uint32_t *baud)
     return true;
 }
 
+static bool opts_seen(const struct cmdline_opt *opts, size_t n, const char *key)
+{
+    for (size_t i = 0; i < n; i++)
+        if (k_strcmp(opts[i].key, key) == 0)
+            return opts[i].seen;
+    return false;
+}
+
 int config_parse(const char *line, void (*on_error)(void *, const char *, size_t, const char *,
                                                     const char *))
 {
     static char console_word[32];
     unsigned profile = PROFILE_QUICK, qemu_exit = TRI_AUTO, crash = CRASH_NONE, dump = 0;
-    unsigned clocksource = ~0u, wrapcheck = TRI_AUTO;
+    unsigned clocksource = ~0u, wrapcheck = TRI_AUTO, clockevent = ~0u;
     bool reboot = false;
 
     cfg = (struct config){ .hz = 1000, .console_port = 0x3F8, .console_baud = 115200 };
@@ -92,6 +101,10 @@ int config_parse(const char *line, void (*on_error)(void *, const char *, size_t
           .accepted = "none or acpi" },
         { .key = "clocksource", .type = CMDLINE_ENUM, .dest = &clocksource,
           .choices = clocksources, .accepted = "tsc, hpet, acpi_pm, pit or lapic" },
+        { .key = "clockevent", .type = CMDLINE_ENUM, .dest = &clockevent,
+          .choices = clockevents, .accepted = "pit, lapic, tsc_deadline, hpet or rtc" },
+        { .key = "tickcheck_ms", .type = CMDLINE_UINT, .dest = &cfg.tickcheck_ms, .min = 0,
+          .max = 600000, .accepted = "0..600000 (ms)" },
         { .key = "wrapcheck", .type = CMDLINE_ENUM, .dest = &wrapcheck, .choices = tristates3,
           .accepted = "auto, on or off" },
     };
@@ -106,6 +119,11 @@ int config_parse(const char *line, void (*on_error)(void *, const char *, size_t
     cfg.reboot = reboot;
     cfg.dump_acpi = dump == 1;
     cfg.wrapcheck = (enum tristate)wrapcheck;
+    cfg.clockevent[0] = 0;
+    if (clockevent != ~0u)
+        k_strlcpy(cfg.clockevent, clockevents[clockevent], sizeof(cfg.clockevent));
+    if (!opts_seen(opts, n_opts, "tickcheck_ms"))
+        cfg.tickcheck_ms = cfg.profile == PROFILE_QUICK ? 0 : 3000;
     cfg.clocksource[0] = 0;
     if (clocksource != ~0u)
         k_strlcpy(cfg.clocksource, clocksources[clocksource], sizeof(cfg.clocksource));

@@ -21,6 +21,8 @@ struct config {
     enum crash_kind crash;      /* debugging aid: fault on purpose after the inventory */
     bool dump_acpi;             /* dump=acpi: every ACPI table as hex records (fixtures) */
     char clocksource[16];       /* clocksource=: "" chooses by rating */
+    char clockevent[16];        /* clockevent=: the tick's device; "" chooses by rating */
+    uint64_t tickcheck_ms;      /* run the tick this long and check it (0: skip) */
     enum tristate wrapcheck;    /* runs across two wraps of each narrow counter; auto: in
                                    the full and soak profiles only */
 };

@@ -20,7 +20,12 @@
 #include "kernel/report/console.h"
 #include "kernel/report/record.h"
 #include "kernel/run.h"
+#include "kernel/time/ce_devices.h"
+#include "kernel/time/ce_measure.h"
 #include "kernel/time/clocks.h"
+#include "kernel/time/tick.h"
+#include "kernel/time/tick_check.h"
+#include "lib/fmt.h"
 #include "lib/kstring.h"
 
 #ifndef TICKLAB_VERSION
@@ -119,6 +124,35 @@ static void send_boot_record(void)
     rec_emit(&r);
 }
 
+static void start_tick(void)
+{
+    char why[96] = "";
+    int rc = tick_start(cfg.hz, cfg.clockevent[0] ? cfg.clockevent : 0, why, sizeof(why));
+    if (rc && cfg.clockevent[0]) {
+        /* The named device exists but cannot make this HZ (the RTC makes powers of two). */
+        fmt_snprintf(why, sizeof(why), "clockevent=%s cannot tick at HZ=%llu (error %d)",
+                     cfg.clockevent, (unsigned long long)cfg.hz, rc);
+        char ignored[8];
+        rc = tick_start(cfg.hz, 0, ignored, sizeof(ignored));
+    }
+    if (cfg.clockevent[0] && why[0]) {
+        struct rec r;
+        rec_begin(&r, "error");
+        json_str(&r.j, "what", "clockevent");
+        json_str(&r.j, "requested", cfg.clockevent);
+        json_str(&r.j, "reason", why);
+        json_str(&r.j, "action", rc ? "no tick" : "best usable device used");
+        rec_emit(&r);
+    }
+    if (rc) {
+        rec_error("tick", "no clock event device can drive the tick");
+        run_mark_failed("no tick");
+        return;
+    }
+    kernel_wheel_start();
+    tick_report_start();
+}
+
 void kmain(uint32_t magic, uint32_t info_phys)
 {
     cpu_tables_init();
@@ -146,9 +180,16 @@ void kmain(uint32_t magic, uint32_t info_phys)
     else if (!irq_check_pit())
         run_mark_failed("timer interrupts are not delivered");
     clocks_init();
+    ce_devices_init();
+    ce_measure_all();
+    start_tick();
+    tick_check_run(cfg.tickcheck_ms);
     debug_crash(cfg.crash);
     unsigned ran = experiments_run(cfg.exp_mask);
     kprintf("%u experiment(s) ran\n", ran);
+    tick_stop();
+    if (tick_info()->dev)
+        tick_report_stats();
     intr_report_stats();
     run_finish();
 }

@@ -12,7 +12,11 @@
  * and 2 s on a 2 GHz host where an emulator thread may be starved by other load. A miss
  * is tried once more; the record says how many attempts it took. */
 #define CHECK_TIMEOUT_CYC (1ull << 32)
-#define CHECK_ATTEMPTS    2
+#define CHECK_ATTEMPTS    3
+/* Under a loaded QEMU (TCG) the first one-shot sometimes never arrives while later ones
+ * do (measured: 5 runs in 24 with six emulators on two cores needed a second attempt).
+ * Attempts after the first use the PIT's periodic mode, stopped at the first interrupt; the
+ * record lists how each attempt went, so the flakiness stays visible. */
 
 static volatile unsigned hits;
 static struct intr_route route;
@@ -24,13 +28,17 @@ static void on_irq0(struct trap_frame *tf, void *ctx)
     intr_eoi(&route);
 }
 
-/* One PIT one-shot; returns the TSC cycles waited for it (CHECK_TIMEOUT_CYC: never came). */
-static uint64_t attempt(void)
+/* One PIT one-shot (or periodic); returns the TSC cycles waited for the first interrupt
+ * (CHECK_TIMEOUT_CYC: never came). */
+static uint64_t attempt(bool periodic)
 {
     uint64_t waited = 0;
     unsigned long flags = irq_save();
     hits = 0;
-    pit_ch0_oneshot(CHECK_COUNT);
+    if (periodic)
+        pit_ch0_periodic(CHECK_COUNT);
+    else
+        pit_ch0_oneshot(CHECK_COUNT);
     intr_unmask(&route);
     irq_enable();
     uint64_t t0 = rdtsc();
@@ -50,10 +58,11 @@ bool irq_check_pit(void)
     bool ok = false;
     uint64_t waited = 0;
     unsigned attempts = 0;
+    bool outcome[CHECK_ATTEMPTS] = { false };
     while (rc == 0 && !ok && attempts < CHECK_ATTEMPTS) {
-        attempts++;
-        waited = attempt();
+        waited = attempt(attempts > 0);
         ok = hits >= 1;
+        outcome[attempts++] = ok;
     }
     if (rc == 0)
         intr_release(&route);
@@ -68,6 +77,11 @@ bool irq_check_pit(void)
     json_u64(&r.j, "vector", used.vector);
     json_bool(&r.j, "delivered", ok);
     json_u64(&r.j, "attempts", attempts);
+    json_arr_open(&r.j, "attempt_modes");
+    for (unsigned i = 0; i < attempts; i++)
+        json_elem_str(&r.j, i == 0 ? (outcome[i] ? "oneshot:ok" : "oneshot:none")
+                                   : (outcome[i] ? "periodic:ok" : "periodic:none"));
+    json_arr_close(&r.j);
     json_u64(&r.j, "interrupts", hits);
     json_u64(&r.j, "waited_tsc_cyc", waited);
     if (rc)

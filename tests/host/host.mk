@@ -37,6 +37,18 @@ HOST_LIB_SRCS += drivers/tsc.c drivers/hpet.c drivers/acpi_pm.c drivers/lapic_ti
 HOST_HDRS += drivers/tsc.h drivers/hpet.h drivers/acpi_pm.h drivers/lapic_timer.h \
              drivers/lapic.h drivers/ioapic.h
 
+# The hrtimer queues (kernel/time/tq_rbtree.c, tq_heap.c) and the tqueue.h interface.
+HOST_LIB_SRCS += kernel/time/tq_rbtree.c kernel/time/tq_heap.c
+HOST_HDRS += kernel/time/tq_rbtree.h kernel/time/tq_heap.h kernel/time/tqueue.h
+
+# The timer wheel (kernel/time/wheel.c): jiffies timers, cascading, model-checked.
+HOST_LIB_SRCS += kernel/time/wheel.c
+HOST_HDRS += kernel/time/wheel.h
+
+# Clock event devices (kernel/time/clockevent.c) and the CMOS RTC periodic interrupt.
+HOST_LIB_SRCS += kernel/time/clockevent.c drivers/rtc_cmos.c
+HOST_HDRS += kernel/time/clockevent.h drivers/rtc_cmos.h
+
 build/host/tests: $(HOST_LIB_SRCS) $(HOST_TEST_SRCS) $(HOST_HDRS) tests/host/host.mk
 	@mkdir -p $(@D)
 	$(HOST_CC) $(HOST_CFLAGS) -o $@ $(HOST_LIB_SRCS) $(HOST_TEST_SRCS) -lm

@@ -1,0 +1,285 @@
+/* kernel/time/ce_devices.c - see ce_devices.h. */
+#include "kernel/time/ce_devices.h"
+
+#include "drivers/hpet.h"
+#include "drivers/io.h"
+#include "drivers/lapic.h"
+#include "drivers/lapic_timer.h"
+#include "drivers/pit8254.h"
+#include "drivers/rtc_cmos.h"
+#include "kernel/discover/cpu_report.h"
+#include "kernel/intr/intr.h"
+#include "kernel/report/console.h"
+#include "kernel/report/record.h"
+#include "kernel/time/clocks.h"
+#include "lib/errno.h"
+
+#define PIT_MAX_ONESHOT_CYC 65535u      /* mode 0 counts the loaded value down to 0 */
+#define LAPIC_DIVIDE        1u
+#define HPET_CE_COMPARATOR  0u
+
+static void absent(const char *name, const char *reason)
+{
+    struct rec r;
+    rec_begin(&r, "clockevent");
+    json_str(&r.j, "name", name);
+    json_bool(&r.j, "present", false);
+    json_bool(&r.j, "usable", false);
+    json_str(&r.j, "reason", reason);
+    rec_emit(&r);
+    kprintf("  %-12s absent: %s\n", name, reason);
+}
+
+/* ---- PIT channel 0 ----------------------------------------------------------------------- */
+
+static struct clockevent pit_ce;
+static struct intr_route pit_route;
+
+static void pit_irq(struct trap_frame *tf, void *ctx)
+{
+    (void)tf, (void)ctx;
+    intr_eoi(&pit_route);
+    clockevent_handle_irq(&pit_ce);
+}
+
+static int pit_set_periodic(uint64_t period_cyc)
+{
+    if (period_cyc < 2 || period_cyc > PIT_MAX_COUNT)
+        return -ERANGE;
+    pit_ch0_periodic((uint32_t)period_cyc);
+    intr_unmask(&pit_route);
+    return 0;
+}
+
+static int pit_set_next(uint64_t delta_cyc)
+{
+    if (delta_cyc < 1 || delta_cyc > PIT_MAX_ONESHOT_CYC)
+        return -ERANGE;
+    /* Mode 0 never misses: the count starts at the write, so it cannot have passed. */
+    pit_ch0_oneshot((uint32_t)delta_cyc);
+    intr_unmask(&pit_route);
+    return 0;
+}
+
+static void pit_shutdown(void)
+{
+    intr_mask(&pit_route);
+    pit_ch0_stop();
+}
+
+static void pit_ce_init(void)
+{
+    if (intr_route_isa(0, VEC_ISA_BASE + 0, pit_irq, 0, &pit_route)) {
+        absent("pit", "IRQ0 cannot be routed");
+        return;
+    }
+    pit_ce = (struct clockevent){
+        .name = "pit", .features = CE_PERIODIC | CE_ONESHOT, .freq_hz = PIT_HZ,
+        .min_delta_cyc = 1, .max_delta_cyc = PIT_MAX_ONESHOT_CYC,
+        .set_periodic = pit_set_periodic, .set_next = pit_set_next,
+        .shutdown = pit_shutdown, .rating = 100, .usable = true,
+    };
+    clockevent_register(&pit_ce);
+}
+
+/* ---- LAPIC timer (one-shot / periodic) ---------------------------------------------------- */
+
+static struct clockevent lapic_ce, deadline_ce;
+/* The "lapic" and "tsc_deadline" devices are two modes of one timer and share its vector:
+ * the one programmed last owns the interrupt. */
+static struct clockevent *lapic_owner = &lapic_ce;
+
+static void lapic_irq(struct trap_frame *tf, void *ctx)
+{
+    (void)tf, (void)ctx;
+    lapic_eoi();
+    clockevent_handle_irq(lapic_owner);
+}
+
+static int lapic_set_periodic(uint64_t period_cyc)
+{
+    if (period_cyc < 1 || period_cyc > UINT32_MAX)
+        return -ERANGE;
+    lapic_owner = &lapic_ce;
+    return lapic_timer_periodic(VEC_LAPIC_TIMER, (uint32_t)period_cyc, LAPIC_DIVIDE);
+}
+
+static int lapic_set_next(uint64_t delta_cyc)
+{
+    if (delta_cyc < 1 || delta_cyc > UINT32_MAX)
+        return -ERANGE;
+    /* A count register cannot be in the past: it starts counting at the write. */
+    lapic_owner = &lapic_ce;
+    return lapic_timer_oneshot(VEC_LAPIC_TIMER, (uint32_t)delta_cyc, LAPIC_DIVIDE);
+}
+
+static void lapic_ce_shutdown(void)
+{
+    lapic_timer_stop();
+}
+
+static void lapic_ce_init(void)
+{
+    if (!clock_facts.lapic_hz) {
+        absent("lapic", "LAPIC timer frequency not calibrated");
+        return;
+    }
+    irq_set_handler(VEC_LAPIC_TIMER, lapic_irq, 0);
+    unsigned features = CE_PERIODIC | CE_ONESHOT;
+    if (!cpu_facts.arat)
+        features |= CE_STOPS_IN_C3;
+    lapic_ce = (struct clockevent){
+        .name = "lapic", .features = features, .freq_hz = clock_facts.lapic_hz / LAPIC_DIVIDE,
+        .min_delta_cyc = 1, .max_delta_cyc = UINT32_MAX,
+        .set_periodic = lapic_set_periodic, .set_next = lapic_set_next,
+        .shutdown = lapic_ce_shutdown, .rating = 150, .usable = true,
+    };
+    clockevent_register(&lapic_ce);
+}
+
+/* ---- LAPIC TSC-deadline ------------------------------------------------------------------- */
+
+static int deadline_set_next(uint64_t delta_cyc)
+{
+    int rc = lapic_timer_deadline_mode(VEC_LAPIC_TIMER);
+    if (rc)
+        return rc;
+    lapic_owner = &deadline_ce;
+    /* An absolute deadline: one already passed fires at once (SDM 11.5.4.1), so -ETIME is
+     * never needed here. */
+    lapic_timer_set_deadline(rdtsc() + delta_cyc);
+    return 0;
+}
+
+static void deadline_shutdown(void)
+{
+    lapic_timer_set_deadline(0);
+    lapic_timer_stop();
+}
+
+static void deadline_ce_init(void)
+{
+    if (!cpu_facts.tsc_deadline) {
+        absent("tsc_deadline", "CPUID.1:ECX[24] is clear (QEMU TCG never offers it); the "
+                               "driver's logic is tested on the host only");
+        return;
+    }
+    if (!clock_facts.tsc_hz) {
+        absent("tsc_deadline", "TSC not calibrated");
+        return;
+    }
+    deadline_ce = (struct clockevent){
+        .name = "tsc_deadline", .features = CE_ONESHOT | CE_DEADLINE, .freq_hz = clock_facts.tsc_hz,
+        .min_delta_cyc = 1, .max_delta_cyc = UINT64_MAX >> 1,
+        .set_next = deadline_set_next, .shutdown = deadline_shutdown, .rating = 200,
+        .usable = true,
+    };
+    clockevent_register(&deadline_ce);
+}
+
+/* ---- HPET comparator 0 -------------------------------------------------------------------- */
+
+static struct clockevent hpet_ce;
+static struct intr_route hpet_route;
+
+static void hpet_irq(struct trap_frame *tf, void *ctx)
+{
+    (void)tf, (void)ctx;
+    hpet_ack(HPET_CE_COMPARATOR);
+    intr_eoi(&hpet_route);
+    clockevent_handle_irq(&hpet_ce);
+}
+
+static int hpet_ce_set_next(uint64_t delta_cyc)
+{
+    /* The comparator matches on equality: hpet_set_oneshot() reads the counter back and
+     * returns -ETIME when it had already passed the value (no interrupt would come). */
+    return hpet_set_oneshot(HPET_CE_COMPARATOR, hpet_read() + delta_cyc);
+}
+
+static int hpet_ce_set_periodic(uint64_t period_cyc)
+{
+    return hpet_set_periodic(HPET_CE_COMPARATOR, period_cyc);
+}
+
+static void hpet_ce_shutdown(void)
+{
+    hpet_comparator_stop(HPET_CE_COMPARATOR);
+}
+
+/* A GSI the comparator may drive: prefer 16..23 (PCI range, no ISA device there) over the
+ * legacy 0..15, where GSI 2 is the PIT's. */
+static int pick_gsi(uint32_t route_cap)
+{
+    for (int g = 16; g < 32; g++)
+        if (route_cap & (1u << g))
+            return g;
+    for (int g = 0; g < 16; g++)
+        if (route_cap & (1u << g))
+            return g;
+    return -1;
+}
+
+static void hpet_ce_init(void)
+{
+    struct hpet_comparator_caps caps;
+    if (!clock_facts.hpet || !clock_facts.hpet->usable) {
+        absent("hpet", clock_facts.hpet ? clock_facts.hpet->unusable_reason : "no HPET");
+        return;
+    }
+    if (hpet_comparator_caps(HPET_CE_COMPARATOR, &caps)) {
+        absent("hpet", "comparator 0 unreadable");
+        return;
+    }
+    int gsi = pick_gsi(caps.route_cap);
+    if (gsi < 0 || intr_route_gsi((uint32_t)gsi, TRIGGER_EDGE, POLARITY_HIGH, hpet_irq, 0,
+                                  &hpet_route) || hpet_comparator_route(HPET_CE_COMPARATOR,
+                                                                        (unsigned)gsi)) {
+        absent("hpet", "no IOAPIC input the comparator can drive");
+        return;
+    }
+    intr_unmask(&hpet_route);
+    hpet_ce = (struct clockevent){
+        .name = "hpet", .features = CE_ONESHOT | (caps.periodic ? CE_PERIODIC : 0),
+        .freq_hz = clock_facts.hpet->freq_hz, .min_delta_cyc = 1,
+        .max_delta_cyc = caps.cmp_mask >> 1,
+        .set_periodic = caps.periodic ? hpet_ce_set_periodic : 0, .set_next = hpet_ce_set_next,
+        .shutdown = hpet_ce_shutdown, .rating = 120, .usable = true,
+    };
+    clockevent_register(&hpet_ce);
+}
+
+/* ---- CMOS RTC ------------------------------------------------------------------------------ */
+
+static struct intr_route rtc_route;
+
+static void rtc_irq(struct trap_frame *tf, void *ctx)
+{
+    (void)tf, (void)ctx;
+    rtc_clockevent_irq();             /* reads C: no further IRQ8 until it is read */
+    intr_eoi(&rtc_route);
+}
+
+static void rtc_ce_init(void)
+{
+    if (!rtc_probe()) {
+        absent("rtc", "no CMOS RTC answers at ports 0x70/0x71");
+        return;
+    }
+    if (intr_route_isa(8, VEC_ISA_BASE + 8, rtc_irq, 0, &rtc_route)) {
+        absent("rtc", "IRQ8 cannot be routed");
+        return;
+    }
+    intr_unmask(&rtc_route);
+    clockevent_register(rtc_clockevent());
+}
+
+void ce_devices_init(void)
+{
+    kprintf("\nClock event devices\n");
+    pit_ce_init();
+    lapic_ce_init();
+    deadline_ce_init();
+    hpet_ce_init();
+    rtc_ce_init();
+}

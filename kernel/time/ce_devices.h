@@ -1,0 +1,14 @@
+/* kernel/time/ce_devices.h - every interrupting timer the machine has, as a struct
+ * clockevent: PIT channel 0, the LAPIC timer (one-shot/periodic, and TSC-deadline where the
+ * CPU offers it), HPET comparator 0, the CMOS RTC. Each adapter owns its interrupt route and
+ * acknowledges its device before calling ce->event. Absent or unusable devices are reported
+ * as `clockevent` records with the reason (kernel/time/ce_measure.c measures the rest). */
+#ifndef TICKLAB_TIME_CE_DEVICES_H
+#define TICKLAB_TIME_CE_DEVICES_H
+
+#include "kernel/time/clockevent.h"
+
+/* Registers every device found; needs the interrupt layer and calibrated clocks. */
+void ce_devices_init(void);
+
+#endif

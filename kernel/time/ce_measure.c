@@ -1,0 +1,185 @@
+/* kernel/time/ce_measure.c - see ce_measure.h. */
+#include "kernel/time/ce_measure.h"
+
+#include "drivers/io.h"
+#include "kernel/report/console.h"
+#include "kernel/report/record.h"
+#include "kernel/time/clockevent.h"
+#include "kernel/time/clocks.h"
+#include "lib/errno.h"
+#include "lib/stats.h"
+
+#define FIRE_CHECK_NS     1000000ull      /* the one-shot (or period) of the fire check */
+#define FIRE_BOUND_NS     200000000ull    /* ... must arrive within 200 ms, by the TSC */
+#define SEARCH_TRIALS     8               /* a delta "reliably fires" when all of these do */
+#define SEARCH_BOUND_NS   2000000ull      /* each trial's wait: 2 ms + 4x the delta */
+#define COST_SAMPLES      512
+#define COST_DELTA_NS     10000000ull     /* programmed far ahead, then shut down */
+
+static volatile uint64_t fired;
+static uint64_t cost[COST_SAMPLES];
+
+static void count_event(struct clockevent *ce)
+{
+    (void)ce;
+    fired++;
+}
+
+/* Waits until `fired` moves past `before` or bound_ns passes on the TSC. */
+static bool wait_fire(uint64_t before, uint64_t bound_ns)
+{
+    uint64_t t0 = rdtsc(), bound = tsc_ns_to_cyc(bound_ns);
+    while (fired == before)
+        if (rdtsc() - t0 > bound)
+            return false;
+    return true;
+}
+
+/* A period of at least ns that a periodic-only device surely makes: its shortest period
+ * times a power of two (the RTC makes only power-of-two rates). */
+static uint64_t periodic_probe_cyc(const struct clockevent *ce, uint64_t ns)
+{
+    uint64_t want = clockevent_ns_to_cyc_up(ce, ns), p = ce->min_delta_cyc ? ce->min_delta_cyc : 1;
+    while (p < want && p * 2 <= ce->max_delta_cyc)
+        p *= 2;
+    return p;
+}
+
+static bool fire_check(struct clockevent *ce)
+{
+    uint64_t before = fired;
+    int rc;
+    if (ce->features & CE_ONESHOT)
+        rc = ce->set_next(clockevent_ns_to_cyc_up(ce, FIRE_CHECK_NS));
+    else
+        rc = ce->set_periodic(periodic_probe_cyc(ce, FIRE_CHECK_NS));
+    bool ok = rc == 0 && wait_fire(before, FIRE_BOUND_NS);
+    ce->shutdown();
+    return ok;
+}
+
+static bool reliable(struct clockevent *ce, uint64_t delta_cyc, uint32_t *etime)
+{
+    uint64_t bound = SEARCH_BOUND_NS + 4 * clockevent_cyc_to_ns(ce, delta_cyc);
+    for (unsigned i = 0; i < SEARCH_TRIALS; i++) {
+        uint64_t before = fired;
+        int rc = ce->set_next(delta_cyc);
+        if (rc == -ETIME)
+            (*etime)++;
+        if (rc || !wait_fire(before, bound)) {
+            ce->shutdown();
+            return false;
+        }
+    }
+    return true;
+}
+
+/* Doubling from 1 cycle to the first delta that always fires, then bisection below it. */
+static uint64_t search_min_delta(struct clockevent *ce, uint32_t *etime)
+{
+    uint64_t lo = 0, hi = 1;
+    while (hi < ce->max_delta_cyc && !reliable(ce, hi, etime)) {
+        lo = hi;
+        hi *= 2;
+    }
+    while (hi - lo > 1) {
+        uint64_t mid = lo + (hi - lo) / 2;
+        if (reliable(ce, mid, etime))
+            hi = mid;
+        else
+            lo = mid;
+    }
+    return hi;
+}
+
+static void program_cost(struct clockevent *ce, struct stats *out)
+{
+    uint64_t delta = clockevent_ns_to_cyc_up(ce, COST_DELTA_NS);
+    if (delta > ce->max_delta_cyc)
+        delta = ce->max_delta_cyc;
+    for (unsigned i = 0; i < COST_SAMPLES; i++) {
+        uint64_t t0 = rdtsc_ordered();
+        if (ce->features & CE_ONESHOT)
+            ce->set_next(delta);
+        else
+            ce->set_periodic(periodic_probe_cyc(ce, COST_DELTA_NS));
+        cost[i] = rdtsc_ordered() - t0;
+    }
+    ce->shutdown();
+    stats_u64(cost, COST_SAMPLES, out);
+}
+
+static void features_member(struct json *j, unsigned f)
+{
+    json_arr_open(j, "features");
+    if (f & CE_PERIODIC)
+        json_elem_str(j, "periodic");
+    if (f & CE_ONESHOT)
+        json_elem_str(j, "oneshot");
+    if (f & CE_DEADLINE)
+        json_elem_str(j, "deadline");
+    if (f & CE_STOPS_IN_C3)
+        json_elem_str(j, "stops_in_c3");
+    json_arr_close(j);
+}
+
+static void measure_one(struct clockevent *ce)
+{
+    uint32_t etime = 0;
+    struct stats c = { 0 };
+    unsigned long flags = irq_save();
+    ce->event = count_event;
+    irq_enable();
+    bool fires = fire_check(ce);
+    if (fires && (ce->features & CE_ONESHOT))
+        ce->min_delta_cyc = search_min_delta(ce, &etime);
+    if (fires)
+        program_cost(ce, &c);
+    irq_disable();
+    ce->event = 0;
+    irq_restore(flags);
+    if (!fires) {
+        ce->usable = false;
+        ce->unusable_reason = "never fired within 200 ms (by the TSC)";
+    }
+
+    struct rec r;
+    rec_begin(&r, "clockevent");
+    json_str(&r.j, "name", ce->name);
+    json_bool(&r.j, "present", true);
+    json_bool(&r.j, "usable", ce->usable);
+    if (!ce->usable)
+        json_str(&r.j, "reason", ce->unusable_reason);
+    features_member(&r.j, ce->features);
+    json_i64(&r.j, "rating", ce->rating);
+    json_u64(&r.j, "freq_hz", ce->freq_hz);
+    json_u64(&r.j, "max_delta_cyc", ce->max_delta_cyc);
+    if (fires) {
+        json_u64(&r.j, "min_delta_cyc", ce->min_delta_cyc);
+        json_u64(&r.j, "min_delta_ns", clockevent_cyc_to_ns(ce, ce->min_delta_cyc));
+        json_u64(&r.j, "search_etime", etime);
+        json_u64(&r.j, "program_cost_min_tsc_cyc", (uint64_t)c.min);
+        json_u64(&r.j, "program_cost_median_tsc_cyc", (uint64_t)c.median);
+        json_u64(&r.j, "program_cost_p99_tsc_cyc", (uint64_t)c.p99);
+    }
+    rec_emit(&r);
+    if (fires)
+        kprintf("  %-12s %10llu Hz  min delta %llu cyc (%llu ns)  program %lld/%lld/%lld TSC cyc\n",
+                ce->name, (unsigned long long)ce->freq_hz,
+                (unsigned long long)ce->min_delta_cyc,
+                (unsigned long long)clockevent_cyc_to_ns(ce, ce->min_delta_cyc),
+                (long long)c.min, (long long)c.median, (long long)c.p99);
+    else
+        kprintf("  %-12s NOT usable: %s\n", ce->name, ce->unusable_reason);
+}
+
+void ce_measure_all(void)
+{
+    if (!clock_facts.tsc_hz) {
+        rec_error("clockevent", "no calibrated TSC: clock event devices cannot be measured");
+        return;
+    }
+    for (struct clockevent *ce = clockevent_list(); ce; ce = ce->next)
+        if (ce->usable)
+            measure_one(ce);
+}

@@ -1,0 +1,52 @@
+/* kernel/time/tick.h - the periodic jiffies tick.
+ *
+ * HZ ticks per second from one clock event device: in its periodic mode when it has one
+ * (the PIT, the LAPIC timer, an HPET comparator, the RTC), else by re-arming a one-shot each
+ * tick. The hardware makes whole device cycles only, so the tick period is what the device
+ * can make, not 1e9/HZ: the PIT at HZ=1000 counts 1193 input clocks, 999,847 ns, 1000.152 Hz.
+ * tick_start() reports the real period.
+ *
+ * Jiffies are 64 bits and start 2 s before the low 32 bits wrap, so every run that ticks
+ * for two seconds crosses the wrap. A lost tick (an interrupt that never came) shows as a gap
+ * of two or more periods between two handler runs, measured with time_ns(); the missing
+ * jiffies are added so that jiffies keep pace with time, and counted. Each tick folds the
+ * clocksource into time_ns() (timekeeping_accumulate) and runs the due wheel timers. */
+#ifndef TICKLAB_TIME_TICK_H
+#define TICKLAB_TIME_TICK_H
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "kernel/time/clockevent.h"
+
+#define JIFFIES_BEFORE_WRAP_S 2
+
+struct tick_info {
+    struct clockevent *dev;
+    bool periodic;              /* device periodic mode, or one-shot re-armed each tick */
+    uint64_t hz;                /* requested */
+    uint64_t period_ns;         /* what the device really makes */
+    uint64_t jiffies_start;
+    uint64_t ticks;             /* handler runs */
+    uint64_t lost;              /* periods with no interrupt, caught up */
+    uint64_t max_gap_ns;        /* longest time between two handler runs */
+    uint64_t rearm_retries;     /* one-shot mode: -ETIME retries */
+};
+
+extern volatile uint64_t jiffies;
+
+/* Starts the tick at hz on the named device (NULL: the best periodic one, else the best
+ * one-shot). Fills *why when the named device could not be used. Returns 0 or a negative
+ * errno (-ENODEV: no usable device). */
+int tick_start(uint64_t hz, const char *device, char *why, unsigned why_len);
+void tick_stop(void);
+bool tick_running(void);
+const struct tick_info *tick_info(void);
+/* One `tick` record (device, real period) and the human line. */
+void tick_report_start(void);
+/* One `tick_stats` record: ticks, lost, wrap crossed. */
+void tick_report_stats(void);
+
+/* Wheel hook: called from the tick with the new jiffies value. */
+void tick_set_hook(void (*fn)(uint64_t jiffies));
+
+#endif

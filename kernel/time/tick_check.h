@@ -1,0 +1,17 @@
+/* kernel/time/tick_check.h - runs the tick for a while and checks what it delivered: the
+ * number of ticks against the elapsed time (time_ns), lost ticks, the jiffies wrap, and a
+ * wheel timer of one second (HZ jiffies) against its expiry. One `tick_check` record. */
+#ifndef TICKLAB_TIME_TICK_CHECK_H
+#define TICKLAB_TIME_TICK_CHECK_H
+#include <stdint.h>
+
+#include "kernel/time/wheel.h"
+
+extern struct wheel kernel_wheel;
+
+/* Starts the kernel wheel on the tick (call once the tick runs). */
+void kernel_wheel_start(void);
+/* Waits run_ms in HLT with the tick running; nothing when run_ms is 0. */
+void tick_check_run(uint64_t run_ms);
+
+#endif

@@ -1,0 +1,50 @@
+# tests/bench/bench.mk - micro-benchmarks on the build machine: -O2, no sanitizers.
+#
+#   make bench     build build/bench/bench_tqueue and run it (about 20 s): the hrtimer
+#                  queues (kernel/time/tq_rbtree.c, tq_heap.c) in TSC ticks, table on stdout
+#
+# Included by the top Makefile; also works alone, from the repository root:
+#   make -f tests/bench/bench.mk bench
+# The figures are this machine's (docs/hrtimer-queue.md has a run and how to read it).
+
+BENCH_CC  ?= gcc
+BENCH_OUT := build/bench
+# The code under test is built as the kernel builds it (freestanding, no SSE, no red zone,
+# frame pointers, not position-independent), so the timings are of the kernel's code.
+BENCH_KCFLAGS := -std=c11 -O2 -g -Wall -Wextra -Werror -ffreestanding -fno-builtin \
+                 -fno-stack-protector -fno-pie -mno-red-zone -mgeneral-regs-only \
+                 -fno-omit-frame-pointer -I.
+# The harness is an ordinary program; -mno-red-zone because it pushes inside inline asm.
+BENCH_CFLAGS  := -std=c11 -O2 -g -Wall -Wextra -Werror -fno-pie -mno-red-zone -I.
+BENCH_SRC     := tests/bench/bench_tqueue.c
+BENCH_HDRS    := kernel/time/tqueue.h kernel/time/tq_rbtree.h kernel/time/tq_heap.h \
+                 lib/stats.h drivers/io.h
+BENCH_OBJS    := $(BENCH_OUT)/tq_rbtree.o $(BENCH_OUT)/tq_heap.o $(BENCH_OUT)/stats.o \
+                 $(BENCH_OUT)/bench_q_rbtree.o $(BENCH_OUT)/bench_q_heap.o \
+                 $(BENCH_OUT)/bench_main.o
+
+$(BENCH_OUT)/tq_%.o: kernel/time/tq_%.c $(BENCH_HDRS) tests/bench/bench.mk
+	@mkdir -p $(@D)
+	$(BENCH_CC) $(BENCH_KCFLAGS) -c $< -o $@
+
+$(BENCH_OUT)/stats.o: lib/stats.c $(BENCH_HDRS) tests/bench/bench.mk
+	@mkdir -p $(@D)
+	$(BENCH_CC) $(BENCH_KCFLAGS) -c $< -o $@
+
+# One source, three objects: the same measurements through tqueue.h for each structure,
+# and the driver.
+$(BENCH_OUT)/bench_q_%.o: $(BENCH_SRC) $(BENCH_HDRS) tests/bench/bench.mk
+	@mkdir -p $(@D)
+	$(BENCH_CC) $(BENCH_CFLAGS) -mgeneral-regs-only -DTQ_IMPL=TQ_IMPL_$(shell echo $* | tr a-z A-Z) \
+	    -DBENCH_QUEUE=bench_queue_$* -c $< -o $@
+
+$(BENCH_OUT)/bench_main.o: $(BENCH_SRC) $(BENCH_HDRS) tests/bench/bench.mk
+	@mkdir -p $(@D)
+	$(BENCH_CC) $(BENCH_CFLAGS) -DBENCH_MAIN -c $< -o $@
+
+$(BENCH_OUT)/bench_tqueue: $(BENCH_OBJS)
+	$(BENCH_CC) -no-pie -o $@ $(BENCH_OBJS)
+
+.PHONY: bench
+bench: $(BENCH_OUT)/bench_tqueue
+	./$(BENCH_OUT)/bench_tqueue

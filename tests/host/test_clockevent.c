@@ -1,0 +1,536 @@
+/* tests/host/test_clockevent.c - kernel/time/clockevent.c with fake devices whose callbacks
+ * are test code: ns -> cycle rounding that never fires early, the min/max clamp, the -ETIME
+ * retry (then success, and forever), registration checks, selection rules, and the periodic
+ * rounding for a PIT (1,193,182 Hz), a LAPIC-like 1 GHz and an HPET-like 100 MHz timer. */
+#include "kernel/time/clockevent.h"
+#include "lib/errno.h"
+#include "test.h"
+
+typedef unsigned __int128 u128;
+
+#define PIT_HZ_NOMINAL 1193182u
+#define NS_PER_S 1000000000ull
+
+/* What the fake devices were asked to do; one state for all (the callbacks get no ce). */
+#define LOG_MAX 16
+static struct {
+    unsigned next_calls, periodic_calls, shutdowns;
+    uint64_t next_log[LOG_MAX];
+    uint64_t last_period_cyc;
+    int etime_left;            /* set_next says -ETIME this many more times; -1: forever */
+    int next_err, periodic_err;   /* a driver error to return instead (0: none) */
+} dev;
+
+static int dev_set_next(uint64_t delta_cyc)
+{
+    if (dev.next_calls < LOG_MAX)
+        dev.next_log[dev.next_calls] = delta_cyc;
+    dev.next_calls++;
+    if (dev.next_err)
+        return dev.next_err;
+    if (dev.etime_left != 0) {
+        if (dev.etime_left > 0)
+            dev.etime_left--;
+        return -ETIME;
+    }
+    return 0;
+}
+
+static int dev_set_periodic(uint64_t period_cyc)
+{
+    dev.periodic_calls++;
+    dev.last_period_cyc = period_cyc;
+    return dev.periodic_err;
+}
+
+static void dev_shutdown(void)
+{
+    dev.shutdowns++;
+}
+
+static struct clockevent make(const char *name, unsigned features, uint64_t freq_hz,
+                              uint64_t min_cyc, uint64_t max_cyc, int rating)
+{
+    return (struct clockevent){
+        .name = name, .features = features, .freq_hz = freq_hz,
+        .min_delta_cyc = min_cyc, .max_delta_cyc = max_cyc,
+        .set_periodic = dev_set_periodic, .set_next = dev_set_next,
+        .shutdown = dev_shutdown, .rating = rating, .usable = true,
+    };
+}
+
+static void fresh(void)
+{
+    clockevent_test_reset();
+    memset(&dev, 0, sizeof(dev));
+}
+
+/* ---- conversions ------------------------------------------------------------------------ */
+
+TEST(clockevent_ns_to_cyc_rounds_up)
+{
+    struct clockevent pit = make("pit", CE_ONESHOT, PIT_HZ_NOMINAL, 1, 65535, 100);
+    struct clockevent lapic = make("lapic", CE_ONESHOT, NS_PER_S, 1, UINT32_MAX, 150);
+    struct clockevent hpet = make("hpet", CE_ONESHOT, 100000000, 1, UINT32_MAX, 120);
+
+    CHECK_EQ_U64(clockevent_ns_to_cyc_up(&pit, 0), 0);
+    CHECK_EQ_U64(clockevent_ns_to_cyc_up(&pit, 1), 1);
+    CHECK_EQ_U64(clockevent_ns_to_cyc_up(&pit, 838), 1);    /* 0.99989 cycles */
+    CHECK_EQ_U64(clockevent_ns_to_cyc_up(&pit, 839), 2);    /* 1.00108 cycles */
+    CHECK_EQ_U64(clockevent_ns_to_cyc_up(&pit, 1000000), 1194);   /* 1193.182 */
+    CHECK_EQ_U64(clockevent_ns_to_cyc_up(&pit, NS_PER_S), PIT_HZ_NOMINAL);   /* exact */
+    CHECK_EQ_U64(clockevent_ns_to_cyc_up(&lapic, 12345), 12345);
+    CHECK_EQ_U64(clockevent_ns_to_cyc_up(&hpet, 10), 1);
+    CHECK_EQ_U64(clockevent_ns_to_cyc_up(&hpet, 11), 2);
+    CHECK_EQ_U64(clockevent_ns_to_cyc_up(&hpet, 1234567), 123457);
+}
+
+/* For many delays and rates: the cycles last at least the delay, one cycle fewer would not. */
+TEST(clockevent_ns_to_cyc_never_early_and_minimal)
+{
+    static const uint64_t freqs[] = { 32768, PIT_HZ_NOMINAL, 3579545, 14318180, 100000000,
+                                      NS_PER_S, 2100000000, 3999999999ull };
+    uint64_t x = 0x9E3779B97F4A7C15ull;
+
+    for (unsigned f = 0; f < sizeof(freqs) / sizeof(freqs[0]); f++) {
+        struct clockevent ce = make("x", CE_ONESHOT, freqs[f], 1, 1, 0);
+        for (int i = 0; i < 2000; i++) {
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+            uint64_t ns = x >> (x % 40 + 4);    /* up to 2^60 ns, many sizes */
+            uint64_t cyc = clockevent_ns_to_cyc_up(&ce, ns);
+            u128 want = (u128)ns * freqs[f];
+            if (!CHECK((u128)cyc * NS_PER_S >= want) ||
+                !CHECK(cyc == 0 || (u128)(cyc - 1) * NS_PER_S < want))
+                return;
+        }
+    }
+}
+
+TEST(clockevent_ns_to_cyc_saturates)
+{
+    struct clockevent tsc = make("tsc", CE_ONESHOT, 4000000000ull, 1, 1, 0);
+
+    CHECK_EQ_U64(clockevent_ns_to_cyc_up(&tsc, UINT64_MAX), UINT64_MAX);
+}
+
+TEST(clockevent_cyc_to_ns_nearest)
+{
+    struct clockevent pit = make("pit", CE_ONESHOT, PIT_HZ_NOMINAL, 1, 65535, 100);
+    struct clockevent none = make("none", CE_ONESHOT, 0, 1, 1, 0);
+
+    CHECK_EQ_U64(clockevent_cyc_to_ns(&pit, 1193), 999847);      /* 999,847.47 */
+    CHECK_EQ_U64(clockevent_cyc_to_ns(&pit, 11932), 10000151);   /* 10,000,150.86 */
+    CHECK_EQ_U64(clockevent_cyc_to_ns(&pit, 65536), 54925401);   /* 54,925,401.1: the longest */
+    CHECK_EQ_U64(clockevent_cyc_to_ns(&none, 5), UINT64_MAX);
+}
+
+/* ---- program_ns: rounding, clamping, -ETIME ---------------------------------------------- */
+
+TEST(clockevent_program_rounds_up_to_cycles)
+{
+    static struct clockevent hpet;
+
+    fresh();
+    hpet = make("hpet", CE_ONESHOT, 100000000, 1, UINT32_MAX, 120);
+    REQUIRE(clockevent_register(&hpet) == 0);
+    CHECK_EQ_I64(clockevent_program_ns(&hpet, 1234567), 0);
+    CHECK_EQ_U64(dev.next_log[0], 123457);     /* 1,234,570 ns: 3 ns late, never early */
+    CHECK_EQ_U64(hpet.programs, 1);
+    CHECK_EQ_U64(hpet.clamped_short + hpet.clamped_long, 0);
+}
+
+TEST(clockevent_program_clamps_to_min_and_max)
+{
+    static struct clockevent pit;
+
+    fresh();
+    pit = make("pit", CE_ONESHOT, PIT_HZ_NOMINAL, 5, 65535, 100);
+    REQUIRE(clockevent_register(&pit) == 0);
+    CHECK_EQ_I64(clockevent_program_ns(&pit, 0), 0);           /* a past deadline */
+    CHECK_EQ_I64(clockevent_program_ns(&pit, 1000), 0);        /* 2 cycles < 5 */
+    CHECK_EQ_I64(clockevent_program_ns(&pit, NS_PER_S), 0);    /* 1193182 > 65535 */
+    CHECK_EQ_I64(clockevent_program_ns(&pit, 4191), 0);        /* 5.0006 -> 6, no clamp */
+    CHECK_EQ_U64(dev.next_log[0], 5);
+    CHECK_EQ_U64(dev.next_log[1], 5);
+    CHECK_EQ_U64(dev.next_log[2], 65535);
+    CHECK_EQ_U64(dev.next_log[3], 6);
+    CHECK_EQ_U64(pit.clamped_short, 2);
+    CHECK_EQ_U64(pit.clamped_long, 1);
+    CHECK_EQ_U64(pit.programs, 4);
+}
+
+/* min_delta_cyc 0 means "not measured": the core still never asks for 0 cycles. */
+TEST(clockevent_program_unmeasured_min_uses_one_cycle)
+{
+    static struct clockevent ce;
+
+    fresh();
+    ce = make("lapic", CE_ONESHOT, NS_PER_S, 0, UINT32_MAX, 150);
+    REQUIRE(clockevent_register(&ce) == 0);
+    CHECK_EQ_I64(clockevent_program_ns(&ce, 0), 0);
+    CHECK_EQ_U64(dev.next_log[0], 1);
+    CHECK_EQ_U64(ce.clamped_short, 1);
+}
+
+TEST(clockevent_program_etime_retries_then_succeeds)
+{
+    static struct clockevent hpet;
+
+    fresh();
+    hpet = make("hpet", CE_ONESHOT, 100000000, 10, 1000000, 120);
+    REQUIRE(clockevent_register(&hpet) == 0);
+    dev.etime_left = 3;
+    CHECK_EQ_I64(clockevent_program_ns(&hpet, 5000), 0);
+    REQUIRE(dev.next_calls == 4);
+    CHECK_EQ_U64(dev.next_log[0], 500);     /* as asked */
+    CHECK_EQ_U64(dev.next_log[1], 10);      /* then min_delta, doubling */
+    CHECK_EQ_U64(dev.next_log[2], 20);
+    CHECK_EQ_U64(dev.next_log[3], 40);
+    CHECK_EQ_U64(hpet.etime_retries, 3);
+    CHECK_EQ_U64(hpet.etime_failures, 0);
+    CHECK_EQ_U64(hpet.programs, 1);
+}
+
+TEST(clockevent_program_etime_forever_fails_bounded)
+{
+    static struct clockevent hpet;
+
+    fresh();
+    hpet = make("hpet", CE_ONESHOT, 100000000, 10, 1000000, 120);
+    REQUIRE(clockevent_register(&hpet) == 0);
+    dev.etime_left = -1;
+    CHECK_EQ_I64(clockevent_program_ns(&hpet, 0), -ETIME);
+    CHECK_EQ_U64(dev.next_calls, 1 + CLOCKEVENT_ETIME_RETRIES);
+    CHECK_EQ_U64(dev.next_log[CLOCKEVENT_ETIME_RETRIES], 10u << (CLOCKEVENT_ETIME_RETRIES - 1));
+    CHECK_EQ_U64(hpet.etime_retries, CLOCKEVENT_ETIME_RETRIES);
+    CHECK_EQ_U64(hpet.etime_failures, 1);
+    /* The next request starts over: the bound is per request, not a lifetime budget. */
+    dev.etime_left = 1;
+    CHECK_EQ_I64(clockevent_program_ns(&hpet, 0), 0);
+    CHECK_EQ_U64(hpet.etime_failures, 1);
+}
+
+/* Doubling stops at max_delta_cyc instead of asking for a delta the device cannot take. */
+TEST(clockevent_program_etime_doubling_capped_at_max)
+{
+    static struct clockevent ce;
+
+    fresh();
+    ce = make("short", CE_ONESHOT, NS_PER_S, 10, 50, 1);
+    REQUIRE(clockevent_register(&ce) == 0);
+    dev.etime_left = -1;
+    CHECK_EQ_I64(clockevent_program_ns(&ce, 30), -ETIME);
+    CHECK_EQ_U64(dev.next_log[1], 10);
+    CHECK_EQ_U64(dev.next_log[2], 20);
+    CHECK_EQ_U64(dev.next_log[3], 40);
+    CHECK_EQ_U64(dev.next_log[4], 50);
+    CHECK_EQ_U64(dev.next_log[5], 50);
+}
+
+TEST(clockevent_program_passes_driver_errors_without_retry)
+{
+    static struct clockevent ce;
+
+    fresh();
+    ce = make("x", CE_ONESHOT, NS_PER_S, 1, 1000, 1);
+    REQUIRE(clockevent_register(&ce) == 0);
+    dev.next_err = -EINVAL;
+    CHECK_EQ_I64(clockevent_program_ns(&ce, 100), -EINVAL);
+    CHECK_EQ_U64(dev.next_calls, 1);
+    CHECK_EQ_U64(ce.etime_retries, 0);
+}
+
+TEST(clockevent_program_needs_oneshot_and_usable)
+{
+    static struct clockevent periodic, deadline, off;
+
+    fresh();
+    periodic = make("periodic", CE_PERIODIC, NS_PER_S, 1, 1000, 1);
+    deadline = make("deadline", CE_DEADLINE, NS_PER_S, 1, 1000, 1);
+    off = make("off", CE_ONESHOT, NS_PER_S, 1, 1000, 1);
+    off.usable = false;
+    REQUIRE(clockevent_register(&periodic) == 0);
+    REQUIRE(clockevent_register(&deadline) == 0);
+    REQUIRE(clockevent_register(&off) == 0);
+    CHECK_EQ_I64(clockevent_program_ns(&periodic, 100), -ENOTSUP);
+    CHECK_EQ_I64(clockevent_program_ns(&off, 100), -ENODEV);
+    CHECK_EQ_I64(clockevent_program_ns(&deadline, 100), 0);   /* DEADLINE is one-shot use */
+    CHECK_EQ_U64(dev.next_calls, 1);
+}
+
+/* ---- periodic ---------------------------------------------------------------------------- */
+
+/* The PIT divides 1,193,182 Hz by a whole count: HZ=1000 gets 1193 cycles, 999,847 ns,
+ * 1000.152 Hz. Pinned for each HZ the command line offers. */
+TEST(clockevent_periodic_pit_rounds_to_whole_cycles)
+{
+    static const struct { uint64_t hz, cyc, actual_ns; } want[] = {
+        { 100, 11932, 10000151 },     /* 11931.82 -> 11932: 99.998 Hz */
+        { 250, 4773, 4000228 },       /* 4772.728 -> 4773: 249.986 Hz */
+        { 1000, 1193, 999847 },       /* 1193.182 -> 1193: 1000.152 Hz */
+        { 10000, 119, 99733 },        /* 119.3182 -> 119: 10026.7 Hz */
+    };
+    static struct clockevent pit;
+
+    fresh();
+    pit = make("pit", CE_PERIODIC | CE_ONESHOT, PIT_HZ_NOMINAL, 2, 65536, 100);
+    REQUIRE(clockevent_register(&pit) == 0);
+    for (unsigned i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+        uint64_t actual = 0;
+        CHECK_EQ_I64(clockevent_set_periodic_ns(&pit, NS_PER_S / want[i].hz, &actual), 0);
+        CHECK_EQ_U64(dev.last_period_cyc, want[i].cyc);
+        CHECK_EQ_U64(actual, want[i].actual_ns);
+    }
+    CHECK_EQ_U64(pit.programs, 4);
+}
+
+TEST(clockevent_periodic_range_limits)
+{
+    static struct clockevent pit;
+    uint64_t actual = 77;
+
+    fresh();
+    pit = make("pit", CE_PERIODIC, PIT_HZ_NOMINAL, 2, 65536, 100);
+    REQUIRE(clockevent_register(&pit) == 0);
+    CHECK_EQ_I64(clockevent_set_periodic_ns(&pit, NS_PER_S / 18, &actual), -ERANGE);  /* 66288 */
+    CHECK_EQ_I64(clockevent_set_periodic_ns(&pit, 1000, &actual), -ERANGE);   /* 1.19 -> 1 */
+    CHECK_EQ_I64(clockevent_set_periodic_ns(&pit, 0, &actual), -ERANGE);
+    CHECK_EQ_I64(clockevent_set_periodic_ns(&pit, UINT64_MAX, &actual), -ERANGE);
+    CHECK_EQ_U64(actual, 77);                 /* untouched on failure */
+    CHECK_EQ_U64(dev.periodic_calls, 0);
+    CHECK_EQ_I64(clockevent_set_periodic_ns(&pit, NS_PER_S / 19, &actual), 0);   /* 62799 */
+    CHECK_EQ_U64(dev.last_period_cyc, 62799);
+    CHECK_EQ_I64(clockevent_set_periodic_ns(&pit, 54925401, NULL), 0);           /* 65536 */
+    CHECK_EQ_U64(dev.last_period_cyc, 65536);
+}
+
+TEST(clockevent_periodic_lapic_1ghz_and_hpet_100mhz)
+{
+    static struct clockevent lapic, hpet;
+    uint64_t actual;
+
+    fresh();
+    lapic = make("lapic", CE_PERIODIC | CE_ONESHOT, NS_PER_S, 1, UINT32_MAX, 150);
+    hpet = make("hpet", CE_PERIODIC | CE_ONESHOT, 100000000, 1, UINT32_MAX, 120);
+    REQUIRE(clockevent_register(&lapic) == 0);
+    REQUIRE(clockevent_register(&hpet) == 0);
+
+    CHECK_EQ_I64(clockevent_set_periodic_ns(&lapic, 1000000, &actual), 0);
+    CHECK_EQ_U64(dev.last_period_cyc, 1000000);
+    CHECK_EQ_U64(actual, 1000000);            /* 1 GHz: every ns is a cycle, exact */
+    CHECK_EQ_I64(clockevent_set_periodic_ns(&lapic, NS_PER_S / 3, &actual), 0);
+    CHECK_EQ_U64(actual, 333333333);
+
+    CHECK_EQ_I64(clockevent_set_periodic_ns(&hpet, 1000000, &actual), 0);
+    CHECK_EQ_U64(dev.last_period_cyc, 100000);
+    CHECK_EQ_U64(actual, 1000000);
+    CHECK_EQ_I64(clockevent_set_periodic_ns(&hpet, NS_PER_S / 3, &actual), 0);
+    CHECK_EQ_U64(dev.last_period_cyc, 33333333);   /* 33,333,333.3 */
+    CHECK_EQ_U64(actual, 333333330);
+    CHECK_EQ_I64(clockevent_set_periodic_ns(&hpet, 15, &actual), 0);   /* 1.5 -> 2 */
+    CHECK_EQ_U64(actual, 20);
+}
+
+TEST(clockevent_periodic_needs_feature_and_passes_errors)
+{
+    static struct clockevent oneshot, ce;
+    uint64_t actual = 5;
+
+    fresh();
+    oneshot = make("oneshot", CE_ONESHOT, NS_PER_S, 1, 1000000, 1);
+    ce = make("ce", CE_PERIODIC, NS_PER_S, 1, 1000000, 1);
+    REQUIRE(clockevent_register(&oneshot) == 0);
+    REQUIRE(clockevent_register(&ce) == 0);
+    CHECK_EQ_I64(clockevent_set_periodic_ns(&oneshot, 1000, &actual), -ENOTSUP);
+    dev.periodic_err = -EINVAL;
+    CHECK_EQ_I64(clockevent_set_periodic_ns(&ce, 1000, &actual), -EINVAL);
+    CHECK_EQ_U64(actual, 5);
+    ce.usable = false;
+    CHECK_EQ_I64(clockevent_set_periodic_ns(&ce, 1000, &actual), -ENODEV);
+}
+
+/* ---- registration ------------------------------------------------------------------------ */
+
+TEST(clockevent_register_checks_promises)
+{
+    static struct clockevent bad, good, dup;
+
+    fresh();
+    CHECK_EQ_I64(clockevent_register(NULL), -EINVAL);
+    bad = make("", CE_ONESHOT, NS_PER_S, 1, 10, 1);
+    CHECK_EQ_I64(clockevent_register(&bad), -EINVAL);          /* no name */
+    bad = make("b", CE_ONESHOT, NS_PER_S, 1, 10, 1);
+    bad.shutdown = NULL;
+    CHECK_EQ_I64(clockevent_register(&bad), -EINVAL);
+    bad = make("b", CE_ONESHOT, NS_PER_S, 1, 10, 1);
+    bad.set_next = NULL;
+    CHECK_EQ_I64(clockevent_register(&bad), -EINVAL);
+    bad = make("b", CE_PERIODIC, NS_PER_S, 1, 10, 1);
+    bad.set_periodic = NULL;
+    CHECK_EQ_I64(clockevent_register(&bad), -EINVAL);
+    bad = make("b", CE_ONESHOT, NS_PER_S, 11, 10, 1);          /* min > max */
+    CHECK_EQ_I64(clockevent_register(&bad), -EINVAL);
+    bad = make("b", CE_PERIODIC, NS_PER_S, 0, 0, 1);           /* no max */
+    CHECK_EQ_I64(clockevent_register(&bad), -EINVAL);
+    CHECK(clockevent_list() == NULL);
+
+    good = make("good", CE_ONESHOT, NS_PER_S, 1, 10, 1);
+    good.events = 99;
+    CHECK_EQ_I64(clockevent_register(&good), 0);
+    CHECK_EQ_U64(good.events, 0);                              /* counters start at 0 */
+    CHECK_EQ_I64(clockevent_register(&good), -EBUSY);
+    dup = make("good", CE_ONESHOT, NS_PER_S, 1, 10, 1);
+    CHECK_EQ_I64(clockevent_register(&dup), -EBUSY);
+    CHECK(clockevent_list() == &good && good.next == NULL);
+    CHECK(clockevent_find("good") == &good);
+    CHECK(clockevent_find("bad") == NULL);
+    CHECK(clockevent_find(NULL) == NULL);
+}
+
+TEST(clockevent_register_lists_unusable_with_reason)
+{
+    static struct clockevent nofreq, nomode, driver_no, driver_why;
+
+    fresh();
+    nofreq = make("nofreq", CE_ONESHOT, 0, 1, 10, 1);
+    nomode = make("nomode", 0, NS_PER_S, 0, 0, 1);
+    driver_no = make("driver_no", CE_ONESHOT, NS_PER_S, 1, 10, 1);
+    driver_no.usable = false;
+    driver_why = make("driver_why", CE_ONESHOT, NS_PER_S, 1, 10, 1);
+    driver_why.usable = false;
+    driver_why.unusable_reason = "comparator stuck";
+    REQUIRE(clockevent_register(&nofreq) == 0);
+    REQUIRE(clockevent_register(&nomode) == 0);
+    REQUIRE(clockevent_register(&driver_no) == 0);
+    REQUIRE(clockevent_register(&driver_why) == 0);
+    CHECK(!nofreq.usable && !nomode.usable);
+    CHECK_EQ_STR(nofreq.unusable_reason, "no frequency (freq_hz 0)");
+    CHECK_EQ_STR(nomode.unusable_reason, "offers neither periodic nor one-shot events");
+    CHECK_EQ_STR(driver_no.unusable_reason, "not marked usable by its driver");
+    CHECK_EQ_STR(driver_why.unusable_reason, "comparator stuck");
+    CHECK(clockevent_list() == &nofreq && nofreq.next == &nomode &&
+          nomode.next == &driver_no && driver_no.next == &driver_why);
+}
+
+/* ---- selection --------------------------------------------------------------------------- */
+
+static struct clockevent sel_pit, sel_lapic, sel_hpet, sel_rtc, sel_dl, sel_broken;
+
+static void selection_machine(void)
+{
+    fresh();
+    sel_pit = make("pit", CE_PERIODIC | CE_ONESHOT, PIT_HZ_NOMINAL, 2, 65535, 100);
+    sel_lapic = make("lapic", CE_PERIODIC | CE_ONESHOT | CE_STOPS_IN_C3, NS_PER_S, 1,
+                     UINT32_MAX, 150);
+    sel_hpet = make("hpet", CE_ONESHOT, 100000000, 1, UINT32_MAX, 150);  /* ties lapic */
+    sel_rtc = make("rtc", CE_PERIODIC, 32768, 4, 16384, 10);
+    sel_dl = make("tsc_deadline", CE_ONESHOT | CE_DEADLINE, 2100000000, 1, UINT32_MAX, 200);
+    sel_broken = make("broken", CE_PERIODIC | CE_ONESHOT, NS_PER_S, 1, 100, 500);
+    sel_broken.usable = false;
+    sel_broken.unusable_reason = "never fires";
+    clockevent_register(&sel_pit);
+    clockevent_register(&sel_lapic);
+    clockevent_register(&sel_hpet);
+    clockevent_register(&sel_rtc);
+    clockevent_register(&sel_dl);
+    clockevent_register(&sel_broken);
+}
+
+TEST(clockevent_select_best_rating_with_features)
+{
+    char why[128];
+
+    selection_machine();
+    CHECK(clockevent_select(NULL, 0, why, sizeof(why)) == &sel_dl);
+    CHECK_EQ_STR(why, "");
+    CHECK(clockevent_select(NULL, CE_ONESHOT, why, sizeof(why)) == &sel_dl);
+    CHECK(clockevent_select(NULL, CE_PERIODIC, why, sizeof(why)) == &sel_lapic);
+    /* lapic and hpet tie at 150: the first registered wins */
+    sel_dl.usable = false;
+    CHECK(clockevent_select(NULL, CE_ONESHOT, why, sizeof(why)) == &sel_lapic);
+    CHECK(clockevent_select(NULL, CE_PERIODIC | CE_ONESHOT, NULL, 0) == &sel_lapic);
+    CHECK_EQ_STR(why, "");
+}
+
+TEST(clockevent_select_named_device)
+{
+    char why[128];
+
+    selection_machine();
+    CHECK(clockevent_select("rtc", CE_PERIODIC, why, sizeof(why)) == &sel_rtc);
+    CHECK_EQ_STR(why, "");
+    CHECK(clockevent_select("pit", CE_ONESHOT, why, sizeof(why)) == &sel_pit);
+    CHECK_EQ_STR(why, "");
+}
+
+TEST(clockevent_select_named_but_refused_explains)
+{
+    char why[128];
+
+    selection_machine();
+    CHECK(clockevent_select("nope", CE_PERIODIC, why, sizeof(why)) == &sel_lapic);
+    CHECK_EQ_STR(why, "clockevent=nope: unknown; using lapic");
+    CHECK(clockevent_select("broken", CE_PERIODIC, why, sizeof(why)) == &sel_lapic);
+    CHECK_EQ_STR(why, "clockevent=broken: unusable (never fires); using lapic");
+    CHECK(clockevent_select("rtc", CE_ONESHOT, why, sizeof(why)) == &sel_dl);
+    CHECK_EQ_STR(why, "clockevent=rtc: lacks ONESHOT; using tsc_deadline");
+    CHECK(clockevent_select("hpet", CE_PERIODIC | CE_DEADLINE, why, sizeof(why)) == NULL);
+    CHECK_EQ_STR(why, "clockevent=hpet: lacks PERIODIC|DEADLINE; using none usable");
+    /* a short buffer is cut, not overrun */
+    CHECK(clockevent_select("nope", CE_PERIODIC, why, 12) == &sel_lapic);
+    CHECK_EQ_STR(why, "clockevent=");
+}
+
+TEST(clockevent_select_none_usable)
+{
+    char why[128];
+
+    fresh();
+    CHECK(clockevent_select(NULL, CE_PERIODIC, why, sizeof(why)) == NULL);
+    CHECK_EQ_STR(why, "no usable clockevent with PERIODIC");
+    CHECK(clockevent_select(NULL, 0, why, sizeof(why)) == NULL);
+    CHECK_EQ_STR(why, "no usable clockevent");
+    CHECK(clockevent_select("pit", 0, why, sizeof(why)) == NULL);
+    CHECK_EQ_STR(why, "clockevent=pit: unknown; using none usable");
+}
+
+TEST(clockevent_feature_names_joined)
+{
+    char buf[64];
+
+    CHECK_EQ_STR(clockevent_feature_names(CE_PERIODIC | CE_ONESHOT | CE_DEADLINE |
+                                          CE_STOPS_IN_C3, buf, sizeof(buf)),
+                 "PERIODIC|ONESHOT|DEADLINE|STOPS_IN_C3");
+    CHECK_EQ_STR(clockevent_feature_names(CE_ONESHOT, buf, sizeof(buf)), "ONESHOT");
+    CHECK_EQ_STR(clockevent_feature_names(0, buf, sizeof(buf)), "");
+    CHECK_EQ_STR(clockevent_feature_names(CE_PERIODIC | CE_ONESHOT, buf, 12), "PERIODIC|ON");
+    CHECK_EQ_STR(clockevent_feature_names(CE_PERIODIC | CE_ONESHOT, buf, 9), "PERIODIC");
+}
+
+/* ---- events ------------------------------------------------------------------------------ */
+
+static unsigned handler_calls;
+static struct clockevent *handler_saw;
+
+static void count_event(struct clockevent *ce)
+{
+    handler_calls++;
+    handler_saw = ce;
+}
+
+TEST(clockevent_handle_irq_counts_and_calls_event)
+{
+    static struct clockevent ce;
+
+    fresh();
+    ce = make("x", CE_ONESHOT, NS_PER_S, 1, 10, 1);
+    REQUIRE(clockevent_register(&ce) == 0);
+    clockevent_handle_irq(&ce);               /* no handler yet: counted only */
+    ce.event = count_event;
+    handler_calls = 0;
+    clockevent_handle_irq(&ce);
+    clockevent_handle_irq(&ce);
+    CHECK_EQ_U64(ce.events, 3);
+    CHECK_EQ_U64(handler_calls, 2);
+    CHECK(handler_saw == &ce);
+}
