@@ -105,6 +105,8 @@ int config_parse(const char *line, void (*on_error)(void *, const char *, size_t
           .choices = clockevents, .accepted = "pit, lapic, tsc_deadline, hpet or rtc" },
         { .key = "tickcheck_ms", .type = CMDLINE_UINT, .dest = &cfg.tickcheck_ms, .min = 0,
           .max = 600000, .accepted = "0..600000 (ms)" },
+        { .key = "cecheck", .type = CMDLINE_UINT, .dest = &cfg.cecheck, .min = 0,
+          .max = 1000, .accepted = "0..1000 (events per device and mode)" },
         { .key = "wrapcheck", .type = CMDLINE_ENUM, .dest = &wrapcheck, .choices = tristates3,
           .accepted = "auto, on or off" },
     };
@@ -122,6 +124,8 @@ int config_parse(const char *line, void (*on_error)(void *, const char *, size_t
     cfg.clockevent[0] = 0;
     if (clockevent != ~0u)
         k_strlcpy(cfg.clockevent, clockevents[clockevent], sizeof(cfg.clockevent));
+    if (!opts_seen(opts, n_opts, "cecheck"))
+        cfg.cecheck = cfg.profile == PROFILE_QUICK ? 0 : 1000;
     if (!opts_seen(opts, n_opts, "tickcheck_ms"))
         cfg.tickcheck_ms = cfg.profile == PROFILE_QUICK ? 0 : 3000;
     cfg.clocksource[0] = 0;

@@ -23,6 +23,7 @@ struct config {
     char clocksource[16];       /* clocksource=: "" chooses by rating */
     char clockevent[16];        /* clockevent=: the tick's device; "" chooses by rating */
     uint64_t tickcheck_ms;      /* run the tick this long and check it (0: skip) */
+    uint64_t cecheck;           /* events per device and mode in the clock event check */
     enum tristate wrapcheck;    /* runs across two wraps of each narrow counter; auto: in
                                    the full and soak profiles only */
 };

@@ -20,6 +20,7 @@
 #include "kernel/report/console.h"
 #include "kernel/report/record.h"
 #include "kernel/run.h"
+#include "kernel/time/ce_check.h"
 #include "kernel/time/ce_devices.h"
 #include "kernel/time/ce_measure.h"
 #include "kernel/time/clocks.h"
@@ -182,6 +183,7 @@ void kmain(uint32_t magic, uint32_t info_phys)
     clocks_init();
     ce_devices_init();
     ce_measure_all();
+    ce_check_all(cfg.cecheck);
     start_tick();
     tick_check_run(cfg.tickcheck_ms);
     debug_crash(cfg.crash);

@@ -20,7 +20,6 @@
 #define VEC_GSI_BASE     0x40   /* other GSIs (HPET comparators): allocated from here */
 #define VEC_GSI_LAST     0xDF
 #define VEC_LAPIC_TIMER  0xF0
-#define VEC_BACKUP_WAKE  0xF1   /* LAPIC one-shot that bounds an HLT when the tick stops */
 #define VEC_SELFTEST     0xFD
 #define VEC_LAPIC_ERROR  0xFE
 #define VEC_SPURIOUS     0xFF   /* low nibble all ones: required by older xAPICs */

@@ -35,8 +35,8 @@ $(BENCH_OUT)/stats.o: lib/stats.c $(BENCH_HDRS) tests/bench/bench.mk
 # and the driver.
 $(BENCH_OUT)/bench_q_%.o: $(BENCH_SRC) $(BENCH_HDRS) tests/bench/bench.mk
 	@mkdir -p $(@D)
-	$(BENCH_CC) $(BENCH_CFLAGS) -mgeneral-regs-only -DTQ_IMPL=TQ_IMPL_$(shell echo $* | tr a-z A-Z) \
-	    -DBENCH_QUEUE=bench_queue_$* -c $< -o $@
+	$(BENCH_CC) $(BENCH_CFLAGS) -mgeneral-regs-only \
+	    -DTQ_IMPL=TQ_IMPL_$(shell echo $* | tr a-z A-Z) -DBENCH_QUEUE=bench_queue_$* -c $< -o $@
 
 $(BENCH_OUT)/bench_main.o: $(BENCH_SRC) $(BENCH_HDRS) tests/bench/bench.mk
 	@mkdir -p $(@D)

@@ -137,14 +137,17 @@ static void fail(const char *what)
     exit(1);
 }
 
+/* aligned_alloc wants a size that is a multiple of the alignment. */
+static size_t round_up_64(size_t n) { return (n + 63) & ~(size_t)63; }
+
 static void set_build(struct set *s, uint32_t nq, uint32_t pending)
 {
     size_t per_q = (size_t)pending + BATCH;
 
     s->nq = nq;
     s->pending = pending;
-    s->slots = aligned_alloc(64, nq * per_q * sizeof(struct tq_slot) + 64);
-    s->nodes = aligned_alloc(64, nq * per_q * sizeof(struct tq_node) + 64);
+    s->slots = aligned_alloc(64, round_up_64(nq * per_q * sizeof(struct tq_slot)));
+    s->nodes = aligned_alloc(64, round_up_64(nq * per_q * sizeof(struct tq_node)));
     if (!s->slots || !s->nodes)
         fail("out of memory");
     memset(s->nodes, 0, nq * per_q * sizeof(struct tq_node));
@@ -313,8 +316,8 @@ static const batch_fn batch_ops[OP_COUNT] = {
 };
 
 /* Pop goes last: it moves the deadlines on, which the others' draws do not expect. */
-static void per_op(uint32_t pending, const struct overhead *ovh, struct cell out[OP_COUNT][SIZES],
-                   int size_i)
+static void per_op(uint32_t pending, const struct overhead *ovh,
+                   struct cell out[OP_COUNT][SIZES], int size_i)
 {
     struct set s;
 
@@ -329,8 +332,8 @@ static void per_op(uint32_t pending, const struct overhead *ovh, struct cell out
     set_free(&s);
 }
 
-static void batched(uint32_t pending, const struct overhead *ovh, struct cell out[OP_COUNT][SIZES],
-                    int size_i)
+static void batched(uint32_t pending, const struct overhead *ovh,
+                    struct cell out[OP_COUNT][SIZES], int size_i)
 {
     struct set s;
     const uint32_t batches = OPS / BATCH;
@@ -493,7 +496,7 @@ static void pin_to_last_cpu(void)
 
 static void put_fixed(int64_t v)
 {
-    printf(" %5.1f", (double)v / SCALE);
+    printf(" %6.1f", (double)v / SCALE);
 }
 
 static void put_cell(const struct cell *c)
@@ -513,10 +516,10 @@ static struct cell rb[OP_COUNT][SIZES], hp[OP_COUNT][SIZES];
 
 static void print_table(void)
 {
-    printf("%-19s %8s | %-34s | %-34s\n", "", "", "rbtree", "heap (4-ary)");
+    printf("%-19s %8s | %-34s | %-34s |\n", "", "", "rbtree", "heap (4-ary)");
     printf("%-19s %8s |", "operation", "pending");
     for (int k = 0; k < 2; k++)
-        printf("   mean   med   p99  bmed  bp99 |");
+        printf("   mean    med    p99   bmed   bp99 |");
     printf("\n");
     for (int op = 0; op < OP_COUNT; op++)
         for (int i = 0; i < SIZES; i++) {

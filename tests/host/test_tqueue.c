@@ -95,7 +95,11 @@ struct impl {
 static struct tq_rb rb;
 static struct tq_rb_node rb_nodes[NODES];
 
-static void rb_init(uint32_t cap) { memset(rb_nodes, 0, sizeof(rb_nodes)); tq_rb_init(&rb, cap); }
+static void rb_init(uint32_t cap)
+{
+    memset(rb_nodes, 0, sizeof(rb_nodes));
+    tq_rb_init(&rb, cap);
+}
 static int rb_insert(uint32_t id, uint64_t d) { return tq_rb_insert(&rb, &rb_nodes[id], d); }
 static int rb_remove(uint32_t id) { return tq_rb_remove(&rb, &rb_nodes[id]); }
 static int rb_requeue(uint32_t id, uint64_t d) { return tq_rb_requeue(&rb, &rb_nodes[id], d); }
@@ -153,7 +157,10 @@ static void hp_init(uint32_t cap)
 }
 static int hp_insert(uint32_t id, uint64_t d) { return tq_heap_insert(&hp, &hp_nodes[id], d); }
 static int hp_remove(uint32_t id) { return tq_heap_remove(&hp, &hp_nodes[id]); }
-static int hp_requeue(uint32_t id, uint64_t d) { return tq_heap_requeue(&hp, &hp_nodes[id], d); }
+static int hp_requeue(uint32_t id, uint64_t d)
+{
+    return tq_heap_requeue(&hp, &hp_nodes[id], d);
+}
 static int32_t hp_id(const struct tq_heap_node *n) { return n ? (int32_t)(n - hp_nodes) : -1; }
 static int32_t hp_pop(void) { return hp_id(tq_heap_pop_first(&hp)); }
 static int32_t hp_first(void) { return hp_id(tq_heap_first(&hp)); }
@@ -196,7 +203,11 @@ static struct tq gq;
 static struct tq_slot gq_slots[NODES];
 static struct tq_node gq_nodes[NODES];
 
-static void gq_init(uint32_t cap) { memset(gq_nodes, 0, sizeof(gq_nodes)); tq_init(&gq, gq_slots, cap); }
+static void gq_init(uint32_t cap)
+{
+    memset(gq_nodes, 0, sizeof(gq_nodes));
+    tq_init(&gq, gq_slots, cap);
+}
 static int gq_insert(uint32_t id, uint64_t d) { return tq_insert(&gq, &gq_nodes[id], d); }
 static int gq_remove(uint32_t id) { return tq_remove(&gq, &gq_nodes[id]); }
 static int gq_requeue(uint32_t id, uint64_t d) { return tq_requeue(&gq, &gq_nodes[id], d); }
@@ -343,8 +354,14 @@ static bool random_walk(const struct impl *im, uint64_t seed, long ops)
     return drain(im) && im->check();
 }
 
-TEST(tqueue_rbtree_matches_reference_1M_ops) { CHECK(random_walk(&impl_rb, 0x9e3779b97f4a7c15ull, 1000000)); }
-TEST(tqueue_heap_matches_reference_1M_ops) { CHECK(random_walk(&impl_heap, 0x2545f4914f6cdd1dull, 1000000)); }
+TEST(tqueue_rbtree_matches_reference_1M_ops)
+{
+    CHECK(random_walk(&impl_rb, 0x9e3779b97f4a7c15ull, 1000000));
+}
+TEST(tqueue_heap_matches_reference_1M_ops)
+{
+    CHECK(random_walk(&impl_heap, 0x2545f4914f6cdd1dull, 1000000));
+}
 TEST(tqueue_interface_matches_reference) { CHECK(random_walk(&impl_tq, 12345, 200000)); }
 
 /* ---- fixed cases -------------------------------------------------------------------- */

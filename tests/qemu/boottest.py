@@ -79,7 +79,16 @@ def run_case(case):
             raise CaseFailed("QEMU exit %d, expected %d; stderr: %s" %
                              (rc, case.exit_code, p.stderr.decode(errors="replace")[-500:]))
         runs = records.parse_stream(data)
-        ctx = cases.Context(case=case, data=data, runs=runs, log=log, rc=rc)
+
+        def rerun():
+            """The same boot once more; returns its serial bytes (determinism checks)."""
+            log2 = log + ".rerun"
+            if os.path.exists(log2):
+                os.remove(log2)
+            subprocess.run(qemu_command(case, log2), capture_output=True, timeout=case.timeout_s)
+            return open(log2, "rb").read() if os.path.exists(log2) else b""
+
+        ctx = cases.Context(case=case, data=data, runs=runs, log=log, rc=rc, rerun=rerun)
         if case.expect_stream:
             if len(runs) != 1:
                 raise CaseFailed("expected one run in the log, found %d" % len(runs))

@@ -1,0 +1,61 @@
+/* kernel/time/halt.c - see halt.h. The backup is another registered clock event device,
+ * armed through the clockevent core with no event handler (its events are only counted), so
+ * it needs no interrupt route of its own and cannot collide with the device being waited
+ * for. Devices that share hardware (the LAPIC timer's two modes) never back each other up. */
+#include "kernel/time/halt.h"
+
+#include "drivers/io.h"
+#include "kernel/time/clockevent.h"
+#include "lib/kstring.h"
+
+static struct clockevent *backup;
+static uint64_t events_at_start, wakes;
+
+static bool lapic_based(const char *name)
+{
+    return !k_strcmp(name, "lapic") || !k_strcmp(name, "tsc_deadline");
+}
+
+bool halt_backup_start(const char *busy_device)
+{
+    backup = 0;
+    for (struct clockevent *ce = clockevent_list(); ce; ce = ce->next) {
+        if (!ce->usable || !(ce->features & CE_ONESHOT) || !k_strcmp(ce->name, busy_device))
+            continue;
+        if (lapic_based(ce->name) && lapic_based(busy_device))
+            continue;
+        if (!backup || ce->rating > backup->rating)
+            backup = ce;
+    }
+    if (!backup)
+        return false;
+    backup->event = 0;
+    events_at_start = backup->events;
+    return true;
+}
+
+void halt_once(void)
+{
+    if (backup)
+        clockevent_program_ns(backup, HALT_BACKUP_NS);   /* clamped to the device's max */
+    irq_enable();
+    if (backup)
+        cpu_halt();
+    else
+        cpu_relax();          /* no second wake-up: poll with interrupts on instead */
+    irq_disable();
+}
+
+void halt_backup_stop(void)
+{
+    if (!backup)
+        return;
+    backup->shutdown();
+    wakes += backup->events - events_at_start;
+    backup = 0;
+}
+
+uint64_t halt_backup_wakes(void)
+{
+    return wakes + (backup ? backup->events - events_at_start : 0);
+}
