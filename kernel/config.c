@@ -11,6 +11,7 @@ static const char *const profiles[] = { "quick", "full", "soak", NULL };
 static const char *const tristates[] = { "auto", "1", "0", NULL };
 static const char *const clocksources[] = { "tsc", "hpet", "acpi_pm", "pit", "lapic", NULL };
 static const char *const clockevents[] = { "pit", "lapic", "tsc_deadline", "hpet", "rtc", NULL };
+static const char *const tickmodes[] = { "periodic", "oneshot", NULL };
 static const char *const tristates3[] = { "auto", "on", "off", NULL };
 static const char *const dumps[] = { "none", "acpi", NULL };
 static const char *const crashes[] = { "none", "ud", "pf", "div0", "overflow", "null", NULL };
@@ -78,7 +79,7 @@ int config_parse(const char *line, void (*on_error)(void *, const char *, size_t
 {
     static char console_word[32];
     unsigned profile = PROFILE_QUICK, qemu_exit = TRI_AUTO, crash = CRASH_NONE, dump = 0;
-    unsigned clocksource = ~0u, wrapcheck = TRI_AUTO, clockevent = ~0u;
+    unsigned clocksource = ~0u, wrapcheck = TRI_AUTO, clockevent = ~0u, tickmode = 0;
     bool reboot = false;
 
     cfg = (struct config){ .hz = 1000, .console_port = 0x3F8, .console_baud = 115200 };
@@ -105,6 +106,8 @@ int config_parse(const char *line, void (*on_error)(void *, const char *, size_t
           .choices = clockevents, .accepted = "pit, lapic, tsc_deadline, hpet or rtc" },
         { .key = "tickcheck_ms", .type = CMDLINE_UINT, .dest = &cfg.tickcheck_ms, .min = 0,
           .max = 600000, .accepted = "0..600000 (ms)" },
+        { .key = "tickmode", .type = CMDLINE_ENUM, .dest = &tickmode, .choices = tickmodes,
+          .accepted = "periodic or oneshot" },
         { .key = "cecheck", .type = CMDLINE_UINT, .dest = &cfg.cecheck, .min = 0,
           .max = 1000, .accepted = "0..1000 (events per device and mode)" },
         { .key = "wrapcheck", .type = CMDLINE_ENUM, .dest = &wrapcheck, .choices = tristates3,
@@ -121,6 +124,7 @@ int config_parse(const char *line, void (*on_error)(void *, const char *, size_t
     cfg.reboot = reboot;
     cfg.dump_acpi = dump == 1;
     cfg.wrapcheck = (enum tristate)wrapcheck;
+    cfg.tick_oneshot = tickmode == 1;
     cfg.clockevent[0] = 0;
     if (clockevent != ~0u)
         k_strlcpy(cfg.clockevent, clockevents[clockevent], sizeof(cfg.clockevent));

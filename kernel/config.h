@@ -22,6 +22,7 @@ struct config {
     bool dump_acpi;             /* dump=acpi: every ACPI table as hex records (fixtures) */
     char clocksource[16];       /* clocksource=: "" chooses by rating */
     char clockevent[16];        /* clockevent=: the tick's device; "" chooses by rating */
+    bool tick_oneshot;          /* tickmode=oneshot: re-arm a one-shot every tick */
     uint64_t tickcheck_ms;      /* run the tick this long and check it (0: skip) */
     uint64_t cecheck;           /* events per device and mode in the clock event check */
     enum tristate wrapcheck;    /* runs across two wraps of each narrow counter; auto: in

@@ -128,13 +128,14 @@ static void send_boot_record(void)
 static void start_tick(void)
 {
     char why[96] = "";
-    int rc = tick_start(cfg.hz, cfg.clockevent[0] ? cfg.clockevent : 0, why, sizeof(why));
+    int rc = tick_start(cfg.hz, cfg.clockevent[0] ? cfg.clockevent : 0, cfg.tick_oneshot, why,
+                        sizeof(why));
     if (rc && cfg.clockevent[0]) {
         /* The named device exists but cannot make this HZ (the RTC makes powers of two). */
         fmt_snprintf(why, sizeof(why), "clockevent=%s cannot tick at HZ=%llu (error %d)",
                      cfg.clockevent, (unsigned long long)cfg.hz, rc);
         char ignored[8];
-        rc = tick_start(cfg.hz, 0, ignored, sizeof(ignored));
+        rc = tick_start(cfg.hz, 0, cfg.tick_oneshot, ignored, sizeof(ignored));
     }
     if (cfg.clockevent[0] && why[0]) {
         struct rec r;

@@ -4,6 +4,7 @@
 #include "drivers/io.h"
 #include "kernel/report/console.h"
 #include "kernel/report/record.h"
+#include "kernel/time/ce_search.h"
 #include "kernel/time/clockevent.h"
 #include "kernel/time/clocks.h"
 #include "lib/errno.h"
@@ -11,8 +12,6 @@
 
 #define FIRE_CHECK_NS     1000000ull      /* the one-shot (or period) of the fire check */
 #define FIRE_BOUND_NS     200000000ull    /* ... must arrive within 200 ms, by the TSC */
-#define SEARCH_TRIALS     8               /* a delta "reliably fires" when all of these do */
-#define SEARCH_BOUND_NS   2000000ull      /* each trial's wait: 2 ms + 4x the delta */
 #define COST_SAMPLES      512
 #define COST_DELTA_NS     10000000ull     /* programmed far ahead, then shut down */
 
@@ -58,39 +57,19 @@ static bool fire_check(struct clockevent *ce)
     return ok;
 }
 
-static bool reliable(struct clockevent *ce, uint64_t delta_cyc, uint32_t *etime)
+static uint64_t events_seen(void *ctx)
 {
-    uint64_t bound = SEARCH_BOUND_NS + 4 * clockevent_cyc_to_ns(ce, delta_cyc);
-    for (unsigned i = 0; i < SEARCH_TRIALS; i++) {
-        uint64_t before = fired;
-        int rc = ce->set_next(delta_cyc);
-        if (rc == -ETIME)
-            (*etime)++;
-        if (rc || !wait_fire(before, bound)) {
-            ce->shutdown();
-            return false;
-        }
-    }
-    return true;
+    (void)ctx;
+    return fired;
 }
 
-/* Doubling from 1 cycle to the first delta that always fires, then bisection below it. */
-static uint64_t search_min_delta(struct clockevent *ce, uint32_t *etime)
+static bool wait_ops(void *ctx, uint64_t before, uint64_t bound_ns)
 {
-    uint64_t lo = 0, hi = 1;
-    while (hi < ce->max_delta_cyc && !reliable(ce, hi, etime)) {
-        lo = hi;
-        hi *= 2;
-    }
-    while (hi - lo > 1) {
-        uint64_t mid = lo + (hi - lo) / 2;
-        if (reliable(ce, mid, etime))
-            hi = mid;
-        else
-            lo = mid;
-    }
-    return hi;
+    (void)ctx;
+    return wait_fire(before, bound_ns);
 }
+
+static const struct ce_search_ops search_ops = { events_seen, wait_ops, 0 };
 
 static void program_cost(struct clockevent *ce, struct stats *out)
 {
@@ -132,7 +111,7 @@ static void measure_one(struct clockevent *ce)
     irq_enable();
     bool fires = fire_check(ce);
     if (fires && (ce->features & CE_ONESHOT))
-        ce->min_delta_cyc = search_min_delta(ce, &etime);
+        ce->min_delta_cyc = ce_search_min_delta(ce, &search_ops, &etime);
     if (fires)
         program_cost(ce, &c);
     irq_disable();

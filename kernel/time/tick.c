@@ -50,25 +50,27 @@ static void tick_event(struct clockevent *ce)
         hook(jiffies);
 }
 
-static struct clockevent *choose(const char *device, char *why, unsigned why_len)
+static struct clockevent *choose(const char *device, bool oneshot, char *why, unsigned why_len)
 {
-    struct clockevent *ce = clockevent_select(device, CE_PERIODIC, why, why_len);
+    struct clockevent *ce = 0;
+    if (!oneshot)
+        ce = clockevent_select(device, CE_PERIODIC, why, why_len);
     if (!ce)
         ce = clockevent_select(device, CE_ONESHOT, why, why_len);
     return ce;
 }
 
-int tick_start(uint64_t hz, const char *device, char *why, unsigned why_len)
+int tick_start(uint64_t hz, const char *device, bool oneshot, char *why, unsigned why_len)
 {
     if (hz == 0)
         return -EINVAL;
-    struct clockevent *ce = choose(device, why, why_len);
+    struct clockevent *ce = choose(device, oneshot, why, why_len);
     if (!ce)
         return -ENODEV;
     memset(&t, 0, sizeof(t));
     t.dev = ce;
     t.hz = hz;
-    t.periodic = (ce->features & CE_PERIODIC) != 0;
+    t.periodic = !oneshot && (ce->features & CE_PERIODIC) != 0;
     t.jiffies_start = (1ull << 32) - JIFFIES_BEFORE_WRAP_S * hz;
     jiffies = t.jiffies_start;
 

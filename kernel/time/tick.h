@@ -35,9 +35,11 @@ struct tick_info {
 extern volatile uint64_t jiffies;
 
 /* Starts the tick at hz on the named device (NULL: the best periodic one, else the best
- * one-shot). Fills *why when the named device could not be used. Returns 0 or a negative
+ * one-shot). oneshot: re-arm a one-shot every tick even on a device with a periodic mode
+ * (tickmode=oneshot: the deadlines are absolute, start + k * period, so re-arming does not
+ * drift). Fills *why when the named device could not be used. Returns 0 or a negative
  * errno (-ENODEV: no usable device). */
-int tick_start(uint64_t hz, const char *device, char *why, unsigned why_len);
+int tick_start(uint64_t hz, const char *device, bool oneshot, char *why, unsigned why_len);
 void tick_stop(void);
 bool tick_running(void);
 const struct tick_info *tick_info(void);

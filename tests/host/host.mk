@@ -49,6 +49,9 @@ HOST_HDRS += kernel/time/wheel.h
 HOST_LIB_SRCS += kernel/time/clockevent.c drivers/rtc_cmos.c
 HOST_HDRS += kernel/time/clockevent.h drivers/rtc_cmos.h
 
+HOST_LIB_SRCS += kernel/time/ce_search.c
+HOST_HDRS += kernel/time/ce_search.h
+
 build/host/tests: $(HOST_LIB_SRCS) $(HOST_TEST_SRCS) $(HOST_HDRS) tests/host/host.mk
 	@mkdir -p $(@D)
 	$(HOST_CC) $(HOST_CFLAGS) -o $@ $(HOST_LIB_SRCS) $(HOST_TEST_SRCS) -lm

@@ -367,6 +367,11 @@ ALL = [
     Case("tick-hz250-wheel-icount", "HZ=250 (LAPIC): a 1 s wheel timer fires 0 jiffies late",
          icount=0, args="exp=none hz=250 tickcheck_ms=2500",
          checks=[tick("lapic", 4000000), tick_exact()] + CLEAN),
+    Case("tick-oneshot-rearm-icount", "tickmode=oneshot on the HPET: re-armed each tick at "
+         "absolute deadlines, exact count, nothing lost", icount=0,
+         args="exp=none hz=1000 clockevent=hpet tickmode=oneshot tickcheck_ms=2500",
+         checks=[tick("hpet", 1000000), has_record("tick", mode="oneshot_rearm"),
+                 tick_exact()] + CLEAN),
     Case("tick-hpet-icount", "the tick on an HPET comparator, periodic", icount=0,
          args="exp=none hz=1000 clockevent=hpet tickcheck_ms=2500",
          checks=[tick("hpet", 1000000), tick_exact()] + CLEAN),
