@@ -82,6 +82,7 @@ deps:
 # ---- tests ----------------------------------------------------------------------------
 include tests/host/host.mk
 include tests/fuzz/fuzz.mk
+include tests/bench/bench.mk
 
 test: deps
 	@scripts/run-tests.sh

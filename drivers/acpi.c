@@ -223,6 +223,14 @@ static const char *table_check(const struct acpi_mem *m, struct acpi_table *t,
     p = map(m, t->phys, h.length);
     if (!p)
         return "length past mapped area";
+    /* Everything below uses this mapping only, so its header must be the one just checked:
+     * memory that reads differently the second time (firmware tables that overlap, or
+     * change under us) would otherwise pass the checks with one copy and be parsed from
+     * another. Found by the fuzzer (regression: acpi_header_changed_between_maps). */
+    struct acpi_header again;
+    copy_in(&again, sizeof(again), p, ACPI_HEADER_BYTES);
+    if (memcmp(&again, &h, sizeof(h)) != 0)
+        return "header changed between reads";
     if (sum8(p, h.length) != 0)
         return "checksum";
     if (want_sig && memcmp(h.signature, want_sig, 4) != 0)

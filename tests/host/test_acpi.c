@@ -839,3 +839,38 @@ TEST(acpi_fadt_pm_timer_variants)
     CHECK(find_table(a, "DSDT") == NULL);   /* found only through the FADT */
     free(a);
 }
+
+/* ---- regression: acpi_header_changed_between_maps ---------------------------------------- */
+
+/* Found by the fuzzer: the header was checked from a 36-byte mapping and the table parsed
+ * from a longer one; where two readings of the same address differ, the checks passed on one
+ * copy and the walk ran over the other, past its end. Here the MADT's address first resolves
+ * to a region holding only its header (added first, so the fake finds it first for short
+ * reads), and the full-length read to one whose header says something else. */
+static void madt_header_differs(struct fake_mem *fm)
+{
+    struct fake_region *m = fake_find(fm, "APIC");
+    uint8_t other[4096];
+    memcpy(other, m->bytes, m->len);
+    put32(other + 4, (uint32_t)m->len - 8);     /* another length in the long copy */
+    /* Make the short region the first match: move the real MADT to the end of the list. */
+    struct fake_region saved = *m;
+    *m = fm->regions[--fm->n];
+    fake_region_add(fm, saved.phys, saved.bytes, ACPI_HEADER_BYTES);
+    struct fake_region *longer = fake_region_add(fm, saved.phys, other, saved.len);
+    fake_fix_table_checksum(longer);
+    free(saved.bytes);
+}
+
+TEST(acpi_header_changed_between_maps)
+{
+    struct acpi_info *a = parse_edited("q35-seabios", madt_header_differs);
+    REQUIRE(a);
+    const struct acpi_table *t = find_table(a, "APIC");
+    if (CHECK(t)) {
+        CHECK(!t->ok);
+        CHECK_EQ_STR(t->reason, "header changed between reads");
+    }
+    CHECK(!a->madt.present);
+    free(a);
+}
