@@ -4,7 +4,8 @@
 #   MACHINE  q35 | pc                      (default q35)
 #   FIRMWARE bios | uefi                   (uefi boots the GRUB image under OVMF)
 #   BOOT     kernel | iso                  (kernel: QEMU -kernel, Multiboot1, fastest)
-#   ICOUNT   N for -icount shift=N,sleep=off (exact, repeatable virtual time); empty: off
+#   ICOUNT   N for -icount shift=N,sleep=off -rtc clock=vm (exact, repeatable virtual time);
+#            empty: off
 #   ARGS     the kernel command line
 #   SMP, MEM, TIMEOUT (seconds of real time before QEMU is stopped), QEMU_EXTRA
 #   SERIAL_LOG  also write the raw serial bytes to this file
@@ -15,7 +16,9 @@ ICOUNT=${ICOUNT:-} ARGS=${ARGS:-} SMP=${SMP:-1} MEM=${MEM:-512M} TIMEOUT=${TIMEO
 
 cmd=(qemu-system-x86_64 -machine "$MACHINE" -m "$MEM" -smp "$SMP" -display none -no-reboot
      -device isa-debug-exit,iobase=0xf4,iosize=0x04)
-[ -n "$ICOUNT" ] && cmd+=(-icount "shift=$ICOUNT,sleep=off")
+# The emulated RTC follows the host clock unless told otherwise: under icount it must follow
+# virtual time like every other timer.
+[ -n "$ICOUNT" ] && cmd+=(-icount "shift=$ICOUNT,sleep=off" -rtc clock=vm)
 if [ "$FIRMWARE" = uefi ]; then
     cmd+=(-bios /usr/share/ovmf/OVMF.fd)
     BOOT=iso
