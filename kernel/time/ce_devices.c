@@ -10,7 +10,7 @@
 #include "kernel/discover/cpu_report.h"
 #include "kernel/intr/intr.h"
 #include "kernel/report/console.h"
-#include "kernel/report/record.h"
+#include "kernel/time/clock_report.h"
 #include "kernel/time/clocks.h"
 #include "lib/errno.h"
 
@@ -20,14 +20,7 @@
 
 static void absent(const char *name, const char *reason)
 {
-    struct rec r;
-    rec_begin(&r, "clockevent");
-    json_str(&r.j, "name", name);
-    json_bool(&r.j, "present", false);
-    json_bool(&r.j, "usable", false);
-    json_str(&r.j, "reason", reason);
-    rec_emit(&r);
-    kprintf("  %-12s absent: %s\n", name, reason);
+    report_absent_device("clockevent", name, reason);
 }
 
 /* ---- PIT channel 0 ----------------------------------------------------------------------- */

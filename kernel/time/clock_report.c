@@ -21,16 +21,21 @@ static unsigned bits_of(uint64_t mask)
     return b;
 }
 
-void clock_report_absent(const char *name, const char *reason)
+void report_absent_device(const char *record_type, const char *name, const char *reason)
 {
     struct rec r;
-    rec_begin(&r, "clocksource");
+    rec_begin(&r, record_type);
     json_str(&r.j, "name", name);
     json_bool(&r.j, "present", false);
     json_bool(&r.j, "usable", false);
     json_str(&r.j, "reason", reason);
     rec_emit(&r);
-    kprintf("  %-8s absent: %s\n", name, reason);
+    kprintf("  %-12s absent: %s\n", name, reason);
+}
+
+void clock_report_absent(const char *name, const char *reason)
+{
+    report_absent_device("clocksource", name, reason);
 }
 
 void clock_report_calibration(const struct cal_result *c)

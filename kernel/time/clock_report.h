@@ -6,6 +6,9 @@
 #include "kernel/time/cs_measure.h"
 #include "kernel/time/wrapcheck.h"
 
+/* A `clocksource` or `clockevent` record for a device that is absent or unusable before it
+ * could be measured: name, present false, usable false, reason; and the human line. */
+void report_absent_device(const char *record_type, const char *name, const char *reason);
 void clock_report_absent(const char *name, const char *reason);
 void clock_report_calibration(const struct cal_result *r);
 void clock_report_source(const struct clocksource *cs, const struct cs_measure *m,
