@@ -84,8 +84,9 @@ int config_parse(const char *line, void (*on_error)(void *, const char *, size_t
 
     cfg = (struct config){ .hz = 1000, .console_port = 0x3F8, .console_baud = 115200 };
     struct cmdline_opt opts[] = {
-        { .key = "hz", .type = CMDLINE_UINT, .dest = &cfg.hz, .min = 100, .max = 10000,
-          .accepted = "100..10000 (ticks per second)" },
+        { .key = "hz", .type = CMDLINE_UINT, .dest = &cfg.hz, .min = 1, .max = 1000000,
+          .accepted = "1..1000000 ticks per second (100..10000 always; others if a device "
+                      "can make them)" },
         { .key = "profile", .type = CMDLINE_ENUM, .dest = &profile, .choices = profiles,
           .accepted = "quick, full or soak" },
         { .key = "exp", .type = CMDLINE_LIST, .dest = &cfg.exp_mask,

@@ -26,6 +26,7 @@
 #include "kernel/time/clocks.h"
 #include "kernel/time/tick.h"
 #include "kernel/time/tick_check.h"
+#include "lib/errno.h"
 #include "lib/fmt.h"
 #include "lib/kstring.h"
 
@@ -130,7 +131,7 @@ static void start_tick(void)
     char why[96] = "";
     int rc = tick_start(cfg.hz, cfg.clockevent[0] ? cfg.clockevent : 0, cfg.tick_oneshot, why,
                         sizeof(why));
-    if (rc && cfg.clockevent[0]) {
+    if (rc && rc != -ERANGE && cfg.clockevent[0]) {
         /* The named device exists but cannot make this HZ (the RTC makes powers of two). */
         fmt_snprintf(why, sizeof(why), "clockevent=%s cannot tick at HZ=%llu (error %d)",
                      cfg.clockevent, (unsigned long long)cfg.hz, rc);
@@ -145,6 +146,20 @@ static void start_tick(void)
         json_str(&r.j, "reason", why);
         json_str(&r.j, "action", rc ? "no tick" : "best usable device used");
         rec_emit(&r);
+    }
+    if (rc && cfg.hz != 1000) {
+        /* hz outside 100..10000 that no device makes: say so, tick at the default. */
+        struct rec r;
+        rec_begin(&r, "error");
+        json_str(&r.j, "what", "hz");
+        json_u64(&r.j, "requested", cfg.hz);
+        json_i64(&r.j, "err", rc);
+        json_str(&r.j, "action", "default 1000 used");
+        rec_emit(&r);
+        cfg.hz = 1000;
+        char ignored[8];
+        rc = tick_start(cfg.hz, cfg.clockevent[0] ? cfg.clockevent : 0, cfg.tick_oneshot, ignored,
+                        sizeof(ignored));
     }
     if (rc) {
         rec_error("tick", "no clock event device can drive the tick");

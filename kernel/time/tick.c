@@ -64,6 +64,8 @@ int tick_start(uint64_t hz, const char *device, bool oneshot, char *why, unsigne
 {
     if (hz == 0)
         return -EINVAL;
+    if (1000000000ull / hz < TICK_MIN_PERIOD_NS)
+        return -ERANGE;
     struct clockevent *ce = choose(device, oneshot, why, why_len);
     if (!ce)
         return -ENODEV;

@@ -19,6 +19,10 @@
 #include "kernel/time/clockevent.h"
 
 #define JIFFIES_BEFORE_WRAP_S 2
+/* The shortest tick: 20 us (50 kHz). Below it the handler alone can take the whole period on
+ * an emulator, and the interrupt storm would starve the run: a command line must never be
+ * able to hang ticklab. */
+#define TICK_MIN_PERIOD_NS 20000ull
 
 struct tick_info {
     struct clockevent *dev;
@@ -38,7 +42,7 @@ extern volatile uint64_t jiffies;
  * one-shot). oneshot: re-arm a one-shot every tick even on a device with a periodic mode
  * (tickmode=oneshot: the deadlines are absolute, start + k * period, so re-arming does not
  * drift). Fills *why when the named device could not be used. Returns 0 or a negative
- * errno (-ENODEV: no usable device). */
+ * errno (-ENODEV: no usable device, -ERANGE: a period under TICK_MIN_PERIOD_NS). */
 int tick_start(uint64_t hz, const char *device, bool oneshot, char *why, unsigned why_len);
 void tick_stop(void);
 bool tick_running(void);

@@ -399,6 +399,15 @@ ALL = [
          args="exp=none hz=1024 clockevent=rtc tickcheck_ms=500", timeout_s=60,
          checks=[end_status("ok"), lambda ctx: None if ctx.one("tick_check").get("run_ns", 0)
                  >= 500000000 else "tick_check ended early: %r" % dict(ctx.one("tick_check"))]),
+    Case("tick-hz-20000-lapic", "hz=20000 (outside 100..10000) is accepted when a device "
+         "makes it: the LAPIC ticks every 50 us", icount=0,
+         args="exp=none hz=20000 tickcheck_ms=300",
+         checks=[tick("lapic", 50000), end_status("ok"), no_errors]),
+    Case("tick-hz-storm-refused", "hz=1000000 (a 1 us tick: an interrupt storm) is refused "
+         "with an error record and the tick runs at 1000; regression: it hung",
+         args="exp=none hz=1000000 clockevent=pit", timeout_s=60,
+         checks=[has_record("error", what="hz", requested=1000000),
+                 tick("pit", 999847), end_status("ok")]),
     Case("tick-rtc-bad-hz", "clockevent=rtc cannot make HZ=1000: error, another device ticks",
          args="exp=none hz=1000 clockevent=rtc",
          checks=[has_record("error", what="clockevent", requested="rtc"),
