@@ -61,6 +61,46 @@ def qemu_command(case, log):
     return cmd + list(case.qemu_extra)
 
 
+def lit_pixels(ppm):
+    """Pixels that are not black in a binary PPM (P6) screendump."""
+    parts = ppm.split(b"\n", 3)
+    if len(parts) < 4 or parts[0] != b"P6":
+        raise CaseFailed("screendump is not a P6 PPM")
+    pixels = parts[3]
+    return sum(1 for i in range(0, len(pixels) - 2, 3) if pixels[i] or pixels[i + 1] or pixels[i + 2])
+
+
+def run_screenshot_case(case, log):
+    """Boots with the QEMU monitor on a socket, waits, takes a screendump, checks that the
+    screen console drew text (the run halts at its end: qemu_exit=0)."""
+    import socket
+    sock = os.path.join(OUT, case.name + ".mon")
+    shot = os.path.join(OUT, case.name + ".ppm")
+    for f in (sock, shot):
+        if os.path.exists(f):
+            os.remove(f)
+    cmd = qemu_command(case, log) + ["-monitor", "unix:%s,server,nowait" % sock]
+    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        time.sleep(case.screenshot_wait_s)
+        s = socket.socket(socket.AF_UNIX)
+        s.connect(sock)
+        s.settimeout(5)
+        s.recv(4096)
+        s.sendall(b"screendump %s\n" % shot.encode())
+        deadline = time.monotonic() + 10
+        while not os.path.exists(shot) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        time.sleep(0.5)           # the file appears before QEMU has finished writing it
+        s.close()
+    finally:
+        p.kill()
+        p.wait(timeout=10)
+    if not os.path.exists(shot):
+        raise CaseFailed("no screendump was written")
+    return lit_pixels(open(shot, "rb").read())
+
+
 def run_case(case):
     """Returns (ok, seconds, message)."""
     t0 = time.monotonic()
@@ -68,6 +108,12 @@ def run_case(case):
     try:
         if os.path.exists(log):
             os.remove(log)
+        if case.screenshot_min_pixels:
+            lit = run_screenshot_case(case, log)
+            if lit < case.screenshot_min_pixels:
+                raise CaseFailed("screen shows %d lit pixels, expected at least %d" %
+                                 (lit, case.screenshot_min_pixels))
+            return True, time.monotonic() - t0, ""
         cmd = qemu_command(case, log)
         try:
             p = subprocess.run(cmd, capture_output=True, timeout=case.timeout_s)

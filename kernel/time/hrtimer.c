@@ -1,0 +1,198 @@
+/* kernel/time/hrtimer.c - the hrtimer core: queue, device programming, expiry, hang and
+ * storm handling. See hrtimer.h. */
+#include "kernel/time/hrtimer.h"
+
+#include "lib/errno.h"
+
+_Static_assert(offsetof(struct hrtimer, node) == 0, "hrtimer must start with its node");
+
+static struct hrtimer_base *the_base;   /* one base for now */
+
+static struct hrtimer *to_timer(struct tq_node *n)
+{
+    return (struct hrtimer *)(void *)n;
+}
+
+static uint64_t add_sat(uint64_t a, uint64_t b)
+{
+    return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+static void ce_event(struct clockevent *ce)
+{
+    if (the_base && the_base->dev == ce)
+        hrtimer_interrupt(the_base);
+}
+
+int hrtimer_base_init(struct hrtimer_base *base, struct clockevent *dev,
+                      uint64_t (*now_fn)(void), struct tq_slot *slots, uint32_t capacity)
+{
+    if (!base || !dev || !now_fn || !slots || capacity == 0)
+        return -EINVAL;
+    *base = (struct hrtimer_base){ .dev = dev, .now_ns = now_fn,
+                                   .storm_limit = HRTIMER_STORM_LIMIT };
+    tq_init(&base->q, slots, capacity);
+    the_base = base;
+    dev->event = ce_event;
+    if (dev->shutdown)
+        dev->shutdown();
+    return 0;
+}
+
+/* Arms the device for `expires` (an absolute time; past means "as soon as it can"). */
+static int program(struct hrtimer_base *b, uint64_t expires, uint64_t now)
+{
+    int err;
+
+    b->reprograms++;
+    err = clockevent_program_ns(b->dev, expires > now ? expires - now : 0);
+    b->armed = err == 0;
+    b->armed_ns = expires;
+    if (err)
+        b->program_errors++;
+    return err;
+}
+
+static void shutdown(struct hrtimer_base *b)
+{
+    if (b->dev->shutdown)
+        b->dev->shutdown();
+    b->shutdowns++;
+    b->armed = false;
+}
+
+/* After a start or cancel outside the interrupt: follow the earliest deadline. */
+static void update_device(struct hrtimer_base *b)
+{
+    struct tq_node *head;
+
+    if (b->in_interrupt || b->hang_pending)
+        return;
+    head = tq_first(&b->q);
+    if (!head) {
+        if (b->armed)
+            shutdown(b);
+        return;
+    }
+    if (b->armed && tq_deadline_ns(head) == b->armed_ns)
+        return;
+    if (program(b, tq_deadline_ns(head), b->now_ns()) == -ETIME)
+        hrtimer_interrupt(b);   /* nothing armed, no interrupt will come: run it by hand */
+}
+
+int hrtimer_start(struct hrtimer_base *base, struct hrtimer *t, uint64_t expires_ns,
+                  enum hrtimer_mode mode)
+{
+    int r;
+
+    if (!base || !t || !t->fn)
+        return -EINVAL;
+    if (mode == HRTIMER_MODE_REL)
+        expires_ns = add_sat(base->now_ns(), expires_ns);
+    else if (mode != HRTIMER_MODE_ABS)
+        return -EINVAL;
+    r = tq_requeue(&base->q, &t->node, expires_ns);
+    if (r < 0)
+        return r;
+    t->expires_ns = expires_ns;
+    if (r == 1)
+        update_device(base);
+    return 0;
+}
+
+bool hrtimer_cancel(struct hrtimer_base *base, struct hrtimer *t)
+{
+    if (!base || !t || !tq_queued(&t->node))
+        return false;
+    if (tq_remove(&base->q, &t->node) == 1)
+        update_device(base);
+    return true;
+}
+
+uint64_t hrtimer_forward(struct hrtimer *t, uint64_t now_ns, uint64_t interval_ns)
+{
+    uint64_t n;
+    unsigned __int128 e;
+
+    if (interval_ns == 0 || now_ns < t->expires_ns || tq_queued(&t->node))
+        return 0;
+    n = (now_ns - t->expires_ns) / interval_ns;
+    n = n == UINT64_MAX ? n : n + 1;
+    e = (unsigned __int128)t->expires_ns + (unsigned __int128)n * interval_ns;
+    t->expires_ns = e > UINT64_MAX ? UINT64_MAX : (uint64_t)e;
+    return n;
+}
+
+/* Runs every timer due at `now`, at most *budget of them. false if the budget ran out. */
+static bool run_due(struct hrtimer_base *b, uint64_t now, uint32_t *budget)
+{
+    struct tq_node *n;
+
+    while ((n = tq_first(&b->q)) && tq_deadline_ns(n) <= now) {
+        struct hrtimer *t = to_timer(n);
+
+        if (*budget == 0)
+            return false;
+        (*budget)--;
+        tq_pop_first(&b->q);
+        b->expired++;
+        b->running = t;
+        enum hrtimer_restart rs = t->fn(t);
+        b->running = NULL;
+        if (rs == HRTIMER_RESTART && !tq_queued(&t->node) &&
+            tq_insert(&b->q, &t->node, t->expires_ns) < 0)
+            b->restart_errors++;
+    }
+    return true;
+}
+
+void hrtimer_interrupt(struct hrtimer_base *b)
+{
+    uint64_t entry, now, hang, delay;
+    uint32_t budget = b->storm_limit;
+    struct tq_node *head;
+    int tries = 0;
+
+    if (b->in_interrupt)
+        return;
+    b->in_interrupt = true;
+    b->interrupts++;
+    b->armed = false;          /* a one-shot device that fired is no longer armed */
+    b->hang_pending = false;
+    entry = now = b->now_ns();
+    for (;;) {
+        if (!run_due(b, now, &budget)) {
+            /* Storm: let the rest run one min delta from now. */
+            b->storm_detected++;
+            program(b, now, now);
+            break;
+        }
+        head = tq_first(&b->q);
+        if (!head) {
+            shutdown(b);
+            break;
+        }
+        uint64_t expires = tq_deadline_ns(head);
+        int err = program(b, expires, now);
+        now = b->now_ns();
+        if (err == 0 && expires > now)
+            break;
+        if (err != 0 && err != -ETIME)
+            break;             /* a device error: counted, nothing more to try */
+        if (++tries >= HRTIMER_MAX_TRIES) {
+            /* Hang: the work outran the clock. Like Linux, back off for as long as this
+             * interrupt took (capped) so the rest of the system gets to run. */
+            now = b->now_ns();
+            hang = now > entry ? now - entry : 0;
+            b->hangs++;
+            if (hang > b->max_hang_ns)
+                b->max_hang_ns = hang;
+            delay = hang < HRTIMER_HANG_MAX_DELAY_NS ? hang : HRTIMER_HANG_MAX_DELAY_NS;
+            if (program(b, add_sat(now, delay), now) == 0)
+                b->hang_pending = true;
+            break;
+        }
+        b->retries++;
+    }
+    b->in_interrupt = false;
+}
