@@ -6,6 +6,7 @@
 
 #include "drivers/io.h"
 #include "kernel/time/clockevent.h"
+#include "kernel/time/clocksource.h"
 #include "lib/kstring.h"
 
 static struct clockevent *backup;
@@ -44,6 +45,10 @@ void halt_once(void)
     else
         cpu_relax();          /* no second wake-up: poll with interrupts on instead */
     irq_disable();
+    /* Every wake-up folds the clocksource into time_ns(): a wait of many seconds with no
+     * tick running must not outlast a narrow counter's wrap (the PM timer's is 4.69 s).
+     * Regression: time_ns_lost_pm_wrap_during_checks. */
+    timekeeping_accumulate();
 }
 
 void halt_backup_stop(void)

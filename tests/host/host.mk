@@ -52,6 +52,10 @@ HOST_HDRS += kernel/time/clockevent.h drivers/rtc_cmos.h
 HOST_LIB_SRCS += kernel/time/ce_search.c
 HOST_HDRS += kernel/time/ce_search.h
 
+# The hrtimer core (kernel/time/hrtimer.c): queue + clock event device, model-checked.
+HOST_LIB_SRCS += kernel/time/hrtimer.c
+HOST_HDRS += kernel/time/hrtimer.h
+
 build/host/tests: $(HOST_LIB_SRCS) $(HOST_TEST_SRCS) $(HOST_HDRS) tests/host/host.mk
 	@mkdir -p $(@D)
 	$(HOST_CC) $(HOST_CFLAGS) -o $@ $(HOST_LIB_SRCS) $(HOST_TEST_SRCS) -lm

@@ -396,6 +396,16 @@ ALL = [
          "one-shots at pseudo-random deltas, exact under icount; two runs identical",
          icount=0, args="exp=none cecheck=1000 tickcheck_ms=2500", qemu_extra=("-rtc", "clock=vm"),
          checks=[clockevents_exact, tick_exact(), deterministic] + CLEAN),
+    # Regression (time_ns_lost_pm_wrap_during_checks): with the 24-bit PM timer as the
+    # clocksource and no tick yet, six seconds of clock event checks outlasted its 4.69 s
+    # wrap and an RTC interval came out as -4.685 s. Every interval must now be positive and
+    # near the period, and the LAPIC/PIT checks exact as on the HPET.
+    Case("time-ns-pm-timer-long-checks", "hpet=off: time_ns on the PM timer stays right "
+         "through 6 s of checks before the tick", machine="q35,hpet=off", icount=0,
+         args="exp=none cecheck=1000", qemu_extra=("-rtc", "clock=vm"),
+         checks=[selected("acpi_pm"), end_status("ok"), lambda ctx: next((
+             "%s %s: %r" % (r["device"], r["mode"], dict(r)) for r in ctx.recs("clockevent_check")
+             if r["events"] != 1000 or r["min_ns"] < -300 or r["max_ns"] > 2000000), None)]),
     Case("tick-stops-no-hang", "the RTC on the host clock under icount: ticks stop coming, "
          "the backup wake-up ends the wait; the run still ends", icount=0,
          args="exp=none hz=1024 clockevent=rtc tickcheck_ms=500", timeout_s=60,
