@@ -111,6 +111,8 @@ int config_parse(const char *line, void (*on_error)(void *, const char *, size_t
           .accepted = "periodic or oneshot" },
         { .key = "cecheck", .type = CMDLINE_UINT, .dest = &cfg.cecheck, .min = 0,
           .max = 1000, .accepted = "0..1000 (events per device and mode)" },
+        { .key = "hrtcheck", .type = CMDLINE_UINT, .dest = &cfg.hrtcheck, .min = 0,
+          .max = 1000, .accepted = "0..1000 (hrtimers)" },
         { .key = "wrapcheck", .type = CMDLINE_ENUM, .dest = &wrapcheck, .choices = tristates3,
           .accepted = "auto, on or off" },
     };
@@ -131,6 +133,8 @@ int config_parse(const char *line, void (*on_error)(void *, const char *, size_t
         k_strlcpy(cfg.clockevent, clockevents[clockevent], sizeof(cfg.clockevent));
     if (!opts_seen(opts, n_opts, "cecheck"))
         cfg.cecheck = cfg.profile == PROFILE_QUICK ? 0 : 1000;
+    if (!opts_seen(opts, n_opts, "hrtcheck"))
+        cfg.hrtcheck = cfg.profile == PROFILE_QUICK ? 0 : 1000;
     if (!opts_seen(opts, n_opts, "tickcheck_ms"))
         cfg.tickcheck_ms = cfg.profile == PROFILE_QUICK ? 0 : 3000;
     cfg.clocksource[0] = 0;

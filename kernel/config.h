@@ -24,7 +24,8 @@ struct config {
     char clockevent[16];        /* clockevent=: the tick's device; "" chooses by rating */
     bool tick_oneshot;          /* tickmode=oneshot: re-arm a one-shot every tick */
     uint64_t tickcheck_ms;      /* run the tick this long and check it (0: skip) */
-    uint64_t cecheck;           /* events per device and mode in the clock event check */
+    uint64_t cecheck;
+    uint64_t hrtcheck;          /* hrtimers started at random deadlines in the hrtimer check */           /* events per device and mode in the clock event check */
     enum tristate wrapcheck;    /* runs across two wraps of each narrow counter; auto: in
                                    the full and soak profiles only */
 };

@@ -24,6 +24,7 @@
 #include "kernel/time/ce_devices.h"
 #include "kernel/time/ce_measure.h"
 #include "kernel/time/clocks.h"
+#include "kernel/time/hrt_check.h"
 #include "kernel/time/tick.h"
 #include "kernel/time/tick_check.h"
 #include "lib/errno.h"
@@ -201,7 +202,9 @@ void kmain(uint32_t magic, uint32_t info_phys)
     ce_measure_all();
     ce_check_all(cfg.cecheck);
     start_tick();
+    hrtimers_init();
     tick_check_run(cfg.tickcheck_ms);
+    hrt_check_run(cfg.hrtcheck);
     debug_crash(cfg.crash);
     unsigned ran = experiments_run(cfg.exp_mask);
     kprintf("%u experiment(s) ran\n", ran);

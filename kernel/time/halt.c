@@ -7,6 +7,7 @@
 #include "drivers/io.h"
 #include "kernel/time/clockevent.h"
 #include "kernel/time/clocksource.h"
+#include "kernel/time/tick.h"
 #include "lib/kstring.h"
 
 static struct clockevent *backup;
@@ -17,20 +18,29 @@ static bool lapic_based(const char *name)
     return !k_strcmp(name, "lapic") || !k_strcmp(name, "tsc_deadline");
 }
 
+static bool conflicts(const char *a, const char *b)
+{
+    return !k_strcmp(a, b) || (lapic_based(a) && lapic_based(b));
+}
+
 bool halt_backup_start(const char *busy_device)
 {
     backup = 0;
     for (struct clockevent *ce = clockevent_list(); ce; ce = ce->next) {
-        if (!ce->usable || !(ce->features & CE_ONESHOT) || !k_strcmp(ce->name, busy_device))
+        if (!ce->usable || !(ce->features & CE_ONESHOT) || conflicts(ce->name, busy_device))
             continue;
-        if (lapic_based(ce->name) && lapic_based(busy_device))
+        /* Only an idle device: one with an event handler belongs to someone (the hrtimer
+         * base, a check in progress) and its programming must not be overwritten. */
+        if (ce->event)
+            continue;
+        /* Never the tick's device: arming a one-shot on it would stop the tick. */
+        if (tick_running() && conflicts(ce->name, tick_info()->dev->name))
             continue;
         if (!backup || ce->rating > backup->rating)
             backup = ce;
     }
     if (!backup)
         return false;
-    backup->event = 0;
     events_at_start = backup->events;
     return true;
 }
