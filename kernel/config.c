@@ -11,6 +11,7 @@ static const char *const profiles[] = { "quick", "full", "soak", NULL };
 static const char *const tristates[] = { "auto", "1", "0", NULL };
 static const char *const clocksources[] = { "tsc", "hpet", "acpi_pm", "pit", "lapic", NULL };
 static const char *const clockevents[] = { "pit", "lapic", "tsc_deadline", "hpet", "rtc", NULL };
+static const char *const onoff[] = { "on", "off", NULL };
 static const char *const tickmodes[] = { "periodic", "oneshot", NULL };
 static const char *const tristates3[] = { "auto", "on", "off", NULL };
 static const char *const dumps[] = { "none", "acpi", NULL };
@@ -79,7 +80,7 @@ int config_parse(const char *line, void (*on_error)(void *, const char *, size_t
 {
     static char console_word[32];
     unsigned profile = PROFILE_QUICK, qemu_exit = TRI_AUTO, crash = CRASH_NONE, dump = 0;
-    unsigned clocksource = ~0u, wrapcheck = TRI_AUTO, clockevent = ~0u, tickmode = 0;
+    unsigned clocksource = ~0u, wrapcheck = TRI_AUTO, clockevent = ~0u, tickmode = 0, nohz = 0;
     bool reboot = false;
 
     cfg = (struct config){ .hz = 1000, .console_port = 0x3F8, .console_baud = 115200 };
@@ -113,6 +114,10 @@ int config_parse(const char *line, void (*on_error)(void *, const char *, size_t
           .max = 1000, .accepted = "0..1000 (events per device and mode)" },
         { .key = "hrtcheck", .type = CMDLINE_UINT, .dest = &cfg.hrtcheck, .min = 0,
           .max = 1000, .accepted = "0..1000 (hrtimers)" },
+        { .key = "nohz", .type = CMDLINE_ENUM, .dest = &nohz, .choices = onoff,
+          .accepted = "on or off" },
+        { .key = "idlecheck_ms", .type = CMDLINE_UINT, .dest = &cfg.idlecheck_ms, .min = 0,
+          .max = 600000, .accepted = "0..600000 (ms)" },
         { .key = "wrapcheck", .type = CMDLINE_ENUM, .dest = &wrapcheck, .choices = tristates3,
           .accepted = "auto, on or off" },
     };
@@ -128,6 +133,9 @@ int config_parse(const char *line, void (*on_error)(void *, const char *, size_t
     cfg.dump_acpi = dump == 1;
     cfg.wrapcheck = (enum tristate)wrapcheck;
     cfg.tick_oneshot = tickmode == 1;
+    cfg.nohz = nohz == 0;
+    if (!opts_seen(opts, n_opts, "idlecheck_ms"))
+        cfg.idlecheck_ms = cfg.profile == PROFILE_QUICK ? 0 : 2000;
     cfg.clockevent[0] = 0;
     if (clockevent != ~0u)
         k_strlcpy(cfg.clockevent, clockevents[clockevent], sizeof(cfg.clockevent));

@@ -25,7 +25,9 @@ struct config {
     bool tick_oneshot;          /* tickmode=oneshot: re-arm a one-shot every tick */
     uint64_t tickcheck_ms;      /* run the tick this long and check it (0: skip) */
     uint64_t cecheck;
-    uint64_t hrtcheck;          /* hrtimers started at random deadlines in the hrtimer check */           /* events per device and mode in the clock event check */
+    uint64_t hrtcheck;
+    bool nohz;                  /* nohz=on: the tick stops while idle */
+    uint64_t idlecheck_ms;      /* idle this long and count the tick interrupts (0: skip) */          /* hrtimers started at random deadlines in the hrtimer check */           /* events per device and mode in the clock event check */
     enum tristate wrapcheck;    /* runs across two wraps of each narrow counter; auto: in
                                    the full and soak profiles only */
 };

@@ -205,6 +205,7 @@ void kmain(uint32_t magic, uint32_t info_phys)
     hrtimers_init();
     tick_check_run(cfg.tickcheck_ms);
     hrt_check_run(cfg.hrtcheck);
+    idle_check_run(cfg.idlecheck_ms, cfg.nohz);
     debug_crash(cfg.crash);
     unsigned ran = experiments_run(cfg.exp_mask);
     kprintf("%u experiment(s) ran\n", ran);

@@ -11,7 +11,7 @@
 volatile uint64_t jiffies;
 
 static struct tick_info t;
-static bool running;
+static bool running, nohz_stopped;
 static uint64_t last_ns, next_deadline_ns;
 static void (*hook)(uint64_t);
 
@@ -29,25 +29,89 @@ static void rearm(void)
         t.rearm_retries++;
 }
 
+static void restart_after_idle(uint64_t now)
+{
+    nohz_stopped = false;
+    if (t.periodic) {
+        uint64_t p;
+        clockevent_set_periodic_ns(t.dev, t.period_ns, &p);
+    } else {
+        next_deadline_ns = now;
+        rearm();
+    }
+}
+
+/* Jiffies catch up by whole periods since the last run: after a gap of two periods or more
+ * the interrupts in between never came (lost), or were not wanted (the tick was stopped
+ * for idle: skipped). */
+static void account(uint64_t now, bool was_idle)
+{
+    uint64_t gap = now - last_ns;
+    last_ns = now;
+    if (gap > t.max_gap_ns && !was_idle)
+        t.max_gap_ns = gap;
+    uint64_t periods = (gap + t.period_ns / 2) / t.period_ns;
+    uint64_t step = periods > 1 ? periods : 1;
+    if (was_idle)
+        t.idle_skipped += step - 1;
+    else
+        t.lost += step - 1;
+    jiffies += step;
+}
+
 static void tick_event(struct clockevent *ce)
 {
     (void)ce;
     uint64_t now = time_ns();
-    uint64_t gap = now - last_ns;
-    last_ns = now;
+    bool was_idle = nohz_stopped;
     t.ticks++;
-    if (gap > t.max_gap_ns)
-        t.max_gap_ns = gap;
-    /* Two periods or more since the last run: the interrupts in between never came. */
-    uint64_t periods = (gap + t.period_ns / 2) / t.period_ns;
-    uint64_t step = periods > 1 ? periods : 1;
-    t.lost += step - 1;
-    jiffies += step;
+    account(now, was_idle);
     timekeeping_accumulate();
-    if (!t.periodic)
+    if (was_idle)
+        restart_after_idle(now);
+    else if (!t.periodic)
         rearm();
     if (hook)
         hook(jiffies);
+}
+
+bool tick_nohz_stop(uint64_t until_ns)
+{
+    if (!running || nohz_stopped || !(t.dev->features & CE_ONESHOT))
+        return false;
+    uint64_t now = time_ns();
+    if (until_ns <= now + 2 * t.period_ns)
+        return false;                  /* not worth stopping for less than two ticks */
+    t.dev->shutdown();
+    nohz_stopped = true;
+    t.nohz_stops++;
+    clockevent_program_ns(t.dev, until_ns - now);
+    return true;
+}
+
+void tick_nohz_restart(void)
+{
+    if (!running || !nohz_stopped)
+        return;
+    unsigned long flags = irq_save();
+    t.dev->shutdown();
+    uint64_t now = time_ns();
+    account(now, true);
+    timekeeping_accumulate();
+    restart_after_idle(now);
+    if (hook)
+        hook(jiffies);
+    irq_restore(flags);
+}
+
+bool tick_nohz_stopped(void)
+{
+    return nohz_stopped;
+}
+
+uint64_t tick_last_ns(void)
+{
+    return last_ns;
 }
 
 static struct clockevent *choose(const char *device, bool oneshot, char *why, unsigned why_len)
@@ -98,6 +162,7 @@ void tick_stop(void)
 {
     if (!running)
         return;
+    nohz_stopped = false;
     unsigned long flags = irq_save();
     t.dev->shutdown();
     t.dev->event = 0;
@@ -146,5 +211,7 @@ void tick_report_stats(void)
     json_bool(&r.j, "crossed_32bit_wrap", (t.jiffies_start >> 32) != (jiffies >> 32));
     json_u64(&r.j, "max_gap_ns", t.max_gap_ns);
     json_u64(&r.j, "rearm_retries", t.rearm_retries);
+    json_u64(&r.j, "nohz_stops", t.nohz_stops);
+    json_u64(&r.j, "idle_skipped", t.idle_skipped);
     rec_emit(&r);
 }

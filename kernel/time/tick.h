@@ -34,6 +34,8 @@ struct tick_info {
     uint64_t lost;              /* periods with no interrupt, caught up */
     uint64_t max_gap_ns;        /* longest time between two handler runs */
     uint64_t rearm_retries;     /* one-shot mode: -ETIME retries */
+    uint64_t nohz_stops;        /* times the tick was stopped for idle */
+    uint64_t idle_skipped;      /* periods not ticked while stopped (jiffies caught up) */
 };
 
 extern volatile uint64_t jiffies;
@@ -51,6 +53,17 @@ const struct tick_info *tick_info(void);
 void tick_report_start(void);
 /* One `tick_stats` record: ticks, lost, wrap crossed. */
 void tick_report_stats(void);
+
+/* Tickless idle. tick_nohz_stop(): when nothing is due before until_ns (absolute time_ns),
+ * stop the periodic tick and arm a one-shot on the same device for until_ns; false when the
+ * tick is not running, already stopped, the device has no one-shot mode, or until_ns is
+ * less than two periods away. The wake-up's tick catches jiffies up (counted as
+ * idle_skipped, not lost) and restarts the periodic tick. tick_nohz_restart() does the same
+ * at once (leaving idle early). Interrupts off for both. */
+bool tick_nohz_stop(uint64_t until_ns);
+void tick_nohz_restart(void);
+bool tick_nohz_stopped(void);
+uint64_t tick_last_ns(void);
 
 /* Wheel hook: called from the tick with the new jiffies value. */
 void tick_set_hook(void (*fn)(uint64_t jiffies));

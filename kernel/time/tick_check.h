@@ -3,6 +3,7 @@
  * wheel timer of one second (HZ jiffies) against its expiry. One `tick_check` record. */
 #ifndef TICKLAB_TIME_TICK_CHECK_H
 #define TICKLAB_TIME_TICK_CHECK_H
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "kernel/time/wheel.h"
@@ -13,5 +14,9 @@ extern struct wheel kernel_wheel;
 void kernel_wheel_start(void);
 /* Waits run_ms in HLT with the tick running; nothing when run_ms is 0. */
 void tick_check_run(uint64_t run_ms);
+/* Idles run_ms in HLT with a wheel timer half way, the tick stopped between events when
+ * nohz: one `idle_check` record (tick interrupts taken, jiffies caught up, the timer's
+ * lateness). */
+void idle_check_run(uint64_t run_ms, bool nohz);
 
 #endif

@@ -417,6 +417,23 @@ ALL = [
                               and h["early"] == 0 and 0 <= h["late_min_ns"]
                               and h["late_max_ns"] <= 5000 else "hrtimer_check %r" % dict(h))(
                      ctx.one("hrtimer_check"))]),
+    # Tickless idle: one idle second with a wheel timer half way. nohz=on stops the tick
+    # between events: it wakes for the timer's jiffy and once more when the idle ends (2 tick
+    # interrupts, against ~1000), jiffies are caught up to the elapsed time, the timer runs
+    # on its jiffy. nohz=off takes every tick.
+    Case("nohz-idle-second-icount", "nohz=on: an idle second takes 2 tick interrupts, "
+         "jiffies caught up, wheel timer on time", icount=0,
+         args="exp=none idlecheck_ms=1000 nohz=on",
+         checks=[end_status("ok"), no_errors, lambda ctx: (lambda c: None if (
+             c["tick_interrupts"] <= 3 and abs(c["jiffies_advanced"] - c["expected_jiffies"]) <= 1
+             and c["wheel_timer_fired"] and c["wheel_timer_late_jiffies"] == 0)
+             else "idle_check %r" % dict(c))(ctx.one("idle_check"))]),
+    Case("nohz-off-idle-second-icount", "nohz=off: the same idle second takes every tick",
+         icount=0, args="exp=none idlecheck_ms=1000 nohz=off",
+         checks=[end_status("ok"), no_errors, lambda ctx: (lambda c: None if (
+             c["tick_interrupts"] >= 999 and c["nohz_stops"] == 0 and
+             c["wheel_timer_late_jiffies"] == 0) else "idle_check %r" % dict(c))(
+             ctx.one("idle_check"))]),
     Case("tick-stops-no-hang", "the RTC on the host clock under icount: ticks stop coming, "
          "the backup wake-up ends the wait; the run still ends", icount=0,
          args="exp=none hz=1024 clockevent=rtc tickcheck_ms=500", timeout_s=60,
