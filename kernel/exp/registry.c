@@ -1,11 +1,12 @@
-/* kernel/exp/registry.c - the experiments ticklab knows, in the order they run.
- * No experiment is registered yet: exp= accepts only `none` and `all` until the first one
- * lands (they come with the clock-event and hrtimer layers). */
+/* kernel/exp/registry.c - the experiments ticklab knows, in the order they run. */
 #include "kernel/exp/experiment.h"
 
 #include <stddef.h>
 
+extern const struct experiment exp_period_compare;
+
 static const struct experiment *const registry[] = {
+    &exp_period_compare,
     NULL,
 };
 
@@ -20,7 +21,7 @@ const char *const *experiment_names(void)
 
 const char *experiment_names_text(void)
 {
-    return "none, all, or a comma list of experiment names (none registered yet)";
+    return "none, all, or a comma list of: period-compare";
 }
 
 unsigned experiments_run(uint64_t mask)

@@ -23,6 +23,7 @@ static struct {
     const struct intr_topology *topo;
     struct intr_stats stats;
     uint8_t next_gsi_vector;
+    uint64_t pin_used[TOPO_MAX_IOAPICS][4];    /* a bit per routed pin (240 at most) */
     volatile uint32_t selftest_hits;
 } st;
 
@@ -203,6 +204,10 @@ static int route_ioapic(uint32_t gsi, uint8_t vector, enum irq_trigger trig,
         return -ENODEV;
     struct ioapic *io = &st.ioapics[idx];
     unsigned pin = gsi - io->gsi_base;
+    /* One owner per pin: a second route would overwrite the first's entry and silence it
+     * (QEMU's pc: the HPET's comparators can only drive GSI 2, the PIT's IRQ0). */
+    if (st.pin_used[idx][pin / 64] & (1ull << (pin % 64)))
+        return -EBUSY;
     /* xAPIC destinations are 8 bits; a larger x2APIC id would need interrupt remapping. */
     if (st.lapic.id > 0xFF)
         return -ENOTSUP;
@@ -211,6 +216,7 @@ static int route_ioapic(uint32_t gsi, uint8_t vector, enum irq_trigger trig,
         return rc;
     *out = (struct intr_route){ .path = INTR_IOAPIC, .vector = vector, .gsi = gsi,
                                 .ioapic = idx, .pin = pin, .trigger = trig, .polarity = pol };
+    st.pin_used[idx][pin / 64] |= 1ull << (pin % 64);
     return 0;
 }
 
@@ -231,8 +237,8 @@ int intr_route_isa(unsigned irq, uint8_t vector, irq_handler_fn fn, void *ctx,
     if (rc)
         return rc;
     rc = irq_set_handler(out->vector, fn, ctx);
-    if (rc)
-        intr_mask(out);
+    if (rc && out->path == INTR_IOAPIC)
+        st.pin_used[out->ioapic][out->pin / 64] &= ~(1ull << (out->pin % 64));
     return rc;
 }
 
@@ -247,8 +253,10 @@ int intr_route_gsi(uint32_t gsi, enum irq_trigger trigger, enum irq_polarity pol
     if (rc)
         return rc;
     rc = irq_set_handler(out->vector, fn, ctx);
-    if (rc)
+    if (rc) {
+        st.pin_used[out->ioapic][out->pin / 64] &= ~(1ull << (out->pin % 64));
         return rc;
+    }
     st.next_gsi_vector++;
     return 0;
 }
@@ -280,6 +288,8 @@ void intr_eoi(const struct intr_route *r)
 void intr_release(struct intr_route *r)
 {
     intr_mask(r);
+    if (r->path == INTR_IOAPIC)
+        st.pin_used[r->ioapic][r->pin / 64] &= ~(1ull << (r->pin % 64));
     irq_clear_handler(r->vector);
     r->path = INTR_NONE;
 }

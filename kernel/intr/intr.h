@@ -47,7 +47,8 @@ struct intr_stats {
  * records. Returns 0 or a negative errno when the LAPIC could not be enabled. */
 int intr_init(const struct intr_topology *topo, const struct cpu_info *cpu, bool allow_x2apic);
 
-/* Routes ISA IRQ irq (0..15) to vector and installs fn. Left masked. */
+/* Routes ISA IRQ irq (0..15) to vector and installs fn. Left masked. -EBUSY when its IOAPIC
+ * pin is routed already (one owner per pin, until intr_release()). */
 int intr_route_isa(unsigned irq, uint8_t vector, irq_handler_fn fn, void *ctx,
                    struct intr_route *out);
 /* Routes GSI gsi (IOAPIC only) to a newly allocated vector. */

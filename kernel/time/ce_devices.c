@@ -200,16 +200,24 @@ static void hpet_ce_shutdown(void)
     hpet_comparator_stop(HPET_CE_COMPARATOR);
 }
 
-/* A GSI the comparator may drive: prefer 16..23 (PCI range, no ISA device there) over the
- * legacy 0..15, where GSI 2 is the PIT's. */
-static int pick_gsi(uint32_t route_cap)
+/* Routes the comparator to a GSI its capabilities allow and nobody else uses: 16..23 first
+ * (PCI range, no ISA device there), then the legacy 0..15. On QEMU's pc the only choice is
+ * GSI 2, the PIT's, and the interrupt layer refuses a second owner: the HPET is then
+ * reported absent rather than silencing the PIT. */
+static int route_comparator(uint32_t route_cap)
 {
-    for (int g = 16; g < 32; g++)
-        if (route_cap & (1u << g))
+    static const int order[] = { 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30,
+                                 31, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15 };
+    for (unsigned i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
+        int g = order[i];
+        if (!(route_cap & (1u << g)))
+            continue;
+        if (intr_route_gsi((uint32_t)g, TRIGGER_EDGE, POLARITY_HIGH, hpet_irq, 0, &hpet_route))
+            continue;
+        if (hpet_comparator_route(HPET_CE_COMPARATOR, (unsigned)g) == 0)
             return g;
-    for (int g = 0; g < 16; g++)
-        if (route_cap & (1u << g))
-            return g;
+        intr_release(&hpet_route);
+    }
     return -1;
 }
 
@@ -224,11 +232,9 @@ static void hpet_ce_init(void)
         absent("hpet", "comparator 0 unreadable");
         return;
     }
-    int gsi = pick_gsi(caps.route_cap);
-    if (gsi < 0 || intr_route_gsi((uint32_t)gsi, TRIGGER_EDGE, POLARITY_HIGH, hpet_irq, 0,
-                                  &hpet_route) || hpet_comparator_route(HPET_CE_COMPARATOR,
-                                                                        (unsigned)gsi)) {
-        absent("hpet", "no IOAPIC input the comparator can drive");
+    if (route_comparator(caps.route_cap) < 0) {
+        absent("hpet", "every IOAPIC input comparator 0 can drive is taken (QEMU pc: only "
+                       "GSI 2, the PIT's)");
         return;
     }
     intr_unmask(&hpet_route);

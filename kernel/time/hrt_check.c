@@ -50,6 +50,11 @@ static struct clockevent *choose(void)
     return best;
 }
 
+struct hrtimer_base *hrtimers_base(void)
+{
+    return ready ? &base : 0;
+}
+
 void hrtimers_init(void)
 {
     struct clockevent *dev = choose();

@@ -12,5 +12,7 @@
  * started. */
 void hrtimers_init(void);
 void hrt_check_run(uint64_t timers);
+/* The kernel's hrtimer base, or NULL when hrtimers_init() found no device. */
+struct hrtimer_base *hrtimers_base(void);
 
 #endif

@@ -362,6 +362,14 @@ ALL = [
                  end_status("ok")]),
     Case("clockevents-q35", "every clock event device measured: min delta, programming cost",
          args="exp=none", checks=[clockevents_qemu] + CLEAN),
+    # Regression: on pc the HPET's comparators can only drive GSI 2, the PIT's. Routing it
+    # there overwrote the PIT's IOAPIC entry and both fell silent. One owner per pin: the
+    # PIT keeps GSI 2 and the HPET is reported absent with the reason.
+    Case("clockevents-pc-shared-gsi2", "pc: the PIT keeps GSI 2, the HPET says why it cannot "
+         "interrupt; hrtimers run on the PIT", machine="pc", args="exp=none hrtcheck=20",
+         checks=[has_record("clockevent", name="pit", usable=True),
+                 has_record("clockevent", name="hpet", present=False),
+                 has_record("hrtimer_base", device="pit")] + CLEAN),
     Case("tick-pit-1000-icount", "HZ=1000 on the PIT: 1193 clocks, 999847 ns, 1000.153 Hz; "
          "exact tick count, wrap crossed", icount=0,
          args="exp=none hz=1000 clockevent=pit tickcheck_ms=2500",
@@ -440,6 +448,21 @@ ALL = [
              c["tick_interrupts"] >= 999 and c["nohz_stops"] == 0 and
              c["wheel_timer_late_jiffies"] == 0) else "idle_check %r" % dict(c))(
              ctx.one("idle_check"))]),
+    # period-compare at HZ=250 on the PIT, exact virtual time. The hrtimer is forwarded from
+    # its own expiry: every period within 1 us of 1 s. The jiffies timer is re-armed with
+    # jiffies + HZ: 250 PIT periods of 4773 clocks = 1193250 / 1193182 s = 1.000056990 s, so
+    # every period after the first is +56990 ns (+-1 us of handler jitter); the first is
+    # short by the phase of the tick it was added in (up to one tick, 4.0002 ms).
+    Case("exp-period-compare-icount", "hrtimer within 1 us per 1 s period; jiffies timer "
+         "+56990 ns per period (PIT rounding at HZ=250)", icount=0,
+         args="exp=period-compare hz=250 clockevent=pit",
+         checks=[end_status("ok"), no_errors, lambda ctx: (lambda r: None if (
+             r["hrtimer"]["samples"] == 4 and all(abs(e) < 1000 for e in r["hrtimer"]["err_ns"])
+             and r["jiffies"]["samples"] == 4
+             and all(abs(e - 56990) <= 1000 for e in r["jiffies"]["err_ns"][1:])
+             and -4000228 - 1000 <= r["jiffies"]["err_ns"][0] <= 56990 + 1000)
+             else "period-compare %r" % r)({x["timer"]: x for x in ctx.recs("result")
+                                            if x.get("exp") == "period-compare"})]),
     Case("tick-stops-no-hang", "the RTC on the host clock under icount: ticks stop coming, "
          "the backup wake-up ends the wait; the run still ends", icount=0,
          args="exp=none hz=1024 clockevent=rtc tickcheck_ms=500", timeout_s=60,
