@@ -17,7 +17,7 @@ HOST_LIB_SRCS += kernel/intr/topology.c kernel/boot/bootinfo.c
 # whole build takes seconds.
 HOST_HDRS := $(wildcard lib/*.h tests/host/*.h)
 HOST_LIB_SRCS += drivers/acpi.c
-HOST_TEST_SRCS += tests/host/acpi_fixture.c
+HOST_TEST_SRCS += tests/host/acpi_fixture.c tests/host/acpi_edit.c
 HOST_HDRS += drivers/acpi.h
 # The fake PC (tests/host/fake/README.md): drivers/io.h primitives on device models.
 HOST_TEST_SRCS += $(wildcard tests/host/fake/*.c)

@@ -166,32 +166,33 @@ static void *mb1_virt(uint64_t phys)
     return phys == 0x1000 ? (void *)mb1_cmdline : NULL;
 }
 
-TEST(bootinfo_mb1_strips_image_path_and_defaults_to_text_mode)
+/* A Multiboot1 block of exactly its fixed size with only the command line (flag bit 2),
+ * parsed. */
+static void parse_mb1_cmdline(const char *line, struct boot_info *bi)
 {
-    mb1_cmdline = "/boot/ticklab.elf hz=300 exp=none";
+    mb1_cmdline = line;
     uint8_t *blk = calloc(1, 116);
     uint32_t flags = 1u << 2, cmd = 0x1000;
     memcpy(blk, &flags, 4);
     memcpy(blk + 16, &cmd, 4);
+    bootinfo_parse(MB1_BOOT_MAGIC, blk, 116, mb1_virt, bi);
+    free(blk);
+}
+
+TEST(bootinfo_mb1_strips_image_path_and_defaults_to_text_mode)
+{
     struct boot_info bi;
-    bootinfo_parse(MB1_BOOT_MAGIC, blk, 116, mb1_virt, &bi);
+    parse_mb1_cmdline("/boot/ticklab.elf hz=300 exp=none", &bi);
     CHECK(bi.path == BOOT_MULTIBOOT1);
     CHECK_EQ_STR(bi.cmdline, "hz=300 exp=none");
     CHECK_EQ_STR(bi.image, "/boot/ticklab.elf");
     CHECK(bi.fb.kind == FB_EGA_TEXT);
-    free(blk);
 }
 
 TEST(bootinfo_mb1_keeps_first_word_with_equals)
 {
-    mb1_cmdline = "hz=300 exp=none";
-    uint8_t *blk = calloc(1, 116);
-    uint32_t flags = 1u << 2, cmd = 0x1000;
-    memcpy(blk, &flags, 4);
-    memcpy(blk + 16, &cmd, 4);
     struct boot_info bi;
-    bootinfo_parse(MB1_BOOT_MAGIC, blk, 116, mb1_virt, &bi);
+    parse_mb1_cmdline("hz=300 exp=none", &bi);
     CHECK_EQ_STR(bi.cmdline, "hz=300 exp=none");
     CHECK_EQ_STR(bi.image, "");
-    free(blk);
 }
