@@ -27,7 +27,7 @@ KOBJS := $(patsubst %.c,$(BUILD)/k/%.o,$(LIB_SRCS) $(DRIVER_SRCS) $(KERNEL_SRCS)
 FONT  := $(BUILD)/gen/font8x16.h
 FONT_SRC := /usr/share/grub/ascii.h
 
-.PHONY: all kernel iso run test host-test qemu-test tools-test deps clean help
+.PHONY: all kernel iso efi run test host-test qemu-test tools-test deps clean help
 all: kernel
 kernel: $(BUILD)/ticklab.elf
 
@@ -59,8 +59,64 @@ $(BUILD)/ticklab.iso: $(BUILD)/ticklab.elf boot/grub.cfg scripts/mkiso.sh
 	scripts/mkiso.sh $@ 5
 iso: $(BUILD)/ticklab.iso
 
+# The hybrid ISO is also a disk image (MBR + GPT with an EFI partition): written raw to a
+# USB stick it boots under BIOS and UEFI. docs/real-hardware.md has the dd command.
+.PHONY: usb
+$(BUILD)/ticklab-usb.img: $(BUILD)/ticklab.iso
+	cp $< $@
+usb: $(BUILD)/ticklab-usb.img
+
+# ---- the EFI application (boot/efi/README.md) -------------------------------------------
+# build/ticklab.efi: a gnu-efi application with the kernel ELF inside it. gnu-efi's objects
+# are SysV code calling the firmware through its efi_callN wrappers (EFI_FUNCTION_WRAPPER);
+# the PE32+ file is made from the shared object by objcopy, as gnu-efi prescribes.
+EFI_INC   := /usr/include/efi
+EFI_LIB   := /usr/lib
+EFI_CFLAGS := -std=c11 -O2 -Wall -Wextra -Werror -ffreestanding -fpic -fshort-wchar \
+              -mno-red-zone -fno-stack-protector -fno-strict-aliasing -DEFI_FUNCTION_WRAPPER \
+              -I$(EFI_INC) -I$(EFI_INC)/x86_64 -I. -DTICKLAB_VERSION='"$(VERSION)"'
+EFI_SRCS  := $(wildcard boot/efi/*.c)
+EFI_OBJS  := $(patsubst %.c,$(BUILD)/efi/%.o,$(EFI_SRCS)) $(BUILD)/efi/kernel_image.o
+EFI_SECTIONS := -j .text -j .sdata -j .data -j .dynamic -j .dynsym -j .rel -j .rela \
+                -j '.rel.*' -j '.rela.*' -j .reloc
+
+$(BUILD)/efi/%.o: %.c
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC-EFI  $<")
+	$(Q)$(CC) $(EFI_CFLAGS) -MMD -MP -c $< -o $@
+
+# The kernel goes in without its debug sections (its loadable bytes are the same).
+$(BUILD)/efi/kernel.elf: $(BUILD)/ticklab.elf
+	@mkdir -p $(dir $@)
+	$(Q)objcopy --strip-debug $< $@
+
+$(BUILD)/efi/kernel_image.o: boot/efi/kernel_image.S $(BUILD)/efi/kernel.elf
+	@$(if $(Q),echo "  AS-EFI  $<")
+	$(Q)$(CC) -c -DKERNEL_ELF='"$(BUILD)/efi/kernel.elf"' $< -o $@
+
+$(BUILD)/efi/ticklab.so: $(EFI_OBJS)
+	$(Q)$(LD) -nostdlib -znocombreloc -shared -Bsymbolic -T $(EFI_LIB)/elf_x86_64_efi.lds \
+	    $(EFI_LIB)/crt0-efi-x86_64.o $(EFI_OBJS) -L$(EFI_LIB) -lefi -lgnuefi -o $@
+
+$(BUILD)/ticklab.efi: $(BUILD)/efi/ticklab.so
+	@$(if $(Q),echo "  EFI     $@")
+	$(Q)objcopy $(EFI_SECTIONS) --target efi-app-x86_64 --subsystem=10 $< $@
+
+efi: $(BUILD)/ticklab.efi
+
+# `make usb` also writes build/ticklab-efi.img: a stick image (MBR, one EFI system partition)
+# holding only EFI/BOOT/BOOTX64.EFI, for UEFI PCs (docs/real-hardware.md). USB_ARGS="..."
+# puts a command line in its \ticklab-cmdline.txt. Rebuilt every time: it takes a second.
+USB_ARGS ?=
+.PHONY: efi-usb
+efi-usb: $(BUILD)/ticklab.efi
+	scripts/mkefi.sh $(BUILD)/ticklab-efi.img $(if $(USB_ARGS),"$(USB_ARGS)")
+usb: efi-usb
+
+-include $(EFI_OBJS:.o=.d)
+
 # ---- running --------------------------------------------------------------------------
-# make run [MACHINE=q35|pc] [FIRMWARE=bios|uefi] [BOOT=kernel|iso] [ICOUNT=N] [ARGS="..."]
+# make run [MACHINE=q35|pc] [FIRMWARE=bios|uefi] [BOOT=kernel|iso|efi|efi-shell] [ICOUNT=N] [ARGS="..."]
 #          [SMP=1] [MEM=512M] [TIMEOUT=600] [QEMU_EXTRA="..."]
 MACHINE  ?= q35
 FIRMWARE ?= bios
@@ -73,7 +129,7 @@ TIMEOUT  ?= 600
 QEMU_EXTRA ?=
 export MACHINE FIRMWARE BOOT ICOUNT ARGS SMP MEM TIMEOUT QEMU_EXTRA
 
-run: deps kernel
+run: deps kernel $(if $(filter efi%,$(BOOT)),efi)
 	@scripts/qemu-run.sh
 
 deps:
@@ -87,7 +143,7 @@ include tests/bench/bench.mk
 test: deps
 	@scripts/run-tests.sh
 
-qemu-test: kernel iso
+qemu-test: kernel iso efi
 	$(PYTHON) tests/qemu/boottest.py
 
 tools-test:
@@ -99,6 +155,9 @@ clean:
 help:
 	@echo "make            build build/ticklab.elf"
 	@echo "make iso        build build/ticklab.iso (GRUB, BIOS + UEFI, CD or USB stick)"
+	@echo "make efi        build build/ticklab.efi (UEFI application, the kernel inside)"
+	@echo "make efi-usb    build build/ticklab-efi.img (ticklab.efi as BOOTX64.EFI; part of make usb)"
+	@echo "make usb        build build/ticklab-usb.img (the same image, to dd to a USB stick)"
 	@echo "make run        boot in QEMU; variables: MACHINE FIRMWARE BOOT ICOUNT ARGS SMP MEM TIMEOUT QEMU_EXTRA"
 	@echo "make test       host unit tests (ASan/UBSan), tool tests, QEMU boot tests"
 	@echo "make deps       install the Debian packages the build and tests need (as root)"

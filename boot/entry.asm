@@ -9,6 +9,13 @@
 ; Multiboot1 is here for QEMU's -kernel, which loads only 32-bit Multiboot1 images; for an
 ; ELF64 file it needs the address fields (flag bit 16), so the image must be laid out in the
 ; file exactly as in memory from __load_start (linker.ld keeps it so).
+;
+; The ticklab EFI application (boot/efi/) is the third way in: it leaves the firmware's boot
+; services and jumps to _start_efi64 already in long mode, on the firmware's identity-mapped
+; page tables, with EDI = 0x71C1AEF1 (EFI_BOOT_MAGIC, kernel/boot/bootinfo.h) and ESI = the
+; physical address (below 4 GiB) of a Multiboot2-format block it built. It finds that entry
+; through the ticklab EFI header below, which it looks for in the file as Multiboot loaders
+; look for theirs.
 
 bits 32
 
@@ -61,6 +68,15 @@ align 8
     dw 0, 0
     dd 8
 mb2_header_end:
+
+; ticklab EFI header: magic, checksum (magic + checksum = 0 mod 2^32), 64-bit entry address.
+; boot/efi/kernel.c reads it (EFI_HDR_MAGIC there).
+TL_EFI_HDR_MAGIC equ 0x4546_4C54       ; "TLFE" in memory order
+align 8
+efi_header:
+    dd TL_EFI_HDR_MAGIC
+    dd -TL_EFI_HDR_MAGIC
+    dq _start_efi64
 
 section .boot.text progbits alloc exec nowrite align=16
 global _start32
@@ -156,6 +172,84 @@ _start64:
     hlt
     jmp .hang
 
+; From the EFI application, in long mode. The firmware's GDT and page tables may lie in
+; memory the kernel will reuse, and its page tables may mark our pages NX or read-only, so
+; switch to our own GDT and to early tables like the 32-bit path's before calling kmain.
+; 5-level paging (CR4.LA57) cannot be turned off in long mode; our tables are 4-level, so a
+; firmware that enabled it is refused with a message on COM1.
+global _start_efi64
+_start_efi64:
+    cli
+    cld
+    mov r12d, edi                       ; magic
+    mov r13d, esi                       ; info block (below 4 GiB)
+    mov rsp, boot_stack_top
+    mov rax, cr4
+    test eax, 1 << 12                   ; LA57
+    jnz .la57
+    lgdt [early_gdt_ptr64]
+    push 0x08
+    lea rax, [rel .reload_cs]
+    push rax
+    retfq
+.reload_cs:
+    mov ax, 0x10
+    mov ds, ax
+    mov es, ax
+    mov ss, ax
+    xor ax, ax
+    mov fs, ax
+    mov gs, ax
+
+    ; The same tables as the 32-bit path: 0..4 GiB in 2 MiB pages. .boot.bss was zeroed by
+    ; the application, which loads the image's whole memory size.
+    mov rax, early_pdpt
+    or rax, 3
+    mov [early_pml4], rax
+    xor ecx, ecx
+.fill_pdpt:
+    mov rax, rcx
+    shl rax, 12
+    add rax, early_pd
+    or rax, 3
+    mov [early_pdpt + rcx * 8], rax
+    inc ecx
+    cmp ecx, 4
+    jb .fill_pdpt
+    xor ecx, ecx
+.fill_pd:
+    mov rax, rcx
+    shl rax, 21
+    or rax, 0x83                        ; present, writable, 2 MiB page
+    mov [early_pd + rcx * 8], rax
+    inc ecx
+    cmp ecx, 2048
+    jb .fill_pd
+    mov rax, early_pml4
+    mov cr3, rax
+    mov rax, cr0
+    or eax, 1 << 16                     ; WP, as on the 32-bit path
+    mov cr0, rax
+
+    xor ebp, ebp
+    mov edi, r12d
+    mov esi, r13d
+    call kmain
+.hang:
+    cli
+    hlt
+    jmp .hang
+
+.la57:
+    lea rsi, [rel la57_msg]
+.putc:
+    lodsb
+    test al, al
+    jz .hang
+    mov dx, 0x3F8
+    out dx, al
+    jmp .putc
+
 section .boot.rodata progbits alloc noexec nowrite align=16
 no_lm_msg: db "ticklab: this CPU has no long mode (x86-64); stopping", 13, 10, 0
 align 16
@@ -167,6 +261,10 @@ early_gdt_end:
 early_gdt_ptr:
     dw early_gdt_end - early_gdt - 1
     dd early_gdt
+early_gdt_ptr64:                        ; lgdt in long mode reads a 64-bit base
+    dw early_gdt_end - early_gdt - 1
+    dq early_gdt
+la57_msg: db "ticklab: the firmware left 5-level paging on; this kernel needs 4-level; stopping", 13, 10, 0
 
 section .boot.bss nobits alloc noexec write align=4096
 early_pml4: resb 4096

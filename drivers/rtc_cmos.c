@@ -72,11 +72,18 @@ int rtc_start_periodic(uint32_t hz)
     return 0;
 }
 
+/* Register A's rate select as the firmware left it (rtc_probe): A and B live in battery-backed
+ * CMOS, so anything ticklab leaves there would outlast a power cycle. */
+static uint8_t boot_rs;
+static bool boot_rs_saved;
+
 void rtc_stop(void)
 {
     unsigned long flags = irq_save();
 
     reg_write(REG_B, reg_read(REG_B) & (uint8_t)~B_PIE);
+    if (boot_rs_saved)
+        reg_write(REG_A, (uint8_t)((reg_read(REG_A) & ~(A_UIP | A_RS_MASK)) | boot_rs));
     /* An edge between the last handler and the PIE write left IRQF set; clear it so the
      * next start begins clean. (An IRQ8 already latched by the interrupt controller still
      * arrives once; its handler reads C = 0 and passes nothing on.) */
@@ -130,6 +137,8 @@ bool rtc_probe(void)
         return probe_verdict("registers A and D read 0xFF: no RTC on the bus");
     if ((a & A_DV_MASK) != A_DV_32K)
         return probe_verdict("divider not on the 32.768 kHz time base (DV != 010)");
+    boot_rs = a & A_RS_MASK;
+    boot_rs_saved = true;
     return probe_verdict(NULL);
 }
 

@@ -55,14 +55,16 @@ uint32_t rtc_periodic_hz(int code);
  * accesses). False if both read 0xFF (nothing on the bus), or if the divider is not on the
  * 32.768 kHz time base (DV != 010: the chain is stopped or in reset, no periodic edges
  * come). Marks rtc_clockevent() usable, or unusable with the reason; changes nothing on
- * the RTC. */
+ * the RTC, and remembers register A's rate select for rtc_stop(). */
 bool rtc_probe(void);
 
 /* Periodic interrupt at hz (a power of two, 2..8192): sets RS, leaves DV alone, clears a
  * stale flag by reading C, then sets PIE. The caller routes and unmasks IRQ8. -EINVAL for
  * another hz (nothing changed). */
 int rtc_start_periodic(uint32_t hz);
-/* PIE off, then C read so no flag is left pending. RS stays as set. */
+/* PIE off, register A's rate select back to what rtc_probe() found (A and B are battery-
+ * backed: nothing of ticklab's may outlast a power cycle), then C read so no flag is left
+ * pending. */
 void rtc_stop(void);
 /* Reads register C, which acknowledges the interrupt (clears IRQF and PF). Returns what it
  * held: RTC_REG_C_IRQF / RTC_REG_C_PF tell whether this RTC interrupted and why. */

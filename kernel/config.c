@@ -15,6 +15,7 @@ static const char *const onoff[] = { "on", "off", NULL };
 static const char *const tickmodes[] = { "periodic", "oneshot", NULL };
 static const char *const tristates3[] = { "auto", "on", "off", NULL };
 static const char *const dumps[] = { "none", "acpi", NULL };
+static const char *const masks[] = { "none", "pit", "hpet", "rtc", NULL };
 static const char *const crashes[] = { "none", "ud", "pf", "div0", "overflow", "null", NULL };
 
 static bool parse_num(const char *s, const char *end, uint64_t base, uint64_t max, uint64_t *out)
@@ -80,6 +81,7 @@ int config_parse(const char *line, void (*on_error)(void *, const char *, size_t
 {
     static char console_word[32];
     unsigned profile = PROFILE_QUICK, qemu_exit = TRI_AUTO, crash = CRASH_NONE, dump = 0;
+    unsigned mask_irq = 0;
     unsigned clocksource = ~0u, wrapcheck = TRI_AUTO, clockevent = ~0u, tickmode = 0, nohz = 0;
     bool reboot = false;
 
@@ -118,6 +120,15 @@ int config_parse(const char *line, void (*on_error)(void *, const char *, size_t
           .accepted = "on or off" },
         { .key = "idlecheck_ms", .type = CMDLINE_UINT, .dest = &cfg.idlecheck_ms, .min = 0,
           .max = 600000, .accepted = "0..600000 (ms)" },
+        { .key = "hres_ns", .type = CMDLINE_UINT, .dest = &cfg.hres_ns, .min = 1,
+          .max = 1000000, .accepted = "1..1000000 (ns: periodic-jitter's deadline grid)" },
+        { .key = "samples", .type = CMDLINE_UINT, .dest = &cfg.samples, .min = 10,
+          .max = 20000, .accepted = "10..20000 (wakeup-latency samples per device)" },
+        { .key = "hwlat_threshold_ns", .type = CMDLINE_UINT, .dest = &cfg.hwlat_threshold_ns,
+          .min = 100, .max = 100000000, .accepted = "100..100000000 (ns)" },
+        { .key = "mask_irq", .type = CMDLINE_ENUM, .dest = &mask_irq, .choices = masks,
+          .accepted = "none, pit, hpet or rtc (test aid: that device's interrupt line is "
+                      "masked before the experiments)" },
         { .key = "wrapcheck", .type = CMDLINE_ENUM, .dest = &wrapcheck, .choices = tristates3,
           .accepted = "auto, on or off" },
     };
@@ -134,6 +145,8 @@ int config_parse(const char *line, void (*on_error)(void *, const char *, size_t
     cfg.wrapcheck = (enum tristate)wrapcheck;
     cfg.tick_oneshot = tickmode == 1;
     cfg.nohz = nohz == 0;
+    if (!opts_seen(opts, n_opts, "hwlat_threshold_ns"))
+        cfg.hwlat_threshold_ns = 10000;
     if (!opts_seen(opts, n_opts, "idlecheck_ms"))
         cfg.idlecheck_ms = cfg.profile == PROFILE_QUICK ? 0 : 2000;
     cfg.clockevent[0] = 0;
@@ -149,6 +162,7 @@ int config_parse(const char *line, void (*on_error)(void *, const char *, size_t
     if (clocksource != ~0u)
         k_strlcpy(cfg.clocksource, clocksources[clocksource], sizeof(cfg.clocksource));
     cfg.exp_given = opts[2].seen;
+    cfg.mask_irq = mask_irq ? masks[mask_irq] : 0;
     if (console_word[0] && !parse_console(console_word, &cfg.console_port, &cfg.console_baud)) {
         char word[48] = "console=";
         k_strlcpy(word + 8, console_word, sizeof(word) - 8);

@@ -27,7 +27,12 @@ struct config {
     uint64_t cecheck;
     uint64_t hrtcheck;
     bool nohz;                  /* nohz=on: the tick stops while idle */
-    uint64_t idlecheck_ms;      /* idle this long and count the tick interrupts (0: skip) */          /* hrtimers started at random deadlines in the hrtimer check */           /* events per device and mode in the clock event check */
+    uint64_t idlecheck_ms;      /* idle this long and count the tick interrupts (0: skip) */
+    uint64_t hres_ns;           /* periodic-jitter: the deadline grid (0: 5000 and 800 ns) */
+    uint64_t samples;           /* wakeup-latency: samples per device and path (0: profile) */
+    uint64_t hwlat_threshold_ns;/* hwlat: the gap that counts (default 10000) */
+    const char *mask_irq;       /* test aid: this clock event device's interrupt line is
+                                   masked before the experiments (NULL: none) */
     enum tristate wrapcheck;    /* runs across two wraps of each narrow counter; auto: in
                                    the full and soak profiles only */
 };

@@ -122,6 +122,16 @@ static void send_boot_record(void)
     json_bool(&r.j, "qemu", running_under_qemu());
     json_str(&r.j, "profile", profile_name(cfg.profile));
     json_u64(&r.j, "hz", cfg.hz);
+    if (boot.efi.present) {
+        char rev[16];
+        fmt_snprintf(rev, sizeof(rev), "%u.%u", boot.efi.uefi_revision >> 16,
+                     boot.efi.uefi_revision & 0xFFFF);
+        json_str(&r.j, "firmware_vendor", boot.efi.vendor);
+        json_hex(&r.j, "firmware_revision", boot.efi.revision);
+        json_str(&r.j, "uefi_revision", rev);
+        json_str(&r.j, "load_options", efi_load_options_name(boot.efi.options));
+        json_bool(&r.j, "cmdline_file", boot.efi.cmdline_from_file);
+    }
     if (boot.problem)
         json_str(&r.j, "bootinfo_problem", boot.problem);
     rec_emit(&r);
@@ -185,7 +195,7 @@ void kmain(uint32_t magic, uint32_t info_phys)
     if (boot.problem)
         rec_error("bootinfo", boot.problem);
     if (boot.path == BOOT_UNKNOWN)
-        run_mark_failed("not started by a Multiboot loader");
+        run_mark_failed("not started by a Multiboot loader or ticklab.efi");
 
     inventory_boot(&boot);
     static struct intr_topology topo;

@@ -3,7 +3,11 @@
 # QEMU's verdict. Settings come from the environment (the Makefile exports them):
 #   MACHINE  q35 | pc                      (default q35)
 #   FIRMWARE bios | uefi                   (uefi boots the GRUB image under OVMF)
-#   BOOT     kernel | iso                  (kernel: QEMU -kernel, Multiboot1, fastest)
+#   BOOT     kernel | iso | efi | efi-shell
+#            kernel: QEMU -kernel, Multiboot1, fastest; iso: the GRUB image;
+#            efi: build/ticklab.efi as EFI/BOOT/BOOTX64.EFI on a virtual FAT disk, ARGS in
+#            \ticklab-cmdline.txt; efi-shell: started by the UEFI shell with ARGS as its load
+#            options (scripts/mkefi.sh lays both out; both imply FIRMWARE=uefi)
 #   ICOUNT   N for -icount shift=N,sleep=off -rtc clock=vm (exact, repeatable virtual time);
 #            empty: off
 #   ARGS     the kernel command line
@@ -19,11 +23,21 @@ cmd=(qemu-system-x86_64 -machine "$MACHINE" -m "$MEM" -smp "$SMP" -display none 
 # The emulated RTC follows the host clock unless told otherwise: under icount it must follow
 # virtual time like every other timer.
 [ -n "$ICOUNT" ] && cmd+=(-icount "shift=$ICOUNT,sleep=off" -rtc clock=vm)
+case $BOOT in efi|efi-shell) FIRMWARE=uefi ;; esac
 if [ "$FIRMWARE" = uefi ]; then
     cmd+=(-bios /usr/share/ovmf/OVMF.fd)
-    BOOT=iso
+    [ "$BOOT" = kernel ] && BOOT=iso      # OVMF cannot take -kernel's Multiboot image
 fi
-if [ "$BOOT" = iso ]; then
+if [ "$BOOT" = efi ] || [ "$BOOT" = efi-shell ]; then
+    dir=build/run-efi
+    if [ "$BOOT" = efi-shell ]; then
+        scripts/mkefi.sh --shell "$dir" "$ARGS" || exit 1
+    else
+        scripts/mkefi.sh "$dir" ${ARGS:+"$ARGS"} || exit 1
+    fi
+    # no NIC: with nothing to boot on the disk OVMF would try PXE before its shell
+    cmd+=(-drive "format=raw,file=fat:rw:$dir" -nic none)
+elif [ "$BOOT" = iso ]; then
     iso=build/run.iso
     scripts/mkiso.sh "$iso" 0 "$ARGS" || exit 1
     cmd+=(-cdrom "$iso")

@@ -39,8 +39,8 @@ suite() {
     rm -f "$log"
 }
 
-echo "== build: make kernel iso"
-if ! make -s kernel iso; then
+echo "== build: make kernel iso efi"
+if ! make -s kernel iso efi; then
     broken+=("build")
     total_fail=$((total_fail + 1))
 fi

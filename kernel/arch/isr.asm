@@ -5,6 +5,7 @@
 bits 64
 section .text
 extern isr_dispatch
+extern irq_probe
 
 %macro STUB 1
 align 16
@@ -28,6 +29,12 @@ isr_common:
     push rbx
     push rcx
     push rdx
+    ; The entry time of every interrupt and exception, for the experiments (irq_probe in
+    ; trap.h): the first thing done once the two registers RDTSC writes are saved.
+    rdtsc
+    shl rdx, 32
+    or rax, rdx
+    mov [rel irq_probe], rax
     push rsi
     push rdi
     push rbp

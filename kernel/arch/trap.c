@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 
+#include "drivers/io.h"
 #include "kernel/arch/fault.h"
 #include "kernel/report/record.h"
 #include "lib/errno.h"
@@ -16,6 +17,7 @@ static struct {
     void *ctx;
 } handlers[256];
 static uint64_t counts[256];
+struct irq_probe irq_probe;
 static bool unexpected_reported[256];
 
 int irq_set_handler(unsigned vector, irq_handler_fn fn, void *ctx)
@@ -50,6 +52,11 @@ void isr_dispatch(struct trap_frame *tf)
     }
     if (handlers[v].fn) {
         handlers[v].fn(tf, handlers[v].ctx);
+        if (irq_probe.on) {
+            irq_probe.vector = v;
+            irq_probe.exit_tsc = rdtsc_ordered();
+            irq_probe.seq++;
+        }
         return;
     }
     if (!unexpected_reported[v]) {

@@ -2,7 +2,23 @@
  * (kernel/arch/isr.asm pushes it; the layout below must match the push order). */
 #ifndef TICKLAB_ARCH_TRAP_H
 #define TICKLAB_ARCH_TRAP_H
+#include <stdbool.h>
 #include <stdint.h>
+
+/* TSC timestamps of the interrupt path, for the experiments (kernel/exp). entry_tsc is
+ * written by the entry stub of every interrupt and exception, right after it saved the two
+ * registers RDTSC writes: the "first instruction of the handler" in latency figures. The
+ * others are written only while `on` is set: eoi_begin/eoi_end around the acknowledgement
+ * of the interrupt controller (intr_eoi), exit_tsc as isr_dispatch returns to the stub;
+ * vector and seq (incremented last) say which interrupt the set belongs to. */
+struct irq_probe {
+    volatile uint64_t entry_tsc;       /* first member: isr.asm writes it by address */
+    volatile uint64_t eoi_begin_tsc, eoi_end_tsc, exit_tsc;
+    volatile uint64_t seq;
+    volatile uint32_t vector;
+    volatile bool on;
+};
+extern struct irq_probe irq_probe;
 
 struct trap_frame {
     uint64_t r15, r14, r13, r12, r11, r10, r9, r8;

@@ -1,5 +1,6 @@
-/* kernel/boot/bootinfo.c - Multiboot1 and Multiboot2 information blocks (see bootinfo.h).
- * Layouts follow the Multiboot 0.6.96 and Multiboot2 1.0 specifications. */
+/* kernel/boot/bootinfo.c - Multiboot1 and Multiboot2 information blocks, and the ticklab EFI
+ * application's (Multiboot2 format plus one tag; see bootinfo.h). Layouts follow the
+ * Multiboot 0.6.96 and Multiboot2 1.0 specifications. */
 #include "kernel/boot/bootinfo.h"
 
 #include "lib/kstring.h"
@@ -60,9 +61,24 @@ static void copy_string(char *dst, size_t cap, const uint8_t *src, size_t max, b
     dst[n] = 0;
 }
 
+/* The UEFI shell puts the program as typed first (`fs0:\ticklab.efi hz=250`); a boot entry
+ * made with efibootmgr puts only its own text. So on the EFI path the first word is taken
+ * for the program only when it looks like one: a '\' in it or a ".efi" ending. */
+static bool looks_like_efi_program(const char *w, size_t len)
+{
+    for (size_t i = 0; i < len; i++)
+        if (w[i] == '\\')
+            return true;
+    if (len < 4)
+        return false;
+    const char *e = w + len - 4;
+    return e[0] == '.' && (e[1] | 0x20) == 'e' && (e[2] | 0x20) == 'f' && (e[3] | 0x20) == 'i';
+}
+
 /* Multiboot1 loaders (QEMU -kernel, GRUB's `multiboot`) put the image's path first; a first
- * word without '=' is taken to be that path and moved out of the command line. */
-static void split_image_path(struct boot_info *bi)
+ * word without '=' is taken to be that path and moved out of the command line. The EFI path
+ * does the same for the shell's program word (looks_like_efi_program). */
+static void split_image_path(struct boot_info *bi, bool efi)
 {
     char *c = bi->cmdline;
     size_t n = 0;
@@ -73,6 +89,8 @@ static void split_image_path(struct boot_info *bi)
     while (c[n] && c[n] != ' ')
         has_eq |= c[n++] == '=';
     if (has_eq || n == start)
+        return;
+    if (efi && !looks_like_efi_program(c + start, n - start))
         return;
     size_t len = n - start < sizeof(bi->image) - 1 ? n - start : sizeof(bi->image) - 1;
     memcpy(bi->image, c + start, len);
@@ -129,7 +147,7 @@ static void parse_mb1(const uint8_t *info, size_t avail, void *(*to_virt)(uint64
     if ((flags & MB1_FLAG_CMDLINE) && rd32(info + MB1_OFF_CMDLINE))
         copy_string(bi->cmdline, sizeof(bi->cmdline), to_virt(rd32(info + MB1_OFF_CMDLINE)),
                     CMDLINE_MAX_LINE * 4, &bi->cmdline_truncated);
-    split_image_path(bi);
+    split_image_path(bi, false);
     if ((flags & MB1_FLAG_LOADER) && rd32(info + MB1_OFF_LOADER))
         copy_string(bi->loader, sizeof(bi->loader), to_virt(rd32(info + MB1_OFF_LOADER)),
                     sizeof(bi->loader) * 4, NULL);
@@ -154,9 +172,33 @@ static void parse_mb1(const uint8_t *info, size_t avail, void *(*to_virt)(uint64
                                    .width = 80, .height = 25 };   /* BIOS text mode */
 }
 
+static void efi_firmware_from(struct boot_info *bi, const uint8_t *body, size_t len)
+{
+    if (len < EFI_FW_FIXED_LEN) {
+        note(bi, "efi firmware tag shorter than its fixed fields");
+        return;
+    }
+    struct efi_firmware *f = &bi->efi;
+    f->present = true;
+    f->revision = rd32(body + EFI_FW_OFF_REVISION);
+    f->uefi_revision = rd32(body + EFI_FW_OFF_UEFI_REV);
+    uint32_t opt = rd32(body + EFI_FW_OFF_OPTIONS);
+    f->options = opt <= EFI_OPTIONS_NOT_TEXT ? (enum efi_load_options)opt : EFI_OPTIONS_NONE;
+    if (opt > EFI_OPTIONS_NOT_TEXT)
+        note(bi, "efi firmware tag: unknown load options kind");
+    f->cmdline_from_file = rd32(body + EFI_FW_OFF_FROM_FILE) == 1;
+    copy_string(f->vendor, sizeof(f->vendor), body + EFI_FW_OFF_VENDOR, len - EFI_FW_FIXED_LEN,
+                NULL);
+}
+
 static void parse_mb2_tag(struct boot_info *bi, uint32_t type, const uint8_t *body, size_t len)
 {
     switch (type) {
+    case EFI_TAG_FIRMWARE:
+        /* ticklab's own tag: only the EFI application's block may carry it */
+        if (bi->path == BOOT_EFI)
+            efi_firmware_from(bi, body, len);
+        break;
     case MB2_TAG_CMDLINE:
         copy_string(bi->cmdline, sizeof(bi->cmdline), body, len, &bi->cmdline_truncated);
         break;
@@ -233,6 +275,11 @@ void bootinfo_parse(uint32_t magic, const uint8_t *info, size_t avail,
     } else if (magic == MB2_BOOT_MAGIC) {
         bi->path = BOOT_MULTIBOOT2;
         parse_mb2(info, avail, bi);
+    } else if (magic == EFI_BOOT_MAGIC) {
+        bi->path = BOOT_EFI;
+        bi->uefi = true;
+        parse_mb2(info, avail, bi);
+        split_image_path(bi, true);
     } else {
         bi->path = BOOT_UNKNOWN;
         note(bi, "unknown loader magic");

@@ -1,8 +1,9 @@
 /* kernel/boot/bootinfo.h - what the loader told us, in one loader-independent shape.
  *
- * Multiboot1 (QEMU -kernel, GRUB's `multiboot`) and Multiboot2 (GRUB's `multiboot2`, BIOS or
- * UEFI) information blocks are parsed with every length checked against the block's own
- * size: a malformed block yields a `problem` string and whatever was whole before it. */
+ * Multiboot1 (QEMU -kernel, GRUB's `multiboot`), Multiboot2 (GRUB's `multiboot2`, BIOS or
+ * UEFI) and the ticklab EFI application's blocks are parsed with every length checked
+ * against the block's own size: a malformed block yields a `problem` string and whatever was
+ * whole before it. */
 #ifndef TICKLAB_BOOT_BOOTINFO_H
 #define TICKLAB_BOOT_BOOTINFO_H
 #include <stdbool.h>
@@ -16,20 +17,55 @@
 #define MB2_BOOT_MAGIC 0x36D76289u
 #define MB2_INFO_MAX   (1u << 20)   /* larger than any real block: reject beyond this */
 
+/* The ticklab EFI application (boot/efi/README.md) enters at _start_efi64 with this magic
+ * and a block in the Multiboot2 format that it built itself: tags 1 (command line, from the
+ * load options), 2 (loader name), 6 (memory map), 8 (GOP framebuffer), 12 (EFI system
+ * table), 14/15 (RSDP), plus one tag of its own, EFI_TAG_FIRMWARE, laid out below. The
+ * kernel parses it like a GRUB block, with every length checked the same way. */
+#define EFI_BOOT_MAGIC 0x71C1AEF1u
+#define EFI_TAG_FIRMWARE       0x7E1C0001u  /* above every Multiboot2 tag number */
+#define EFI_FW_OFF_REVISION    0    /* u32 SystemTable->FirmwareRevision (vendor-defined) */
+#define EFI_FW_OFF_UEFI_REV    4    /* u32 SystemTable->Hdr.Revision: major << 16 | minor */
+#define EFI_FW_OFF_OPTIONS     8    /* u32 enum efi_load_options */
+#define EFI_FW_OFF_FROM_FILE   12   /* u32 1: the command line was read from EFI_CMDLINE_FILE */
+#define EFI_FW_OFF_VENDOR      16   /* NUL-terminated UTF-8: SystemTable->FirmwareVendor */
+#define EFI_FW_FIXED_LEN       16
+
+/* Read from the application's own volume when the load options hold no text (firmware
+ * starts BOOTX64.EFI from a USB stick with none): the command line, as plain text. */
+#define EFI_CMDLINE_FILE       "\\ticklab-cmdline.txt"
+
+/* What the application found in its load options (LoadedImage->LoadOptions). */
+enum efi_load_options {
+    EFI_OPTIONS_NONE = 0,        /* none given (removable-media boot passes none) */
+    EFI_OPTIONS_TEXT = 1,        /* UCS-2 text: became the command line */
+    EFI_OPTIONS_NOT_TEXT = 2,    /* binary data (a boot entry's private bytes): ignored */
+};
+
 enum boot_path { BOOT_UNKNOWN, BOOT_MULTIBOOT1, BOOT_MULTIBOOT2, BOOT_EFI };
+
+struct efi_firmware {
+    bool present;                     /* only on the EFI application's path */
+    char vendor[64];
+    uint32_t revision;
+    uint32_t uefi_revision;
+    enum efi_load_options options;
+    bool cmdline_from_file;           /* the line came from EFI_CMDLINE_FILE */
+};
 
 struct boot_info {
     enum boot_path path;
     bool uefi;                        /* firmware: UEFI (EFI tags present) or BIOS */
     char cmdline[CMDLINE_MAX_LINE];
     bool cmdline_truncated;
-    char image[64];                   /* Multiboot1: the image path the loader put first */
+    char image[64];                   /* the image path the loader or UEFI shell put first */
     char loader[64];
     uint8_t rsdp[36];                 /* copy of the RSDP the loader handed over */
     size_t rsdp_len;                  /* 0: none (search the BIOS areas instead) */
     struct fb_info fb;
     uint64_t mem_usable_bytes;        /* sum of type-1 (available) memory map ranges */
     uint32_t mmap_entries;
+    struct efi_firmware efi;          /* the firmware the EFI application ran on */
     const char *problem;              /* first malformation found, or NULL */
 };
 
@@ -39,5 +75,11 @@ struct boot_info {
 void bootinfo_parse(uint32_t magic, const uint8_t *info, size_t avail,
                     void *(*to_virt)(uint64_t phys), struct boot_info *bi);
 const char *boot_path_name(enum boot_path p);
+
+static inline const char *efi_load_options_name(enum efi_load_options o)
+{
+    return o == EFI_OPTIONS_TEXT ? "text" : o == EFI_OPTIONS_NOT_TEXT ? "not text (ignored)"
+                                                                         : "none";
+}
 
 #endif

@@ -1,12 +1,22 @@
-/* kernel/exp/registry.c - the experiments ticklab knows, in the order they run. */
+/* kernel/exp/registry.c - the experiments ticklab knows, in the order they run, and the
+ * verdict drawn from them. */
 #include "kernel/exp/experiment.h"
 
 #include <stddef.h>
 
-extern const struct experiment exp_period_compare;
+#include "kernel/config.h"
+#include "kernel/exp/harness.h"
+#include "kernel/exp/verdict.h"
+#include "kernel/report/console.h"
+#include "kernel/report/record.h"
+#include "kernel/time/ce_devices.h"
+
+extern const struct experiment exp_period_compare, exp_periodic_jitter, exp_itimer_error,
+    exp_sleep_accuracy, exp_tick_overhead, exp_hrtimer_cost, exp_wakeup_latency, exp_hwlat;
 
 static const struct experiment *const registry[] = {
-    &exp_period_compare,
+    &exp_period_compare, &exp_periodic_jitter, &exp_itimer_error, &exp_sleep_accuracy,
+    &exp_tick_overhead,  &exp_hrtimer_cost,    &exp_wakeup_latency, &exp_hwlat,
     NULL,
 };
 
@@ -21,17 +31,31 @@ const char *const *experiment_names(void)
 
 const char *experiment_names_text(void)
 {
-    return "none, all, or a comma list of: period-compare";
+    return "none, all, or a comma list of: period-compare, periodic-jitter, itimer-error, "
+           "sleep-accuracy, tick-overhead, hrtimer-cost, wakeup-latency, hwlat";
 }
 
 unsigned experiments_run(uint64_t mask)
 {
     unsigned ran = 0;
+    if (mask && cfg.mask_irq) {
+        struct rec r;
+        rec_begin(&r, "fault_injected");
+        json_str(&r.j, "what", "mask_irq");
+        json_str(&r.j, "device", cfg.mask_irq);
+        json_i64(&r.j, "err", ce_devices_mask_irq(cfg.mask_irq));
+        rec_emit(&r);
+        kprintf("test aid: the %s interrupt line is masked from here on\n", cfg.mask_irq);
+    }
     for (size_t i = 0; registry[i]; i++) {
         if (mask & (1ull << i)) {
+            exp_begin(registry[i]->name, registry[i]->summary);
             registry[i]->run();
+            exp_end();
             ran++;
         }
     }
+    if (ran)
+        verdict_report();
     return ran;
 }

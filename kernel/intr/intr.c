@@ -279,10 +279,21 @@ void intr_mask(const struct intr_route *r)
 
 void intr_eoi(const struct intr_route *r)
 {
+    bool probe = irq_probe.on;
+    if (probe)
+        irq_probe.eoi_begin_tsc = rdtsc_ordered();
     if (r->path == INTR_PIC)
         pic_eoi(r->pin);
     else
         lapic_eoi();
+    if (probe)
+        irq_probe.eoi_end_tsc = rdtsc_ordered();
+}
+
+void intr_eoi_local(void)
+{
+    static const struct intr_route local = { .path = INTR_NONE };
+    intr_eoi(&local);
 }
 
 void intr_release(struct intr_route *r)

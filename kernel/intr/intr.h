@@ -58,6 +58,9 @@ void intr_unmask(const struct intr_route *r);
 void intr_mask(const struct intr_route *r);
 /* End of interrupt for a routed line (LAPIC EOI, or 8259 EOI). */
 void intr_eoi(const struct intr_route *r);
+/* EOI to the local APIC for its own interrupts (the LAPIC timer); timed like intr_eoi when
+ * irq_probe.on (trap.h). */
+void intr_eoi_local(void);
 /* Releases the route: masked, handler removed. */
 void intr_release(struct intr_route *r);
 

@@ -13,6 +13,7 @@
 #include "kernel/time/clock_report.h"
 #include "kernel/time/clocks.h"
 #include "lib/errno.h"
+#include "lib/kstring.h"
 
 #define PIT_MAX_ONESHOT_CYC 65535u      /* mode 0 counts the loaded value down to 0 */
 #define LAPIC_DIVIDE        1u
@@ -85,7 +86,7 @@ static struct clockevent *lapic_owner = &lapic_ce;
 static void lapic_irq(struct trap_frame *tf, void *ctx)
 {
     (void)tf, (void)ctx;
-    lapic_eoi();
+    intr_eoi_local();
     clockevent_handle_irq(lapic_owner);
 }
 
@@ -281,4 +282,16 @@ void ce_devices_init(void)
     deadline_ce_init();
     hpet_ce_init();
     rtc_ce_init();
+}
+
+int ce_devices_mask_irq(const char *name)
+{
+    struct intr_route *r = !k_strcmp(name, "pit")    ? &pit_route
+                           : !k_strcmp(name, "hpet") ? &hpet_route
+                           : !k_strcmp(name, "rtc")  ? &rtc_route
+                                                     : 0;
+    if (!r || r->path == INTR_NONE)
+        return -ENODEV;
+    intr_mask(r);
+    return 0;
 }

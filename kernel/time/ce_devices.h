@@ -10,5 +10,9 @@
 
 /* Registers every device found; needs the interrupt layer and calibrated clocks. */
 void ce_devices_init(void);
+/* Test aid (mask_irq=): masks the interrupt line of "pit", "hpet" or "rtc" at the
+ * interrupt controller; the device keeps counting, its interrupts never arrive. 0 or
+ * -ENODEV (no such device, or it has no line). */
+int ce_devices_mask_irq(const char *name);
 
 #endif

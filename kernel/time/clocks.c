@@ -165,6 +165,7 @@ static void measure_all(void)
         struct cs_measure m;
         struct wrap_result w;
         cs_measure(cs, 1000, mono, &m);
+        cs->read_cost_cyc = (uint32_t)m.cost_median_cyc;     /* TSC cycles, measured */
         wrapcheck_run(cs, wraps, &w);
         clock_report_source(cs, &m, &w);
     }

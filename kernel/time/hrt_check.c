@@ -121,82 +121,11 @@ static void report(unsigned n, uint64_t reprograms, struct stats *st, unsigned e
             (unsigned long long)reprograms);
 }
 
-/* ---- costs in the guest ---------------------------------------------------------------- */
-
-#define COST_OPS 1000u
-static uint64_t cost[COST_OPS];
-
-static void cost_record(const char *op, uint64_t *samples)
-{
-    struct stats st;
-    stats_u64(samples, COST_OPS, &st);
-    struct rec r;
-    rec_begin(&r, "hrtimer_cost");
-    json_str(&r.j, "op", op);
-    json_str(&r.j, "device", base.dev->name);
-    json_str(&r.j, "clock", "tsc");
-    json_u64(&r.j, "n", COST_OPS);
-    json_u64(&r.j, "min_cyc", (uint64_t)st.min);
-    json_u64(&r.j, "median_cyc", (uint64_t)st.median);
-    json_u64(&r.j, "p99_cyc", (uint64_t)st.p99);
-    rec_emit(&r);
-    kprintf("  hrtimer cost %-22s median %llu p99 %llu TSC cycles\n", op,
-            (unsigned long long)st.median, (unsigned long long)st.p99);
-}
-
-/* Each operation timed alone between two ordered TSC reads, interrupts off, with a head
- * timer 10 ms out so that the timers measured sit behind it (no reprogram) or in front of
- * it (reprogram). The TSC pair's own cost is included: cs_measure reports it per machine. */
-static void measure_costs(void)
-{
-    static struct hrtimer head, t;
-    unsigned long flags = irq_save();
-    uint64_t now = time_ns();
-    memset(&head, 0, sizeof(head));
-    memset(&t, 0, sizeof(t));
-    head.fn = t.fn = on_timer;
-    hrtimer_start(&base, &head, now + 10000000ull, HRTIMER_MODE_ABS);
-
-    for (unsigned i = 0; i < COST_OPS; i++) {
-        uint64_t c0 = rdtsc_ordered();
-        hrtimer_start(&base, &t, now + 20000000ull + i, HRTIMER_MODE_ABS);
-        cost[i] = rdtsc_ordered() - c0;
-        hrtimer_cancel(&base, &t);
-    }
-    cost_record("start_no_reprogram", cost);
-    hrtimer_start(&base, &t, now + 20000000ull, HRTIMER_MODE_ABS);
-    for (unsigned i = 0; i < COST_OPS; i++) {
-        uint64_t c0 = rdtsc_ordered();
-        hrtimer_cancel(&base, &t);
-        hrtimer_start(&base, &t, now + 20000000ull + i, HRTIMER_MODE_ABS);
-        cost[i] = rdtsc_ordered() - c0;
-    }
-    cost_record("cancel_restart", cost);
-    hrtimer_cancel(&base, &t);
-    for (unsigned i = 0; i < COST_OPS; i++) {
-        uint64_t c0 = rdtsc_ordered();
-        hrtimer_start(&base, &t, now + 5000000ull + i, HRTIMER_MODE_ABS);
-        cost[i] = rdtsc_ordered() - c0;
-        hrtimer_cancel(&base, &t);
-    }
-    cost_record("start_reprogram", cost);
-    for (unsigned i = 0; i < COST_OPS; i++) {
-        uint64_t c0 = rdtsc_ordered();
-        unsigned long f = irq_save();
-        irq_restore(f);
-        cost[i] = rdtsc_ordered() - c0;
-    }
-    cost_record("irq_save_restore", cost);
-    hrtimer_cancel(&base, &head);
-    irq_restore(flags);
-}
-
 void hrt_check_run(uint64_t count)
 {
     unsigned n = count > HRT_CHECK_MAX ? HRT_CHECK_MAX : (unsigned)count;
     if (!n || !ready)
         return;
-    measure_costs();
     n_fired = 0;
     uint64_t seed = 0x68727469636bull;       /* "hrtick" */
     unsigned long flags = irq_save();

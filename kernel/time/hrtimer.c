@@ -6,7 +6,8 @@
 
 _Static_assert(offsetof(struct hrtimer, node) == 0, "hrtimer must start with its node");
 
-static struct hrtimer_base *the_base;   /* one base for now */
+/* The bases in use, one per device: the device's event finds its base here. */
+static struct hrtimer_base *bases[HRTIMER_MAX_BASES];
 
 static struct hrtimer *to_timer(struct tq_node *n)
 {
@@ -20,8 +21,11 @@ static uint64_t add_sat(uint64_t a, uint64_t b)
 
 static void ce_event(struct clockevent *ce)
 {
-    if (the_base && the_base->dev == ce)
-        hrtimer_interrupt(the_base);
+    for (unsigned i = 0; i < HRTIMER_MAX_BASES; i++)
+        if (bases[i] && bases[i]->dev == ce) {
+            hrtimer_interrupt(bases[i]);
+            return;
+        }
 }
 
 int hrtimer_base_init(struct hrtimer_base *base, struct clockevent *dev,
@@ -29,14 +33,36 @@ int hrtimer_base_init(struct hrtimer_base *base, struct clockevent *dev,
 {
     if (!base || !dev || !now_fn || !slots || capacity == 0)
         return -EINVAL;
+    int free_slot = -1;
+    for (unsigned i = 0; i < HRTIMER_MAX_BASES; i++) {
+        if (bases[i] == base || (bases[i] && bases[i]->dev == dev))
+            bases[i] = 0;               /* re-initialised, or the device changes hands */
+        if (!bases[i] && free_slot < 0)
+            free_slot = (int)i;
+    }
+    if (free_slot < 0)
+        return -EBUSY;
     *base = (struct hrtimer_base){ .dev = dev, .now_ns = now_fn,
                                    .storm_limit = HRTIMER_STORM_LIMIT };
     tq_init(&base->q, slots, capacity);
-    the_base = base;
+    bases[free_slot] = base;
     dev->event = ce_event;
     if (dev->shutdown)
         dev->shutdown();
     return 0;
+}
+
+void hrtimer_base_release(struct hrtimer_base *base)
+{
+    for (unsigned i = 0; i < HRTIMER_MAX_BASES; i++) {
+        if (bases[i] != base)
+            continue;
+        bases[i] = 0;
+        if (base->dev->shutdown)
+            base->dev->shutdown();
+        base->dev->event = 0;
+        base->armed = false;
+    }
 }
 
 /* Arms the device for `expires` (an absolute time; past means "as soon as it can"). */

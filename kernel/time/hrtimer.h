@@ -13,7 +13,7 @@
  *   `retries`, then a hang), or shuts the device down if the queue is empty;
  * - starts and cancels made by callbacks never touch the device: the interrupt's end does.
  *
- * Single CPU, single base, not reentrant: callers keep interrupts off around start/cancel. */
+ * Single CPU, not reentrant: callers keep interrupts off around start/cancel. */
 #ifndef TICKLAB_TIME_HRTIMER_H
 #define TICKLAB_TIME_HRTIMER_H
 #include <stdbool.h>
@@ -66,11 +66,18 @@ struct hrtimer_base {
     uint64_t restart_errors;  /* HRTIMER_RESTART that could not be queued (queue full) */
 };
 
-/* slots[capacity] is the queue's storage. Sets dev->event to the hrtimer interrupt handler
- * (for this base: one base only, the last initialised) and shuts the device down.
- * 0 or -EINVAL. */
+/* Bases that can exist at once (one per clock event device). */
+#define HRTIMER_MAX_BASES 8
+
+/* slots[capacity] is the queue's storage. Sets dev->event to the hrtimer interrupt handler,
+ * which runs the base on that device (a base initialised again, or another base on the
+ * same device, replaces the old one), and shuts the device down. 0, -EINVAL, or -EBUSY
+ * (HRTIMER_MAX_BASES bases exist). */
 int hrtimer_base_init(struct hrtimer_base *base, struct clockevent *dev,
                       uint64_t (*now_fn)(void), struct tq_slot *slots, uint32_t capacity);
+/* Gives the device back: shut down, no event handler. Timers still queued stay queued and
+ * never fire; callers cancel them first. */
+void hrtimer_base_release(struct hrtimer_base *base);
 
 /* Queues t (re-queues it if already queued) to expire at expires_ns (ABS) or now +
  * expires_ns (REL, saturating at UINT64_MAX = never). An expiry in the past fires after the

@@ -128,16 +128,24 @@ int tick_start(uint64_t hz, const char *device, bool oneshot, char *why, unsigne
 {
     if (hz == 0)
         return -EINVAL;
-    if (1000000000ull / hz < TICK_MIN_PERIOD_NS)
+    return tick_start_ns(1000000000ull / hz, device, oneshot, why, why_len);
+}
+
+int tick_start_ns(uint64_t period_ns, const char *device, bool oneshot, char *why,
+                  unsigned why_len)
+{
+    if (period_ns < TICK_MIN_PERIOD_NS)
         return -ERANGE;
+    if (period_ns > 1000000000ull)
+        return -EINVAL;
     struct clockevent *ce = choose(device, oneshot, why, why_len);
     if (!ce)
         return -ENODEV;
     memset(&t, 0, sizeof(t));
     t.dev = ce;
-    t.hz = hz;
+    t.hz = (1000000000ull + period_ns / 2) / period_ns;
     t.periodic = !oneshot && (ce->features & CE_PERIODIC) != 0;
-    t.jiffies_start = (1ull << 32) - JIFFIES_BEFORE_WRAP_S * hz;
+    t.jiffies_start = (1ull << 32) - JIFFIES_BEFORE_WRAP_S * t.hz;
     jiffies = t.jiffies_start;
 
     unsigned long flags = irq_save();
@@ -145,9 +153,9 @@ int tick_start(uint64_t hz, const char *device, bool oneshot, char *why, unsigne
     last_ns = next_deadline_ns = time_ns();
     int rc;
     if (t.periodic) {
-        rc = clockevent_set_periodic_ns(ce, 1000000000ull / hz, &t.period_ns);
+        rc = clockevent_set_periodic_ns(ce, period_ns, &t.period_ns);
     } else {
-        t.period_ns = 1000000000ull / hz;
+        t.period_ns = period_ns;
         rearm();
         rc = 0;
     }

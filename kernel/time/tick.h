@@ -46,6 +46,10 @@ extern volatile uint64_t jiffies;
  * drift). Fills *why when the named device could not be used. Returns 0 or a negative
  * errno (-ENODEV: no usable device, -ERANGE: a period under TICK_MIN_PERIOD_NS). */
 int tick_start(uint64_t hz, const char *device, bool oneshot, char *why, unsigned why_len);
+/* The same with the period in ns (the hz reported is the nearest whole rate): how the
+ * experiments run ticks of 300 us. -ERANGE under TICK_MIN_PERIOD_NS, -EINVAL above 1 s. */
+int tick_start_ns(uint64_t period_ns, const char *device, bool oneshot, char *why,
+                  unsigned why_len);
 void tick_stop(void);
 bool tick_running(void);
 const struct tick_info *tick_info(void);

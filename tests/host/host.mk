@@ -13,6 +13,9 @@ HOST_CFLAGS := -std=c11 -O1 -g -Wall -Wextra -Werror -fsanitize=address,undefine
 HOST_LIB_SRCS := lib/crc32.c lib/fmt.c lib/json.c lib/kstring.c lib/cmdline.c
 HOST_TEST_SRCS := $(wildcard tests/host/test_*.c) tests/host/main.c
 HOST_LIB_SRCS += kernel/intr/topology.c kernel/boot/bootinfo.c
+# The EFI application's handoff block (plain C), round-tripped through bootinfo.c.
+HOST_LIB_SRCS += boot/efi/handoff.c
+HOST_HDRS += boot/efi/handoff.h kernel/boot/bootinfo.h
 # One command compiles everything, so any header change rebuilds it all: simple, and the
 # whole build takes seconds.
 HOST_HDRS := $(wildcard lib/*.h tests/host/*.h)
@@ -24,7 +27,7 @@ HOST_TEST_SRCS += $(wildcard tests/host/fake/*.c)
 HOST_HDRS += $(wildcard tests/host/fake/*.h) drivers/io.h
 # The clocksource core (kernel/time/clocksource.c) and the a*b/c it is built on.
 HOST_LIB_SRCS += lib/muldiv.c kernel/time/clocksource.c
-HOST_LIB_SRCS += lib/stats.c
+HOST_LIB_SRCS += lib/stats.c lib/hist.c
 HOST_HDRS += kernel/time/clocksource.h
 
 # TSC / LAPIC-timer calibration (kernel/time/calibrate.c): generic over reference counters.

@@ -196,3 +196,256 @@ TEST(bootinfo_mb1_keeps_first_word_with_equals)
     CHECK_EQ_STR(bi.cmdline, "hz=300 exp=none");
     CHECK_EQ_STR(bi.image, "");
 }
+
+/* ---- the EFI application's block (boot/efi/handoff.c builds it, bootinfo.c parses it) ---- */
+
+#include "boot/efi/handoff.h"
+
+/* EFI memory types used below (UEFI 2.10 table 7-5) */
+enum { EFI_LDR_CODE = 1, EFI_BS_DATA = 4, EFI_RT_DATA = 6, EFI_CONV = 7, EFI_ACPI_RECL = 9,
+       EFI_ACPI_NVS = 10, EFI_MMIO = 11 };
+
+/* desc_size 48: newer firmware's descriptors are longer than the struct; step by desc_size */
+#define DESC 48
+static void efi_desc(uint8_t *map, unsigned i, uint32_t type, uint64_t phys, uint64_t pages)
+{
+    struct efi_mem_desc d = { .type = type, .phys_start = phys, .pages = pages };
+    memset(map + i * DESC, 0xA5, DESC);
+    memcpy(map + i * DESC, &d, sizeof(d));
+}
+
+/* Moves a finished block into an allocation of exactly its size (ASan sees any overread). */
+static uint8_t *exact_copy(const struct handoff *b, uint32_t total)
+{
+    CHECK_EQ_U64(total, b->len);
+    uint8_t *p = malloc(total);
+    memcpy(p, b->buf, total);
+    return p;
+}
+
+TEST(bootinfo_efi_block_round_trip)
+{
+    uint8_t *buf = malloc(8192);
+    struct handoff b;
+    handoff_begin(&b, buf, 8192);
+    const char line[] = "fs0:\\ticklab.efi hz=250 exp=none";
+    CHECK(handoff_tag(&b, MB2_TAG_CMDLINE, line, sizeof(line)));
+    CHECK(handoff_tag(&b, MB2_TAG_LOADER, "ticklab.efi 0.1.0", 18));
+    CHECK(handoff_put_firmware(&b, 0x10000, (2u << 16) | 70, EFI_OPTIONS_TEXT, false, "EDK II"));
+    struct fb_layout fb = { .phys = 0xC0000000, .pitch = 5120, .width = 1280, .height = 800,
+                            .bpp = 32, .red_pos = 16, .red_size = 8, .green_pos = 8,
+                            .green_size = 8, .blue_pos = 0, .blue_size = 8 };
+    CHECK(handoff_put_fb(&b, &fb));
+    uint8_t rsdp[36] = "RSD PTR ";
+    rsdp[15] = 2;
+    CHECK(handoff_tag(&b, MB2_TAG_ACPI_NEW, rsdp, sizeof(rsdp)));
+
+    uint8_t map[6 * DESC];
+    efi_desc(map, 0, EFI_CONV, 0x0, 0xA0);             /* 640 KiB */
+    efi_desc(map, 1, EFI_LDR_CODE, 0x100000, 0x89);    /* merges into the next two */
+    efi_desc(map, 2, EFI_CONV, 0x189000, 0x77);
+    efi_desc(map, 3, EFI_BS_DATA, 0x200000, 0x100);
+    efi_desc(map, 4, EFI_ACPI_RECL, 0x300000, 0x10);
+    efi_desc(map, 5, EFI_MMIO, 0xFEC00000, 1);
+    CHECK_EQ_I64(handoff_put_efi_mmap(&b, map, sizeof(map), DESC), 4);
+    uint32_t total = handoff_finish(&b);
+    CHECK(!b.overflow);
+    uint8_t *blk = exact_copy(&b, total);
+
+    struct boot_info bi;
+    bootinfo_parse(EFI_BOOT_MAGIC, blk, total, no_virt, &bi);
+    CHECK(bi.path == BOOT_EFI);
+    CHECK(bi.uefi);
+    CHECK(bi.problem == NULL);
+    CHECK_EQ_STR(bi.cmdline, "hz=250 exp=none");
+    CHECK_EQ_STR(bi.image, "fs0:\\ticklab.efi");
+    CHECK_EQ_STR(bi.loader, "ticklab.efi 0.1.0");
+    CHECK(bi.efi.present);
+    CHECK_EQ_STR(bi.efi.vendor, "EDK II");
+    CHECK_EQ_U64(bi.efi.revision, 0x10000);
+    CHECK_EQ_U64(bi.efi.uefi_revision, (2u << 16) | 70);
+    CHECK(bi.efi.options == EFI_OPTIONS_TEXT);
+    CHECK(!bi.efi.cmdline_from_file);
+    CHECK(bi.fb.kind == FB_RGB);
+    CHECK_EQ_U64(bi.fb.phys, 0xC0000000);
+    CHECK_EQ_U64(bi.fb.pitch, 5120);
+    CHECK_EQ_U64(bi.fb.red_pos, 16);
+    CHECK_EQ_U64(bi.rsdp_len, 36);
+    CHECK_EQ_U64(bi.mmap_entries, 4);
+    CHECK_EQ_U64(bi.mem_usable_bytes, (0xA0 + 0x89 + 0x77 + 0x100) * 4096ull);
+    free(blk);
+    free(buf);
+}
+
+static void parse_efi_cmdline(const char *line, struct boot_info *bi)
+{
+    uint8_t buf[512];
+    struct handoff b;
+    handoff_begin(&b, buf, sizeof(buf));
+    handoff_tag(&b, MB2_TAG_CMDLINE, line, strlen(line) + 1);
+    uint32_t total = handoff_finish(&b);
+    uint8_t *blk = exact_copy(&b, total);
+    bootinfo_parse(EFI_BOOT_MAGIC, blk, total, no_virt, bi);
+    free(blk);
+}
+
+/* The shell's program word goes to `image`; a boot entry's own first word stays, so that a
+ * bad one is still reported by the command-line parser. */
+TEST(bootinfo_efi_program_word_only_when_it_looks_like_one)
+{
+    struct boot_info bi;
+    parse_efi_cmdline("BOOTX64.EFI hz=1", &bi);
+    CHECK_EQ_STR(bi.image, "BOOTX64.EFI");
+    CHECK_EQ_STR(bi.cmdline, "hz=1");
+    parse_efi_cmdline("\\x hz=1", &bi);
+    CHECK_EQ_STR(bi.image, "\\x");
+    parse_efi_cmdline("hz hz=1", &bi);
+    CHECK_EQ_STR(bi.image, "");
+    CHECK_EQ_STR(bi.cmdline, "hz hz=1");
+    parse_efi_cmdline("a\\b=1 hz=1", &bi);             /* has '=': a word, not a program */
+    CHECK_EQ_STR(bi.cmdline, "a\\b=1 hz=1");
+    CHECK(!bi.efi.present);                             /* no firmware tag in these blocks */
+}
+
+TEST(bootinfo_efi_firmware_tag_only_on_the_efi_path)
+{
+    uint8_t buf[256];
+    struct handoff b;
+    handoff_begin(&b, buf, sizeof(buf));
+    handoff_put_firmware(&b, 1, 2, EFI_OPTIONS_NONE, true, "X");
+    uint32_t total = handoff_finish(&b);
+    uint8_t *blk = exact_copy(&b, total);
+    struct boot_info bi;
+    bootinfo_parse(MB2_BOOT_MAGIC, blk, total, no_virt, &bi);
+    CHECK(!bi.efi.present);
+    bootinfo_parse(EFI_BOOT_MAGIC, blk, total, no_virt, &bi);
+    CHECK(bi.efi.present);
+    CHECK(bi.efi.cmdline_from_file);
+    CHECK_EQ_STR(bi.efi.vendor, "X");
+    free(blk);
+}
+
+TEST(bootinfo_efi_firmware_tag_malformed)
+{
+    /* shorter than its fixed fields: reported, nothing taken */
+    struct mb2 m = mb2_new();
+    tag(&m, EFI_TAG_FIRMWARE, "\1\0\0\0", 4);
+    size_t len;
+    uint8_t *blk = mb2_finish(&m, &len);
+    struct boot_info bi;
+    bootinfo_parse(EFI_BOOT_MAGIC, blk, len, no_virt, &bi);
+    CHECK(!bi.efi.present);
+    CHECK(bi.problem != NULL);
+    free(blk);
+
+    /* a vendor with no NUL inside the tag, and an unknown options kind */
+    uint8_t body[EFI_FW_FIXED_LEN + 5];
+    memset(body, 0, sizeof(body));
+    body[EFI_FW_OFF_OPTIONS] = 9;
+    memcpy(body + EFI_FW_OFF_VENDOR, "ABCDE", 5);
+    m = mb2_new();
+    tag(&m, EFI_TAG_FIRMWARE, body, sizeof(body));
+    blk = mb2_finish(&m, &len);
+    bootinfo_parse(EFI_BOOT_MAGIC, blk, len, no_virt, &bi);
+    CHECK(bi.efi.present);
+    CHECK_EQ_STR(bi.efi.vendor, "ABCDE");
+    CHECK(bi.efi.options == EFI_OPTIONS_NONE);
+    CHECK(bi.problem != NULL);
+    free(blk);
+}
+
+TEST(efi_load_options_classified)
+{
+    static const uint16_t shell[] = u"fs0:\\ticklab.efi hz=250";
+    CHECK(classify_load_options(shell, sizeof(shell)) == EFI_OPTIONS_TEXT);
+    CHECK(classify_load_options(NULL, 0) == EFI_OPTIONS_NONE);
+    CHECK(classify_load_options(shell, 0) == EFI_OPTIONS_NONE);
+    CHECK(classify_load_options(u"", 2) == EFI_OPTIONS_NONE);
+    CHECK(classify_load_options(shell, 7) == EFI_OPTIONS_NOT_TEXT);        /* odd size */
+    /* EDK2's auto-created boot entries carry this GUID as their optional data */
+    static const uint8_t guid[16] = { 0x4e, 0xac, 0x08, 0x81, 0x11, 0x9f, 0x59, 0x4d,
+                                      0x85, 0x0e, 0xe2, 0x1a, 0x52, 0x2c, 0x59, 0xb2 };
+    CHECK(classify_load_options(guid, sizeof(guid)) == EFI_OPTIONS_NOT_TEXT);
+    CHECK(classify_load_options(u"hz=1\x01", 10) == EFI_OPTIONS_NOT_TEXT); /* control char */
+    CHECK(classify_load_options(u"profile=\u00e9t\u00e9", 22) == EFI_OPTIONS_TEXT);
+    /* any alignment: the options are a byte buffer the firmware owns */
+    uint8_t odd[2 * 8 + 1];
+    memcpy(odd + 1, u"hz=250\t", 16);
+    CHECK(classify_load_options(odd + 1, 16) == EFI_OPTIONS_TEXT);
+}
+
+TEST(efi_ucs2_to_utf8)
+{
+    char out[16];
+    CHECK_EQ_U64(ucs2_to_utf8(out, sizeof(out), u"hz=250", 6), 6);
+    CHECK_EQ_STR(out, "hz=250");
+    ucs2_to_utf8(out, sizeof(out), u"a\u00e9", 8);               /* stops at the NUL unit */
+    CHECK_EQ_STR(out, "a\xc3\xa9");
+    static const uint16_t pair[] = { 0xD83D, 0xDE00, 0 };        /* U+1F600 */
+    ucs2_to_utf8(out, sizeof(out), pair, 3);
+    CHECK_EQ_STR(out, "\xf0\x9f\x98\x80");
+    static const uint16_t lone[] = { 'x', 0xDC00, 'y', 0xD800 };  /* lone surrogates */
+    ucs2_to_utf8(out, sizeof(out), lone, 4);
+    CHECK_EQ_STR(out, "x\xef\xbf\xbdy\xef\xbf\xbd");
+    /* the output fills up: no sequence is cut, the NUL always fits */
+    CHECK_EQ_U64(ucs2_to_utf8(out, 4, u"ab\u00e9", 3), 2);
+    CHECK_EQ_STR(out, "ab");
+    CHECK_EQ_U64(ucs2_to_utf8(out, 1, u"ab", 2), 0);
+    CHECK_EQ_STR(out, "");
+}
+
+TEST(efi_block_overflow_keeps_it_well_formed)
+{
+    uint8_t *buf = malloc(64);
+    struct handoff b;
+    handoff_begin(&b, buf, 64);
+    CHECK(handoff_tag(&b, MB2_TAG_CMDLINE, "a=1", 4));         /* 8 + 16 + end 8: fits */
+    char big[40] = { 0 };
+    CHECK(!handoff_tag(&b, MB2_TAG_LOADER, big, sizeof(big)));  /* would leave no end tag */
+    CHECK(b.overflow);
+    CHECK(!handoff_tag(&b, MB2_TAG_LOADER, "x", 2));           /* nothing after an overflow */
+    uint32_t total = handoff_finish(&b);
+    CHECK_EQ_U64(total, 32);
+    struct boot_info bi;
+    bootinfo_parse(EFI_BOOT_MAGIC, buf, total, no_virt, &bi);
+    CHECK(bi.problem == NULL);
+    CHECK_EQ_STR(bi.cmdline, "a=1");
+    free(buf);
+}
+
+TEST(efi_memory_map_conversion)
+{
+    CHECK_EQ_U64(mb2_memory_type(EFI_CONV), 1);
+    CHECK_EQ_U64(mb2_memory_type(EFI_BS_DATA), 1);
+    CHECK_EQ_U64(mb2_memory_type(EFI_RT_DATA), 2);
+    CHECK_EQ_U64(mb2_memory_type(EFI_ACPI_RECL), 3);
+    CHECK_EQ_U64(mb2_memory_type(EFI_ACPI_NVS), 4);
+    CHECK_EQ_U64(mb2_memory_type(8), 5);
+    CHECK_EQ_U64(mb2_memory_type(0x80000000u), 2);          /* OEM types: reserved */
+
+    uint8_t buf[512];
+    struct handoff b;
+    uint8_t map[3 * DESC];
+    efi_desc(map, 0, EFI_CONV, 0x1000, 0);                  /* empty: skipped */
+    efi_desc(map, 1, EFI_CONV, 0xFFFFFFFFFFFFF000ull, 2);   /* wraps: skipped */
+    efi_desc(map, 2, EFI_CONV, 0x2000, 1);
+    handoff_begin(&b, buf, sizeof(buf));
+    CHECK_EQ_I64(handoff_put_efi_mmap(&b, map, sizeof(map), 24), -1);    /* desc_size too small */
+    CHECK_EQ_I64(handoff_put_efi_mmap(&b, map, sizeof(map), DESC), 1);
+    handoff_begin(&b, buf, 40);                                  /* no room for the worst case */
+    CHECK_EQ_I64(handoff_put_efi_mmap(&b, map, sizeof(map), DESC), -1);
+    CHECK(b.overflow);
+}
+
+TEST(efi_gop_mask_to_field)
+{
+    uint8_t pos = 0, size = 0;
+    CHECK(mask_to_field(0x00FF0000, &pos, &size));
+    CHECK_EQ_U64(pos, 16);
+    CHECK_EQ_U64(size, 8);
+    CHECK(mask_to_field(0x0000001F, &pos, &size));
+    CHECK_EQ_U64(pos, 0);
+    CHECK_EQ_U64(size, 5);
+    CHECK(!mask_to_field(0, &pos, &size));
+    CHECK(!mask_to_field(0x0F0F, &pos, &size));
+}

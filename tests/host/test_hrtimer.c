@@ -400,3 +400,71 @@ TEST(hrtimer_storm_bounded)
     CHECK_EQ_U64(dev_last_cyc, 1);           /* the rest runs min delta later */
     CHECK(hrtimer_cancel(&base, &a));
 }
+
+/* ---- several bases ---------------------------------------------------------------------- */
+
+static int fired_a, fired_b;
+static enum hrtimer_restart on_a(struct hrtimer *t)
+{
+    (void)t;
+    fired_a++;
+    return HRTIMER_NORESTART;
+}
+static enum hrtimer_restart on_b(struct hrtimer *t)
+{
+    (void)t;
+    fired_b++;
+    return HRTIMER_NORESTART;
+}
+
+/* Two bases on two devices (the experiments put a base on each device in turn beside the
+ * kernel's own): each device's event runs its own base only; releasing one gives its device
+ * back (no handler, shut down) and leaves the other working; a base initialised again on the
+ * same device replaces itself rather than taking a second slot; the table has a limit. */
+TEST(hrtimer_bases_one_per_device)
+{
+    setup(1, 1000000000);
+    static struct clockevent dev2;
+    static struct hrtimer_base base2;
+    static struct tq_slot slots2[4];
+    dev2 = dev;
+    dev2.name = "fake2";
+    CHECK_EQ_I64(hrtimer_base_init(&base2, &dev2, fake_now_fn, slots2, 4), 0);
+    static struct hrtimer ta, tb;
+    ta = (struct hrtimer){ .fn = on_a };
+    tb = (struct hrtimer){ .fn = on_b };
+    fired_a = fired_b = 0;
+    CHECK_EQ_I64(hrtimer_start(&base, &ta, 2000, HRTIMER_MODE_ABS), 0);
+    CHECK_EQ_I64(hrtimer_start(&base2, &tb, 2000, HRTIMER_MODE_ABS), 0);
+    fake_now = 2500;
+    dev2.event(&dev2);
+    CHECK_EQ_I64(fired_b, 1);
+    CHECK_EQ_I64(fired_a, 0);
+    CHECK(hrtimer_queued(&ta));
+    dev.event(&dev);
+    CHECK_EQ_I64(fired_a, 1);
+
+    hrtimer_base_release(&base2);
+    CHECK(dev2.event == NULL);
+    CHECK(dev.event != NULL);
+    CHECK_EQ_I64(hrtimer_start(&base, &ta, 3000, HRTIMER_MODE_ABS), 0);
+    fake_now = 3500;
+    dev.event(&dev);
+    CHECK_EQ_I64(fired_a, 2);
+
+    /* re-initialising the same base does not use another slot: 8 inits of one base, then
+     * 7 more bases on 7 more devices fit; the 8th other base does not */
+    for (int i = 0; i < 8; i++)
+        CHECK_EQ_I64(hrtimer_base_init(&base, &dev, fake_now_fn, slots, NT), 0);
+    static struct clockevent devs[8];
+    static struct hrtimer_base bases[8];
+    static struct tq_slot sl[8][2];
+    for (int i = 0; i < 8; i++) {
+        devs[i] = dev;
+        int rc = hrtimer_base_init(&bases[i], &devs[i], fake_now_fn, sl[i], 2);
+        CHECK_EQ_I64(rc, i < HRTIMER_MAX_BASES - 1 ? 0 : -EBUSY);
+    }
+    for (int i = 0; i < 8; i++)
+        hrtimer_base_release(&bases[i]);
+    hrtimer_base_release(&base);
+}

@@ -40,16 +40,42 @@ def build_iso(case):
     return iso
 
 
+def build_efi_dir(case):
+    """The FAT directory QEMU shows the firmware as a disk (scripts/mkefi.sh): boot="efi" is
+    EFI/BOOT/BOOTX64.EFI with the arguments in \\ticklab-cmdline.txt; boot="efi-shell" is
+    \\ticklab.efi started by startup.nsh in the UEFI shell, arguments as load options."""
+    d = os.path.join(OUT, case.name + ".fat")
+    cmd = [os.path.join(ROOT, "scripts", "mkefi.sh")]
+    if case.boot == "efi-shell":
+        cmd.append("--shell")
+    cmd.append(d)
+    if case.args or case.boot == "efi-shell":
+        cmd.append(case.args)
+    subprocess.run(cmd, cwd=ROOT, check=True, capture_output=True)
+    return d
+
+
 def qemu_command(case, log):
     cmd = ["qemu-system-x86_64", "-machine", case.machine, "-m", case.mem, "-smp",
            str(case.smp), "-display", "none", "-no-reboot",
            "-device", "isa-debug-exit,iobase=0xf4,iosize=0x04"]
     if case.icount is not None:
+        # Exact and repeatable only if nothing runs on the host's clock: the RTC follows
+        # the VM clock, and no NIC (user networking keeps host-clock timers). With either,
+        # QEMU's main loop wakes at host-dependent moments and delivers device interrupts
+        # a few instructions apart from run to run.
         cmd += ["-icount", "shift=%d,sleep=off" % case.icount]
+        if "-rtc" not in case.qemu_extra:
+            cmd += ["-rtc", "clock=vm"]
+        if "-nic" not in case.qemu_extra and case.boot not in ("efi", "efi-shell"):
+            cmd += ["-nic", "none"]
     if case.firmware == "uefi":
         cmd += ["-bios", OVMF]
     if case.boot == "iso":
         cmd += ["-cdrom", build_iso(case)]
+    elif case.boot in ("efi", "efi-shell"):
+        # No NIC: with nothing on the disk to boot, OVMF would try PXE before its shell.
+        cmd += ["-drive", "format=raw,file=fat:rw:" + build_efi_dir(case), "-nic", "none"]
     else:
         cmd += ["-kernel", os.path.join(ROOT, "build", "ticklab.elf"), "-append", case.args]
     if case.serial_on_com2:
@@ -134,7 +160,17 @@ def run_case(case):
             subprocess.run(qemu_command(case, log2), capture_output=True, timeout=case.timeout_s)
             return open(log2, "rb").read() if os.path.exists(log2) else b""
 
-        ctx = cases.Context(case=case, data=data, runs=runs, log=log, rc=rc, rerun=rerun)
+        def boot_other(other):
+            """Another configuration booted as a reference (its own log); returns its runs."""
+            log2 = os.path.join(OUT, other.name + ".log")
+            if os.path.exists(log2):
+                os.remove(log2)
+            subprocess.run(qemu_command(other, log2), capture_output=True,
+                           timeout=other.timeout_s)
+            return records.parse_stream(open(log2, "rb").read() if os.path.exists(log2) else b"")
+
+        ctx = cases.Context(case=case, data=data, runs=runs, log=log, rc=rc, rerun=rerun,
+                            boot_other=boot_other)
         if case.expect_stream:
             if len(runs) != 1:
                 raise CaseFailed("expected one run in the log, found %d" % len(runs))

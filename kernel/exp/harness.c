@@ -1,0 +1,246 @@
+/* kernel/exp/harness.c - see harness.h. */
+#include "kernel/exp/harness.h"
+
+#include "drivers/io.h"
+#include "kernel/config.h"
+#include "kernel/report/console.h"
+#include "kernel/time/clockevent.h"
+#include "kernel/time/clocks.h"
+#include "kernel/time/clocksource.h"
+#include "kernel/time/halt.h"
+#include "kernel/time/tick.h"
+#include "kernel/time/tick_check.h"
+#include "kernel/time/wheel.h"
+#include "lib/fmt.h"
+#include "lib/kstring.h"
+
+bool exp_poll_waits;
+static const char *current;
+static uint64_t started_tsc, last_progress_tsc;
+
+/* The tick as the boot left it, taken before the first experiment changes it. */
+static struct {
+    bool saved, running;
+    char device[16];
+    uint64_t period_ns;
+} boot_tick;
+
+static void save_boot_tick(void)
+{
+    if (boot_tick.saved)
+        return;
+    boot_tick.saved = true;
+    boot_tick.running = tick_running();
+    if (boot_tick.running) {
+        k_strlcpy(boot_tick.device, tick_info()->dev->name, sizeof(boot_tick.device));
+        boot_tick.period_ns = tick_info()->period_ns;
+    }
+}
+
+void exp_begin(const char *name, const char *summary)
+{
+    save_boot_tick();
+    current = name;
+    started_tsc = last_progress_tsc = rdtsc();
+    struct rec r;
+    rec_begin(&r, "exp_start");
+    json_str(&r.j, "exp", name);
+    json_str(&r.j, "summary", summary);
+    json_str(&r.j, "profile", profile_name(cfg.profile));
+    rec_emit(&r);
+}
+
+void exp_end(void)
+{
+    exp_tick_restore();
+    struct rec r;
+    rec_begin(&r, "exp_end");
+    json_str(&r.j, "exp", current);
+    json_str(&r.j, "clock", "tsc");
+    json_u64(&r.j, "duration_ns", tsc_cyc_to_ns(rdtsc() - started_tsc));
+    rec_emit(&r);
+    current = 0;
+}
+
+const char *exp_current(void)
+{
+    return current ? current : "-";
+}
+
+void exp_progress(const char *what, bool force)
+{
+    uint64_t now = rdtsc();
+    if (!force && tsc_cyc_to_ns(now - last_progress_tsc) < EXP_PROGRESS_NS)
+        return;
+    last_progress_tsc = now;
+    kprintf("  [%s] %s, %llu ms in\n", exp_current(), what,
+            (unsigned long long)(tsc_cyc_to_ns(now - started_tsc) / 1000000ull));
+}
+
+void exp_tick_off(void)
+{
+    save_boot_tick();
+    tick_stop();
+}
+
+static bool tick_is(const char *device, uint64_t period_ns)
+{
+    const struct tick_info *ti = tick_info();
+    return tick_running() && !k_strcmp(ti->dev->name, device) &&
+           (ti->period_ns == period_ns || ti->hz == (1000000000ull + period_ns / 2) / period_ns);
+}
+
+bool exp_tick_set(uint64_t period_ns, const char *device)
+{
+    save_boot_tick();
+    char here[16] = "";
+    if (tick_running())
+        k_strlcpy(here, tick_info()->dev->name, sizeof(here));
+    else if (boot_tick.running)
+        k_strlcpy(here, boot_tick.device, sizeof(here));
+    const char *want = device ? device : (here[0] ? here : 0);
+    /* A device with an owner (the hrtimer base's) is not the tick's to take. */
+    struct clockevent *ce = want ? clockevent_find(want) : 0;
+    if (ce && ce->event && !(tick_running() && tick_info()->dev == ce))
+        want = here[0] ? here : 0;
+    if (want && tick_is(want, period_ns))
+        return true;
+    if (wheel_pending(&kernel_wheel)) {
+        rec_error(exp_current(), "the tick cannot change rate with wheel timers pending");
+        return false;
+    }
+    tick_stop();
+    char why[96] = "";
+    int rc = tick_start_ns(period_ns, want, cfg.tick_oneshot, why, sizeof(why));
+    if (rc && want && here[0] && k_strcmp(want, here))
+        rc = tick_start_ns(period_ns, here, cfg.tick_oneshot, why, sizeof(why));
+    if (rc) {
+        struct rec r;
+        rec_begin(&r, "error");
+        json_str(&r.j, "what", exp_current());
+        json_str(&r.j, "reason", "no tick at this period");
+        json_u64(&r.j, "period_ns", period_ns);
+        json_str(&r.j, "device", want);
+        json_i64(&r.j, "err", rc);
+        rec_emit(&r);
+        return false;
+    }
+    kernel_wheel_start();
+    return true;
+}
+
+void exp_tick_restore(void)
+{
+    if (!boot_tick.saved)
+        return;
+    if (!boot_tick.running) {
+        tick_stop();
+        return;
+    }
+    if (tick_is(boot_tick.device, boot_tick.period_ns) &&
+        tick_info()->periodic == !cfg.tick_oneshot)
+        return;
+    tick_stop();
+    char why[96];
+    if (tick_start_ns(boot_tick.period_ns, boot_tick.device, cfg.tick_oneshot, why,
+                      sizeof(why)) != 0)
+        rec_error("tick", "the boot tick could not be restored after an experiment");
+    /* On the new jiffies count; experiments leave no wheel timers behind. */
+    kernel_wheel_start();
+}
+
+static bool wait_common(volatile bool *done, volatile unsigned *count, unsigned want,
+                        uint64_t until_ns, uint64_t bound_ns, const char *busy_device,
+                        const char *what, bool report)
+{
+    uint64_t c0 = rdtsc(), bound = tsc_ns_to_cyc(bound_ns);
+    halt_backup_start(busy_device ? busy_device : "");
+    bool ok;
+    for (;;) {
+        ok = done ? *done : count ? *count >= want : time_ns() >= until_ns;
+        if (ok || rdtsc() - c0 >= bound)
+            break;
+        if (exp_poll_waits) {
+            /* interrupts on across a loop (an emulator takes them between blocks) */
+            irq_enable();
+            for (unsigned i = 0; i < 64 && !(done ? *done : count ? *count >= want : false); i++)
+                cpu_relax();
+            irq_disable();
+        } else {
+            halt_once();
+        }
+        exp_progress(what, false);
+    }
+    halt_backup_stop();
+    if (!ok && report) {
+        struct rec r;
+        rec_begin(&r, "error");
+        json_str(&r.j, "what", exp_current());
+        json_str(&r.j, "reason", "interrupts stopped coming: wait ended by the TSC bound");
+        json_str(&r.j, "waiting_for", what);
+        json_str(&r.j, "device", busy_device);
+        json_u64(&r.j, "bound_ns", bound_ns);
+        if (count) {
+            json_u64(&r.j, "got", *count);
+            json_u64(&r.j, "wanted", want);
+        }
+        rec_emit(&r);
+        kprintf("  [%s] %s: no progress within %llu ms (TSC bound); going on\n", exp_current(),
+                what, (unsigned long long)(bound_ns / 1000000ull));
+    }
+    return ok;
+}
+
+bool exp_wait(volatile bool *done, uint64_t bound_ns, const char *busy_device, const char *what)
+{
+    return wait_common(done, 0, 0, 0, bound_ns, busy_device, what, true);
+}
+
+bool exp_wait_quiet(volatile bool *done, uint64_t bound_ns, const char *busy_device)
+{
+    return wait_common(done, 0, 0, 0, bound_ns, busy_device, "", false);
+}
+
+bool exp_wait_count(volatile unsigned *count, unsigned want, uint64_t bound_ns,
+                    const char *busy_device, const char *what)
+{
+    return wait_common(0, count, want, 0, bound_ns, busy_device, what, true);
+}
+
+bool exp_sleep_until(uint64_t end_ns, const char *busy_device, const char *what)
+{
+    uint64_t now = time_ns();
+    uint64_t span = end_ns > now ? end_ns - now : 0;
+    return wait_common(0, 0, 0, end_ns, 2 * span + 1000000000ull, busy_device, what, true);
+}
+
+uint32_t exp_rand(uint64_t *state)
+{
+    *state = *state * 6364136223846793005ull + 1442695040888963407ull;
+    return (uint32_t)(*state >> 33);
+}
+
+uint64_t exp_rand_range(uint64_t *state, uint64_t lo, uint64_t hi)
+{
+    uint64_t span = hi - lo + 1;
+    uint64_t r = ((uint64_t)exp_rand(state) << 31) | exp_rand(state);
+    return span ? lo + r % span : lo + r;
+}
+
+void exp_result_begin(struct rec *r)
+{
+    rec_begin(r, "result");
+    json_str(&r->j, "exp", exp_current());
+}
+
+void exp_skip_begin(struct rec *r, const char *reason)
+{
+    exp_result_begin(r);
+    json_str(&r->j, "status", "skip");
+    json_str(&r->j, "reason", reason);
+}
+
+uint64_t exp_size(uint64_t quick, uint64_t full, uint64_t soak)
+{
+    return cfg.profile == PROFILE_QUICK ? quick : cfg.profile == PROFILE_FULL ? full : soak;
+}

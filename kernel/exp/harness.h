@@ -1,0 +1,73 @@
+/* kernel/exp/harness.h - what every experiment needs around its measurement: the tick at
+ * another rate or on another device and back, a bounded wait in HLT with a progress line,
+ * a seeded pseudo-random generator, and the start of a `result` record.
+ *
+ * Every wait is bounded by the TSC (a clock no experiment programs), so an experiment whose
+ * interrupts stop coming ends with an `error` record and the next one runs. */
+#ifndef TICKLAB_EXP_HARNESS_H
+#define TICKLAB_EXP_HARNESS_H
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "kernel/report/record.h"
+
+struct clockevent;
+
+#define EXP_PROGRESS_NS 5000000000ull     /* a progress line at least this often */
+
+/* Called by experiments_run around each experiment: the `exp_start` / `exp_end` records,
+ * the progress clock, and putting the tick back as it was at boot. */
+void exp_begin(const char *name, const char *summary);
+void exp_end(void);
+const char *exp_current(void);
+
+/* Progress: prints "  [name] what ..." when EXP_PROGRESS_NS of TSC time passed since the
+ * last line (or always when force). Cheap to call often. */
+void exp_progress(const char *what, bool force);
+
+/* Restarts the tick with period_ns on the named device (NULL: the device it runs on now;
+ * falls back to that device when the named one cannot make the period), periodic unless
+ * the boot asked for tickmode=oneshot. The kernel wheel is restarted on the new jiffies;
+ * it must be empty (experiments remove their wheel timers). false with an `error` record
+ * when no tick could be started; the boot tick is restored by exp_end() in every case. */
+bool exp_tick_set(uint64_t period_ns, const char *device);
+/* Stops the tick (tickless measurements, or to use its device). */
+void exp_tick_off(void);
+/* The tick as the boot started it (device, rate, mode). */
+void exp_tick_restore(void);
+
+/* Waits in HLT with interrupts on until *done becomes true or bound_ns of TSC time pass.
+ * busy_device names the clock event device being waited for (the backup wake-up uses
+ * another). Interrupts must be off on entry; they are off on return. false on timeout, after
+ * an `error` record naming what: the caller reports what it has and goes on. */
+bool exp_wait(volatile bool *done, uint64_t bound_ns, const char *busy_device,
+              const char *what);
+/* The same without the `error` record: for callers that count a lost event and go on. */
+bool exp_wait_quiet(volatile bool *done, uint64_t bound_ns, const char *busy_device);
+/* When set, the waits poll with interrupts on instead of halting (a busy CPU: no wake-up
+ * from HLT in the latency). */
+extern bool exp_poll_waits;
+/* The same for a count reaching want. */
+bool exp_wait_count(volatile unsigned *count, unsigned want, uint64_t bound_ns,
+                    const char *busy_device, const char *what);
+
+/* Waits in HLT until time_ns() reaches end_ns (any interrupt wakes it; the backup device
+ * at least every HALT_BACKUP_NS), bounded by twice the span plus 1 s of TSC time. false,
+ * with an `error` record, when the bound ended it. Interrupts off on entry and return. */
+bool exp_sleep_until(uint64_t end_ns, const char *busy_device, const char *what);
+
+/* A 64-bit LCG with a fixed seed per experiment: runs are repeatable. Returns 31 bits. */
+uint32_t exp_rand(uint64_t *state);
+/* A value in [lo, hi] (hi >= lo). */
+uint64_t exp_rand_range(uint64_t *state, uint64_t lo, uint64_t hi);
+
+/* rec_begin(r, "result") with "exp" set to the current experiment. */
+void exp_result_begin(struct rec *r);
+/* A `result` row that was not measured: "status":"skip" and the reason; the caller adds
+ * the keys that name the row (e.g. "device") and emits it. Measured rows carry no status. */
+void exp_skip_begin(struct rec *r, const char *reason);
+
+/* Picks the size by profile: quick, full or soak. */
+uint64_t exp_size(uint64_t quick, uint64_t full, uint64_t soak);
+
+#endif

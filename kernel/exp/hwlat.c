@@ -1,0 +1,101 @@
+/* kernel/exp/hwlat.c - `hwlat`: time the machine takes away from a CPU that has interrupts
+ * off. The TSC is read in a tight loop with interrupts disabled; any step between two
+ * consecutive reads above the threshold (10 us by default, hwlat_threshold_ns=) is a gap:
+ * an SMI, firmware, a hypervisor or emulator stall. MSR_SMI_COUNT (0x34, Intel) is read
+ * before and after where the CPU has it, so SMIs can be told apart from other stalls.
+ * Nothing can interrupt the loop, so the tick is irrelevant and left off. */
+#include "kernel/exp/experiment.h"
+
+#include "drivers/io.h"
+#include "kernel/config.h"
+#include "kernel/exp/harness.h"
+#include "kernel/exp/verdict.h"
+#include "kernel/report/console.h"
+#include "kernel/time/clocks.h"
+
+#define MSR_SMI_COUNT 0x34u
+#define WINDOWS_MAX 1000u
+
+struct window {
+    uint64_t gaps, max_gap_cyc, total_gap_cyc, reads;
+};
+
+static struct window one_window(uint64_t window_cyc, uint64_t threshold_cyc)
+{
+    struct window w = { 0 };
+    unsigned long flags = irq_save();
+    uint64_t start = rdtsc(), prev = start;
+    while (prev - start < window_cyc) {
+        uint64_t now = rdtsc();
+        uint64_t d = now - prev;
+        if (d > threshold_cyc) {
+            w.gaps++;
+            w.total_gap_cyc += d;
+            if (d > w.max_gap_cyc)
+                w.max_gap_cyc = d;
+        }
+        w.reads++;
+        prev = now;
+    }
+    irq_restore(flags);
+    return w;
+}
+
+static void run(void)
+{
+    uint64_t window_ns = exp_size(50, 1000, 1000) * 1000000ull;
+    unsigned windows = (unsigned)exp_size(2, 10, WINDOWS_MAX);
+    uint64_t threshold_ns = cfg.hwlat_threshold_ns;
+    exp_tick_off();
+    uint64_t smi0 = 0, smi1 = 0;
+    bool smi = rdmsr_safe(MSR_SMI_COUNT, &smi0) == 0;
+    kprintf("\nhwlat: interrupts off, TSC read in a loop, %u windows of %llu ms; gaps over %llu "
+            "ns\n", windows, (unsigned long long)(window_ns / 1000000ull),
+            (unsigned long long)threshold_ns);
+    uint64_t window_cyc = tsc_ns_to_cyc(window_ns), threshold_cyc = tsc_ns_to_cyc(threshold_ns);
+    struct window all = { 0 };
+    for (unsigned i = 0; i < windows; i++) {
+        struct window w = one_window(window_cyc, threshold_cyc);
+        all.gaps += w.gaps;
+        all.total_gap_cyc += w.total_gap_cyc;
+        all.reads += w.reads;
+        if (w.max_gap_cyc > all.max_gap_cyc)
+            all.max_gap_cyc = w.max_gap_cyc;
+        exp_progress("windows", false);
+    }
+    if (smi)
+        smi = rdmsr_safe(MSR_SMI_COUNT, &smi1) == 0;
+    uint64_t max_gap_ns = tsc_cyc_to_ns(all.max_gap_cyc);
+    struct rec r;
+    exp_result_begin(&r);
+    json_str(&r.j, "clock", "tsc");
+    json_u64(&r.j, "window_ns", window_ns);
+    json_u64(&r.j, "windows", windows);
+    json_u64(&r.j, "threshold_ns", threshold_ns);
+    json_u64(&r.j, "reads", all.reads);
+    json_u64(&r.j, "gaps", all.gaps);
+    json_u64(&r.j, "max_gap_ns", max_gap_ns);
+    json_u64(&r.j, "total_gap_ns", tsc_cyc_to_ns(all.total_gap_cyc));
+    if (smi)
+        json_u64(&r.j, "smi_delta", smi1 - smi0);
+    else
+        json_null(&r.j, "smi_delta");
+    json_bool(&r.j, "smi_count_readable", smi);
+    rec_emit(&r);
+    kprintf("  %llu gaps over %llu ns in %llu ms, longest %llu ns; SMIs: %s\n",
+            (unsigned long long)all.gaps, (unsigned long long)threshold_ns,
+            (unsigned long long)(window_ns * windows / 1000000ull),
+            (unsigned long long)max_gap_ns, smi ? "counted" : "MSR_SMI_COUNT not readable");
+    if (smi)
+        kprintf("  SMI count went up by %llu\n", (unsigned long long)(smi1 - smi0));
+    findings.hwlat_done = true;
+    findings.hwlat_gaps = all.gaps;
+    findings.hwlat_max_gap_ns = max_gap_ns;
+    findings.hwlat_window_ns = window_ns * windows;
+}
+
+const struct experiment exp_hwlat = {
+    .name = "hwlat",
+    .summary = "interrupts off, TSC in a tight loop: gaps the machine takes (SMIs, stalls)",
+    .run = run,
+};

@@ -1,0 +1,169 @@
+/* kernel/exp/verdict.c - see verdict.h. Every claim is drawn from figures measured in this
+ * run and names them in "evidence" (record type, and for results the experiment and the keys
+ * that pick the row); a claim whose figures were not measured says so instead. */
+#include "kernel/exp/verdict.h"
+
+#include "kernel/report/console.h"
+#include "kernel/report/record.h"
+#include "kernel/time/clockevent.h"
+#include "kernel/time/clocksource.h"
+#include "lib/fmt.h"
+#include "lib/kstring.h"
+
+struct findings findings;
+
+static void claim(const char *topic, const char *choice, const char *text, const char *ev1,
+                  const char *ev2)
+{
+    struct rec r;
+    rec_begin(&r, "verdict");
+    json_str(&r.j, "topic", topic);
+    json_str(&r.j, "choice", choice);
+    json_str(&r.j, "claim", text);
+    json_arr_open(&r.j, "evidence");
+    if (ev1)
+        json_elem_str(&r.j, ev1);
+    if (ev2)
+        json_elem_str(&r.j, ev2);
+    json_arr_close(&r.j);
+    rec_emit(&r);
+    kprintf("  %-12s %s\n", topic, text);
+}
+
+static int find_wake(const char *device)
+{
+    for (unsigned i = 0; i < findings.n_wake; i++)
+        if (!k_strcmp(findings.wake[i].device, device))
+            return (int)i;
+    return -1;
+}
+
+static void clocksource_claim(void)
+{
+    struct clocksource *cs = clocksource_current();
+    char text[200];
+    if (!cs) {
+        claim("clocksource", 0, "no usable clock source", "clocksource", 0);
+        return;
+    }
+    fmt_snprintf(text, sizeof(text),
+                 "%s: the highest-rated usable source (rating %d), read in %u TSC cycles "
+                 "(median); time_ns() runs on it", cs->name, cs->rating, cs->read_cost_cyc);
+    char ev[48];
+    fmt_snprintf(ev, sizeof(ev), "clocksource:name=%s", cs->name);
+    claim("clocksource", cs->name, text, "clocksource_selected", ev);
+}
+
+/* The device whose hrtimer callback p99 is lowest. */
+static void clockevent_claim(void)
+{
+    int best = -1;
+    for (unsigned i = 0; i < findings.n_wake; i++)
+        if (best < 0 || findings.wake[i].cb_p99_ns < findings.wake[best].cb_p99_ns)
+            best = (int)i;
+    if (best < 0) {
+        claim("clockevent", 0, "not measured: wakeup-latency did not run or found no device",
+              0, 0);
+        return;
+    }
+    char text[200], ev[64];
+    fmt_snprintf(text, sizeof(text),
+                 "%s: the lowest hrtimer callback latency, p50 %lld ns, p99 %lld ns after the "
+                 "deadline (interrupt entry p99 %lld ns)", findings.wake[best].device,
+                 (long long)findings.wake[best].cb_p50_ns, (long long)findings.wake[best].cb_p99_ns,
+                 (long long)findings.wake[best].irq_p99_ns);
+    fmt_snprintf(ev, sizeof(ev), "result:wakeup-latency:path=callback");
+    claim("clockevent", findings.wake[best].device, text, ev, 0);
+}
+
+/* Would `device` help against the best of the others: by how much at p99. */
+static void helps_claim(const char *topic, const char *device)
+{
+    char text[220];
+    int d = find_wake(device);
+    if (d < 0) {
+        struct clockevent *ce = clockevent_find(device);
+        fmt_snprintf(text, sizeof(text), "not measured: %s",
+                     !ce ? "no usable clock event device of that name (its clockevent record "
+                           "says why)"
+                         : !ce->usable && ce->unusable_reason ? ce->unusable_reason
+                                                              : "wakeup-latency did not run on it");
+        claim(topic, "unknown", text, "clockevent", 0);
+        return;
+    }
+    int other = -1;
+    for (unsigned i = 0; i < findings.n_wake; i++)
+        if ((int)i != d && (other < 0 || findings.wake[i].cb_p99_ns < findings.wake[other].cb_p99_ns))
+            other = (int)i;
+    if (other < 0) {
+        fmt_snprintf(text, sizeof(text), "%s is the only one-shot device measured: nothing to "
+                     "compare with", device);
+        claim(topic, "only", text, "result:wakeup-latency:path=callback", 0);
+        return;
+    }
+    int64_t gain = findings.wake[other].cb_p99_ns - findings.wake[d].cb_p99_ns;
+    fmt_snprintf(text, sizeof(text),
+                 "%s: hrtimer callback p99 %lld ns on %s against %lld ns on %s (%s%lld ns)",
+                 gain > 0 ? "helps" : "does not help", (long long)findings.wake[d].cb_p99_ns,
+                 device, (long long)findings.wake[other].cb_p99_ns, findings.wake[other].device,
+                 gain > 0 ? "better by " : "worse or equal by ",
+                 (long long)(gain > 0 ? gain : -gain));
+    claim(topic, gain > 0 ? "helps" : "no", text, "result:wakeup-latency:path=callback", 0);
+}
+
+static void tick_claim(void)
+{
+    if (!findings.n_tick) {
+        claim("tick_rate", 0, "not measured: tick-overhead did not run", 0, 0);
+        return;
+    }
+    /* the cost of one tick: the median of the per-tick figures over the tick sizes */
+    int64_t per[FINDINGS_MAX_TICKS];
+    unsigned n = findings.n_tick;
+    for (unsigned i = 0; i < n; i++)
+        per[i] = findings.tick[i].per_tick_ns;
+    for (unsigned i = 1; i < n; i++)
+        for (unsigned k = i; k > 0 && per[k - 1] > per[k]; k--) {
+            int64_t x = per[k];
+            per[k] = per[k - 1];
+            per[k - 1] = x;
+        }
+    int64_t cost = per[n / 2] > 0 ? per[n / 2] : 1;
+    uint64_t hz_1pct = 10000000ull / (uint64_t)cost;        /* 1 % of 1e9 ns per second */
+    int64_t ppm_1000 = cost;      /* at HZ=1000: cost ns x 1000 per s / 1e9 ns, in ppm */
+    char text[220], choice[24];
+    fmt_snprintf(text, sizeof(text),
+                 "one tick on %s costs about %lld ns, %lld.%04lld %% of the CPU at HZ=1000; "
+                 "up to HZ=%llu keeps it under 1 %%", findings.tick_device ? findings.tick_device : "?",
+                 (long long)cost, (long long)(ppm_1000 / 10000), (long long)(ppm_1000 % 10000),
+                 (unsigned long long)hz_1pct);
+    fmt_snprintf(choice, sizeof(choice), "%llu", (unsigned long long)hz_1pct);
+    claim("tick_rate", choice, text, "result:tick-overhead", 0);
+}
+
+static void hwlat_claim(void)
+{
+    if (!findings.hwlat_done) {
+        claim("stalls", 0, "not measured: hwlat did not run", 0, 0);
+        return;
+    }
+    char text[200];
+    fmt_snprintf(text, sizeof(text), "%llu gaps with interrupts off in %llu ms, the longest "
+                 "%llu ns%s", (unsigned long long)findings.hwlat_gaps,
+                 (unsigned long long)(findings.hwlat_window_ns / 1000000ull),
+                 (unsigned long long)findings.hwlat_max_gap_ns,
+                 findings.hwlat_gaps ? ": latency figures include the machine's own stalls"
+                                     : ": the machine does not steal time");
+    claim("stalls", findings.hwlat_gaps ? "stalls" : "quiet", text, "result:hwlat", 0);
+}
+
+void verdict_report(void)
+{
+    kprintf("\nVerdict (each line from this run's figures)\n");
+    clocksource_claim();
+    clockevent_claim();
+    helps_claim("hpet", "hpet");
+    helps_claim("tsc_deadline", "tsc_deadline");
+    tick_claim();
+    hwlat_claim();
+}

@@ -1,0 +1,183 @@
+"""Checks for the experiments' `result` records (issue 7), used by tests/qemu/cases.py.
+
+Each check states the value exact virtual time predicts and why. Under -icount shift=0,
+sleep=off one guest instruction is 1 ns, the TSC runs at exactly 1 GHz and every device
+counts from the same virtual clock, so the figures are repeatable to the nanosecond; the
+tolerances below cover the few instructions a handler's path may differ by, not noise.
+"""
+
+EXPERIMENTS = ("period-compare", "periodic-jitter", "itimer-error", "sleep-accuracy",
+               "tick-overhead", "hrtimer-cost", "wakeup-latency", "hwlat")
+ONESHOT = ("pit", "lapic", "hpet")       # q35's one-shot devices under TCG
+
+
+def results(ctx, exp):
+    return [r for r in ctx.recs("result") if r.get("exp") == exp]
+
+
+def every_experiment_reports(ctx):
+    """Each experiment opens, reports at least one result row, and closes."""
+    started = [r["exp"] for r in ctx.recs("exp_start")]
+    ended = [r["exp"] for r in ctx.recs("exp_end")]
+    if started != list(EXPERIMENTS) or ended != list(EXPERIMENTS):
+        return "exp_start %r / exp_end %r, expected %r" % (started, ended, EXPERIMENTS)
+    empty = [e for e in EXPERIMENTS if not results(ctx, e)]
+    if empty:
+        return "no result records from %r" % empty
+
+
+def quick_within_60s(ctx):
+    """The quick profile spends at most 60 s of machine time on the experiments."""
+    total = sum(r["duration_ns"] for r in ctx.recs("exp_end"))
+    if total > 60e9:
+        return "experiments took %.1f s of machine time" % (total / 1e9)
+
+
+def period_compare(ctx):
+    """HZ=1000 on the LAPIC (exactly 1,000,000 ns): the hrtimer is forwarded from its own
+    expiry, so each 1 s period is within 1 us; the jiffies timer is 1000 exact ticks after
+    its first (short) period, so later periods are within the handler's jitter (2 us)."""
+    r = {x["timer"]: x for x in results(ctx, "period-compare")}
+    h, j = r.get("hrtimer"), r.get("jiffies")
+    if not h or not j or h["samples"] != 4 or j["samples"] != 4:
+        return "period-compare rows %r" % r
+    if any(abs(e) >= 1000 for e in h["err_ns"]):
+        return "hrtimer errors %r not within 1 us" % h["err_ns"]
+    if any(abs(e) > 2000 for e in j["err_ns"][1:]):
+        return "jiffies errors %r beyond 2 us after the first period" % j["err_ns"]
+
+
+def itimer_error(ctx):
+    """The PIT at HZ=1000 ticks every 1193 clocks = 999,847 ns. Rounded up to whole ticks,
+    10000 us becomes 11 ticks = 10,998,317 ns: 10000000/10998317 - 1 = -9.077 %; 1000 us
+    becomes 2 ticks = 1,999,694 ns: -49.992 %; 9998 us becomes 10 ticks = 9,998,470 ns:
+    -0.005 %. The window starts mid-tick, which moves each by under 0.05 %. In ns mode
+    the hrtimers are forwarded by exactly their period: within 0.01 %."""
+    rows = {(r["mode"], r["period_us"]): r for r in results(ctx, "itimer-error")}
+    want = {("tick", 10000): -9.077, ("tick", 1000): -49.992, ("tick", 9998): -0.005}
+    for key, pct in want.items():
+        r = rows.get(key)
+        if not r or r["device"] != "pit" or abs(float(r["error_pct"]) - pct) > 0.05:
+            return "itimer %r: %r, expected %.3f %%" % (key, r and dict(r), pct)
+    for us in (10000, 9998, 1000):
+        r = rows.get(("ns", us))
+        if not r or abs(float(r["error_pct"])) > 0.01:
+            return "itimer ns %d: %r" % (us, r and dict(r))
+
+
+def sleep_accuracy(ctx):
+    """select() waits ceil(r/tick) + 1 ticks counted from the last tick: never early, at
+    most two ticks late. Plain tick rounding can end up to one tick early. The hrtimer
+    sleep ends after the interrupt path and callback only: within 0..2 us of the request,
+    whatever the tick."""
+    rows = results(ctx, "sleep-accuracy")
+    if len(rows) != 5 * 5 * 3:
+        return "%d sleep-accuracy rows, expected 75" % len(rows)
+    for r in rows:
+        t = r["tick_ns"]
+        if r["runs"] != 2:
+            return "runs %r" % dict(r)
+        if r["mode"] == "hrtimer" and not (0 <= r["min_err_ns"] and r["max_err_ns"] <= 2000):
+            return "hrtimer sleep %r" % dict(r)
+        if r["mode"] == "select" and not (0 <= r["min_err_ns"] and r["max_err_ns"] <= 2 * t + 2000):
+            return "select sleep %r" % dict(r)
+        if r["mode"] == "tick" and not (-t <= r["min_err_ns"] and r["max_err_ns"] <= t + 2000):
+            return "tick sleep %r" % dict(r)
+
+
+def tick_overhead(ctx):
+    """The same loop loses more time the shorter the tick: the overhead grows strictly as
+    the tick shrinks (each tick costs about the same, there are more of them); the
+    tickless baseline row has no ticks at all."""
+    rows = results(ctx, "tick-overhead")
+    base = [r for r in rows if r["tick_ns"] == 0]
+    ticked = sorted((r for r in rows if r["tick_ns"]), key=lambda r: r["tick_ns"])
+    if len(base) != 1 or base[0]["ticks"] != 0 or len(ticked) != 5:
+        return "tick-overhead rows %r" % [dict(r) for r in rows]
+    pct = [float(r["overhead_pct"]) for r in ticked]
+    if not all(a > b for a, b in zip(pct, pct[1:])) or pct[-1] <= 0:
+        return "overhead does not grow as the tick shrinks: %r" % pct
+    for r in ticked:
+        if not (r["ticks"] > 0 and 100 <= r["per_tick_ns"] <= 5000 and r["split_samples"] > 0
+                and r["entry_cyc"] > 0 and r["handler_cyc"] > 0 and r["return_cyc"] > 0):
+            return "tick-overhead row %r" % dict(r)
+
+
+def hrtimer_cost(ctx):
+    """Every one-shot device is measured; a start that makes the device be reprogrammed
+    (an MMIO or port write) costs more than one that only queues."""
+    rows = {(r["op"], r["device"]): r for r in results(ctx, "hrtimer-cost") if "median_cyc" in r}
+    for dev in ONESHOT:
+        a, b = rows.get(("start_reprogram", dev)), rows.get(("start_no_reprogram", dev))
+        if not a or not b or a["median_cyc"] <= b["median_cyc"] or a["n"] != 1000:
+            return "hrtimer-cost %s: %r %r" % (dev, a and dict(a), b and dict(b))
+    if ("irq_save_restore", "none") not in rows:
+        return "no irq_save_restore row"
+
+
+def wakeup_latency(ctx):
+    """Never negative: nothing fires before its deadline. Every one-shot device is measured
+    on all four paths, halted and polling; the RTC (periodic only) is a skip row. Under
+    icount the whole path, deadline to callback, is a few hundred instructions: under 2 us."""
+    rows = results(ctx, "wakeup-latency")
+    seen = {(r["device"], r["path"], r["wait"]) for r in rows if "samples" in r}
+    for dev in ONESHOT:
+        for path in ("irq", "event", "hrtimer_irq", "callback"):
+            for wait in ("hlt", "poll"):
+                if (dev, path, wait) not in seen:
+                    return "no wakeup-latency row for %s %s %s" % (dev, path, wait)
+    for r in rows:
+        if r.get("status") == "skip":
+            continue
+        if r["samples"] != 500 or r["early"] != 0 or r["lost"] != 0 or r["min_ns"] < 0 \
+                or r["max_ns"] > 2000:
+            return "wakeup-latency row %r" % dict(r)
+        if sum(r["hist"]["counts"]) != r["samples"]:
+            return "histogram does not hold every sample: %r" % dict(r)
+    if not any(r.get("device") == "rtc" and r.get("status") == "skip" for r in rows):
+        return "no skip row for the rtc"
+
+
+def periodic_jitter(ctx):
+    """With no grid the deadlines are exact and the intervals vary only by the interrupt
+    path (well under 1 us); a 5000 ns grid moves each expiry by up to 5 us, so the spread
+    is larger than with no grid, and an 800 ns grid's lies between."""
+    rows = results(ctx, "periodic-jitter")
+    if len(rows) != 33:
+        return "%d periodic-jitter rows, expected 33" % len(rows)
+    by = {}
+    for r in rows:
+        by.setdefault(r["grid"] and r["hres_ns"], []).append(r)
+    fine = by.get(False, [])
+    if not fine or any(r["stddev_ns"] >= 1000 or float(r["p_within_5us"]) != 1 for r in fine):
+        return "finest grid rows %r" % [dict(r) for r in fine]
+    sd = {k: max(r["stddev_ns"] for r in v if r["set"] == "ten") for k, v in by.items()}
+    if not sd[5000] > sd[800] > sd[False]:
+        return "spread by grid %r" % sd
+    for r in rows:
+        want = 300e6 / r["period_ns"]
+        if abs(r["samples"] - want) > 3:
+            return "samples %r, expected about %d" % (dict(r), want)
+
+
+def hwlat(ctx):
+    """Under icount the TSC counts instructions, so no two reads can be 10 us apart."""
+    r = results(ctx, "hwlat")
+    if len(r) != 1 or r[0]["gaps"] != 0 or r[0]["reads"] == 0:
+        return "hwlat %r" % [dict(x) for x in r]
+
+
+def verdict(ctx):
+    """One claim per topic, each naming its evidence."""
+    topics = [r["topic"] for r in ctx.recs("verdict")]
+    want = ["clocksource", "clockevent", "hpet", "tsc_deadline", "tick_rate", "stalls"]
+    if topics != want:
+        return "verdict topics %r, expected %r" % (topics, want)
+    for r in ctx.recs("verdict"):
+        if r["topic"] not in ("tsc_deadline",) and not r["evidence"]:
+            return "verdict without evidence: %r" % dict(r)
+
+
+QUICK_ICOUNT = [every_experiment_reports, quick_within_60s, period_compare, itimer_error,
+                sleep_accuracy, tick_overhead, hrtimer_cost, wakeup_latency, periodic_jitter,
+                hwlat, verdict]
