@@ -5,7 +5,7 @@ set -euo pipefail
 
 PKGS=(gcc make binutils nasm clang git qemu-system-x86 grub-pc-bin grub-efi-amd64-bin
       grub-common xorriso mtools ovmf gnu-efi python3 python3-serial python3-matplotlib
-      python3-pytest)
+      python3-pytest chromium)
 
 missing=()
 for p in "${PKGS[@]}"; do

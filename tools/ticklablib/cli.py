@@ -9,9 +9,9 @@ import argparse
 import os
 import sys
 
-from . import EXIT_USAGE, check
+from . import EXIT_USAGE, capture, check, compare, report
 
-COMMANDS = (check,)
+COMMANDS = (capture, check, report, compare)
 
 
 class ArgumentParser(argparse.ArgumentParser):

@@ -1,0 +1,106 @@
+"""HTML building blocks shared by the report and compare pages.
+
+Pages are self-contained: one file, the stylesheet inline, every figure embedded as a PNG
+data URI (the SVG files beside it are linked for zooming). Every value is escaped; nothing
+from a record reaches the page as markup.
+"""
+
+import base64
+import html
+
+from .dataset import cell, columns
+
+STYLE = """
+body { font: 14px/1.45 system-ui, sans-serif; margin: 1.5em auto; max-width: 1200px;
+       padding: 0 1em; color: #222; }
+h1 { font-size: 1.5em; } h2 { border-bottom: 1px solid #ccc; margin-top: 2em; }
+table { border-collapse: collapse; margin: .6em 0; font-size: 12px; }
+td, th { border: 1px solid #ccc; padding: 2px 6px; text-align: left; vertical-align: top; }
+th { background: #f2f2f2; } td.num { text-align: right; font-variant-numeric: tabular-nums; }
+.scroll { overflow-x: auto; }
+.ok { color: #176117; font-weight: bold; } .bad { color: #a40000; font-weight: bold; }
+.warn { color: #8a5a00; font-weight: bold; }
+figure { margin: 1em 0; } figure img { max-width: 100%; border: 1px solid #ddd; }
+figcaption { font-size: 12px; color: #444; max-width: 800px; }
+.note { color: #555; font-size: 12px; } code { font-size: 12px; }
+tr.diff td { background: #fff4d6; }
+"""
+
+LONG_LIST = 8  # lists longer than this are summarised in tables; the CSV has them whole
+
+
+def esc(value):
+    return html.escape(str(value), quote=True)
+
+
+def page(title, body):
+    """A whole HTML document."""
+    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+            "<title>%s</title><style>%s</style></head>\n<body>\n%s\n</body></html>\n"
+            % (esc(title), STYLE, "\n".join(body)))
+
+
+def short(value):
+    """A value for a table cell: long lists summarised, objects as compact JSON."""
+    if isinstance(value, list) and len(value) > LONG_LIST:
+        return "[%d values: %s, ...]" % (len(value), ", ".join(cell(v) for v in value[:3]))
+    if isinstance(value, dict) and len(cell(value)) > 120:
+        return "{%d keys: %s, ...}" % (len(value), ", ".join(list(value)[:4]))
+    return cell(value)
+
+
+def td(value):
+    numeric = isinstance(value, (int, float)) and not isinstance(value, bool)
+    return "<td%s>%s</td>" % (' class="num"' if numeric else "", esc(short(value)))
+
+
+def table(rows, keys=None, drop=("type",), line_column=True):
+    """One row per record; columns: the union of keys (minus `drop`), plus the capture line
+    of each record when it has one."""
+    rows = list(rows)
+    if not rows:
+        return "<p class=\"note\">(none)</p>"
+    keys = [k for k in (keys or columns(rows)) if k not in drop]
+    with_line = line_column and all(hasattr(r, "line") for r in rows)
+    head = (["line"] if with_line else []) + keys
+    out = ["<div class=\"scroll\"><table><tr>%s</tr>" % "".join("<th>%s</th>" % esc(k)
+                                                               for k in head)]
+    for row in rows:
+        cells = ([td(row.line)] if with_line else []) + [td(row.get(k)) for k in keys]
+        out.append("<tr>%s</tr>" % "".join(cells))
+    out.append("</table></div>")
+    return "".join(out)
+
+
+def key_values(obj, drop=("type",)):
+    """A two-column table of one record's keys; nested objects become nested tables."""
+    if not obj:
+        return "<p class=\"note\">(none)</p>"
+    out = ["<table>"]
+    for key, value in obj.items():
+        if key in drop:
+            continue
+        if isinstance(value, dict) and value:
+            shown = key_values(value, drop=())
+        elif isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
+            shown = table(value, drop=(), line_column=False)
+        else:
+            shown = esc(short(value))
+        out.append("<tr><th>%s</th><td>%s</td></tr>" % (esc(key), shown))
+    out.append("</table>")
+    return "".join(out)
+
+
+def figure(plot, link_base, id_prefix="fig-"):
+    """A figure with its PNG inline and a link to its SVG file."""
+    with open(plot.png, "rb") as f:
+        data = base64.b64encode(f.read()).decode("ascii")
+    return ("<figure id=\"%s%s\"><img class=\"plot\" src=\"data:image/png;base64,%s\" "
+            "alt=\"%s\"><figcaption><b>%s.</b> %s <a href=\"%s\">SVG</a></figcaption>"
+            "</figure>" % (esc(id_prefix), esc(plot.name), data, esc(plot.title),
+                           esc(plot.title), esc(plot.caption),
+                           esc(link_base + plot.name + ".svg")))
+
+
+def state(text, good):
+    return "<span class=\"%s\">%s</span>" % ("ok" if good else "bad", esc(text))
