@@ -14,7 +14,7 @@ PYTHON    := /usr/bin/python3
 KCFLAGS := -std=c11 -O2 -g -Wall -Wextra -Werror -ffreestanding -fno-builtin -fno-stack-protector \
            -fno-pic -fno-pie -mno-red-zone -mgeneral-regs-only -mcmodel=small \
            -fno-omit-frame-pointer -fno-asynchronous-unwind-tables \
-           -I. -I$(BUILD)/gen -DTICKLAB_VERSION='"$(VERSION)"' -DTICKLAB_GIT='"$(GIT_REV)"'
+           -I. -Iinclude -I$(BUILD)/gen -DTICKLAB_VERSION='"$(VERSION)"' -DTICKLAB_GIT='"$(GIT_REV)"'
 KLDFLAGS := -nostdlib -static -z noexecstack -z max-page-size=0x1000 --no-warn-rwx-segments -T linker.ld
 
 LIB_SRCS    := $(wildcard lib/*.c)
@@ -22,12 +22,24 @@ DRIVER_SRCS := $(wildcard drivers/*.c)
 KERNEL_SRCS := $(wildcard kernel/*.c kernel/*/*.c)
 ASM_SRCS    := $(wildcard boot/*.asm kernel/arch/*.asm)
 
-KOBJS := $(patsubst %.c,$(BUILD)/k/%.o,$(LIB_SRCS) $(DRIVER_SRCS) $(KERNEL_SRCS)) \
+# libticklab.a (docs/library.md): the timer drivers, the time core and the helpers they use,
+# behind the public headers in include/ticklab/. The kernel links it like any other user.
+TL_SRCS := $(addprefix drivers/,acpi.c acpi_pm.c cpuid.c hpet.c ioapic.c lapic.c \
+                                lapic_timer.c pic8259.c pit8254.c rtc_cmos.c tsc.c) \
+           $(addprefix kernel/time/,calibrate.c ce_search.c clockevent.c clocksource.c \
+                                    cs_measure.c hrtimer.c tick.c wheel.c tq_heap.c tq_rbtree.c) \
+           $(addprefix lib/,muldiv.c stats.c hist.c kstring.c fmt.c)
+TL_OBJS := $(patsubst %.c,$(BUILD)/k/%.o,$(TL_SRCS))
+TL_HDRS := $(wildcard include/ticklab/*.h)
+LIBTICKLAB := $(BUILD)/libticklab.a
+
+KOBJS := $(patsubst %.c,$(BUILD)/k/%.o,$(filter-out $(TL_SRCS),$(LIB_SRCS) $(DRIVER_SRCS) \
+                                                                $(KERNEL_SRCS))) \
          $(patsubst %.asm,$(BUILD)/k/%.o,$(ASM_SRCS))
 FONT  := $(BUILD)/gen/font8x16.h
 FONT_SRC := /usr/share/grub/ascii.h
 
-.PHONY: all kernel iso efi run test host-test qemu-test tools-test deps clean help
+.PHONY: all kernel lib example iso efi run test host-test qemu-test tools-test deps clean help
 all: kernel
 kernel: $(BUILD)/ticklab.elf
 
@@ -48,11 +60,39 @@ $(BUILD)/k/%.o: %.asm
 	@$(if $(Q),echo "  NASM    $<")
 	$(Q)$(NASM) -f elf64 -g -o $@ $<
 
-$(BUILD)/ticklab.elf: $(KOBJS) linker.ld
-	@$(if $(Q),echo "  LD      $@")
-	$(Q)$(LD) $(KLDFLAGS) -o $@ $(KOBJS)
+$(LIBTICKLAB): $(TL_OBJS)
+	@$(if $(Q),echo "  AR      $@")
+	$(Q)rm -f $@ && ar rcs $@ $(TL_OBJS)
 
--include $(KOBJS:.o=.d)
+$(BUILD)/ticklab.elf: $(KOBJS) $(LIBTICKLAB) linker.ld
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(LD) $(KLDFLAGS) -o $@ $(KOBJS) $(LIBTICKLAB)
+
+# make lib: the archive, and its public headers under one prefix (build/include/ticklab/).
+lib: $(LIBTICKLAB) $(TL_HDRS)
+	@mkdir -p $(BUILD)/include/ticklab
+	$(Q)cp $(TL_HDRS) $(BUILD)/include/ticklab/
+	@echo "  LIB     $(LIBTICKLAB), headers in $(BUILD)/include/ticklab"
+
+# examples/minimal: a separate tiny kernel that links only libticklab.a (docs/library.md).
+EX_DIR  := examples/minimal
+EX_OBJS := $(BUILD)/ex/main.o $(BUILD)/ex/entry.o
+$(BUILD)/ex/main.o: $(EX_DIR)/main.c lib
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) $(filter-out -I. -Iinclude -I$(BUILD)/gen -D%,$(KCFLAGS)) -I$(BUILD)/include \
+	    -c $< -o $@
+$(BUILD)/ex/entry.o: $(EX_DIR)/entry.asm
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  NASM    $<")
+	$(Q)$(NASM) -f elf64 -o $@ $<
+$(BUILD)/minimal.elf: $(EX_OBJS) $(LIBTICKLAB) $(EX_DIR)/linker.ld
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(LD) -nostdlib -static -z noexecstack -z max-page-size=0x1000 \
+	    --no-warn-rwx-segments -T $(EX_DIR)/linker.ld -o $@ $(EX_OBJS) $(LIBTICKLAB)
+example: $(BUILD)/minimal.elf
+
+-include $(KOBJS:.o=.d) $(TL_OBJS:.o=.d)
 
 # ---- images ---------------------------------------------------------------------------
 $(BUILD)/ticklab.iso: $(BUILD)/ticklab.elf boot/grub.cfg scripts/mkiso.sh
@@ -74,7 +114,7 @@ EFI_INC   := /usr/include/efi
 EFI_LIB   := /usr/lib
 EFI_CFLAGS := -std=c11 -O2 -Wall -Wextra -Werror -ffreestanding -fpic -fshort-wchar \
               -mno-red-zone -fno-stack-protector -fno-strict-aliasing -DEFI_FUNCTION_WRAPPER \
-              -I$(EFI_INC) -I$(EFI_INC)/x86_64 -I. -DTICKLAB_VERSION='"$(VERSION)"'
+              -I$(EFI_INC) -I$(EFI_INC)/x86_64 -I. -Iinclude -DTICKLAB_VERSION='"$(VERSION)"'
 EFI_SRCS  := $(wildcard boot/efi/*.c)
 EFI_OBJS  := $(patsubst %.c,$(BUILD)/efi/%.o,$(EFI_SRCS)) $(BUILD)/efi/kernel_image.o
 EFI_SECTIONS := -j .text -j .sdata -j .data -j .dynamic -j .dynsym -j .rel -j .rela \
@@ -143,7 +183,7 @@ include tests/bench/bench.mk
 test: deps
 	@scripts/run-tests.sh
 
-qemu-test: kernel iso efi
+qemu-test: kernel example iso efi
 	$(PYTHON) tests/qemu/boottest.py
 
 tools-test:

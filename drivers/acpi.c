@@ -3,9 +3,9 @@
  * Every field is read from a copy: copy_in() moves a table's (or entry's) bytes into a local
  * packed struct and zero-fills what the table does not have. That keeps reads in bounds by
  * construction and sidesteps alignment; the length checks still decide what a zero means. */
-#include "drivers/acpi.h"
+#include "ticklab/acpi.h"
 
-#include "lib/kstring.h"
+#include "ticklab/kstring.h"
 
 #define EBDA_SEG_PHYS    0x40Eu     /* BIOS data area word: EBDA segment (paragraphs) */
 #define EBDA_SCAN_BYTES  1024u      /* ACPI 5.2.5.1: the RSDP is in the EBDA's first KiB */

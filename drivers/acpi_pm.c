@@ -1,8 +1,8 @@
 /* drivers/acpi_pm.c - see acpi_pm.h. */
-#include "drivers/acpi_pm.h"
+#include "ticklab/acpi_pm.h"
 
-#include "drivers/io.h"
-#include "lib/errno.h"
+#include "ticklab/io.h"
+#include "ticklab/errno.h"
 
 static struct {
     bool present, verified;

@@ -1,8 +1,8 @@
 /* drivers/cpuid.c - see cpuid.h. */
-#include "drivers/cpuid.h"
+#include "ticklab/cpuid.h"
 
-#include "drivers/io.h"
-#include "lib/kstring.h"
+#include "ticklab/io.h"
+#include "ticklab/kstring.h"
 
 #define LEAF_BASIC        0x00
 #define LEAF_FEATURES     0x01

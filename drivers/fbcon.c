@@ -2,8 +2,8 @@
 #include "drivers/fbcon.h"
 
 #include "kernel/arch/paging.h"
-#include "lib/errno.h"
-#include "lib/kstring.h"
+#include "ticklab/errno.h"
+#include "ticklab/kstring.h"
 
 #include "font8x16.h"   /* generated from a system bitmap font by the Makefile */
 

@@ -1,9 +1,9 @@
 /* drivers/hpet.c - see hpet.h. */
-#include "drivers/hpet.h"
+#include "ticklab/hpet.h"
 
-#include "drivers/acpi.h"
-#include "drivers/io.h"
-#include "lib/errno.h"
+#include "ticklab/acpi.h"
+#include "ticklab/io.h"
+#include "ticklab/errno.h"
 
 #define GCAP_ID        0x000      /* general capabilities and ID, read-only */
 #define   CAP_REV(c)         ((uint8_t)((c) & 0xFF))

@@ -1,8 +1,8 @@
 /* drivers/ioapic.c - see ioapic.h. */
-#include "drivers/ioapic.h"
+#include "ticklab/ioapic.h"
 
-#include "drivers/io.h"
-#include "lib/errno.h"
+#include "ticklab/io.h"
+#include "ticklab/errno.h"
 
 #define IOREGSEL 0x00
 #define IOWIN    0x10

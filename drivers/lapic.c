@@ -1,8 +1,8 @@
 /* drivers/lapic.c - see lapic.h. */
-#include "drivers/lapic.h"
+#include "ticklab/lapic.h"
 
-#include "drivers/io.h"
-#include "lib/errno.h"
+#include "ticklab/io.h"
+#include "ticklab/errno.h"
 
 static struct {
     bool x2apic;

@@ -1,9 +1,9 @@
 /* drivers/lapic_timer.c - see lapic_timer.h. */
-#include "drivers/lapic_timer.h"
+#include "ticklab/lapic_timer.h"
 
-#include "drivers/io.h"
-#include "drivers/lapic.h"
-#include "lib/errno.h"
+#include "ticklab/io.h"
+#include "ticklab/lapic.h"
+#include "ticklab/errno.h"
 
 #define LEAF_FEATURES    0x01
 #define   ECX_TSC_DEADLINE (1u << 24)

@@ -1,7 +1,7 @@
 /* drivers/pic8259.c - see pic8259.h. Follows the Intel 8259A data sheet (ICW1..ICW4, OCW2/3). */
-#include "drivers/pic8259.h"
+#include "ticklab/pic8259.h"
 
-#include "drivers/io.h"
+#include "ticklab/io.h"
 
 #define PIC1_CMD  0x20
 #define PIC1_DATA 0x21

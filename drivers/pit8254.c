@@ -1,8 +1,8 @@
 /* drivers/pit8254.c - see pit8254.h. */
-#include "drivers/pit8254.h"
+#include "ticklab/pit8254.h"
 
-#include "drivers/io.h"
-#include "kernel/time/clocksource.h"
+#include "ticklab/io.h"
+#include "ticklab/clocksource.h"
 
 #define PIT_CH0     0x40
 #define PIT_CH2     0x42

@@ -1,9 +1,9 @@
 /* drivers/rtc_cmos.c - see rtc_cmos.h. */
-#include "drivers/rtc_cmos.h"
+#include "ticklab/rtc_cmos.h"
 
-#include "drivers/io.h"
-#include "kernel/time/clockevent.h"
-#include "lib/errno.h"
+#include "ticklab/io.h"
+#include "ticklab/clockevent.h"
+#include "ticklab/errno.h"
 
 #define RTC_INDEX   0x70            /* write-only; bit 7 masks NMI (kept clear: see header) */
 #define RTC_DATA    0x71

@@ -1,7 +1,7 @@
 /* drivers/tsc.c - see tsc.h. */
-#include "drivers/tsc.h"
+#include "ticklab/tsc.h"
 
-#include "drivers/io.h"
+#include "ticklab/io.h"
 
 #define LEAF_FEATURES   0x01
 #define   EDX_TSC         (1u << 4)

@@ -1,8 +1,8 @@
 /* drivers/uart16550.c - see uart16550.h. */
 #include "drivers/uart16550.h"
 
-#include "drivers/io.h"
-#include "lib/errno.h"
+#include "ticklab/io.h"
+#include "ticklab/errno.h"
 
 #define UART_THR 0          /* transmit holding (write), DLAB=0 */
 #define UART_DLL 0          /* divisor latch low, DLAB=1 */

@@ -3,7 +3,7 @@
 
 #include "kernel/exp/experiment.h"
 #include "lib/cmdline.h"
-#include "lib/kstring.h"
+#include "ticklab/kstring.h"
 
 struct config cfg;
 

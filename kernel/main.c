@@ -3,8 +3,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "drivers/io.h"
-#include "drivers/pic8259.h"
+#include "ticklab/io.h"
+#include "ticklab/pic8259.h"
 #include "kernel/arch/cpu.h"
 #include "kernel/arch/paging.h"
 #include "kernel/boot/bootinfo.h"
@@ -25,11 +25,12 @@
 #include "kernel/time/ce_measure.h"
 #include "kernel/time/clocks.h"
 #include "kernel/time/hrt_check.h"
-#include "kernel/time/tick.h"
+#include "ticklab/tick.h"
+#include "kernel/time/tick_report.h"
 #include "kernel/time/tick_check.h"
-#include "lib/errno.h"
-#include "lib/fmt.h"
-#include "lib/kstring.h"
+#include "ticklab/errno.h"
+#include "ticklab/fmt.h"
+#include "ticklab/kstring.h"
 
 #ifndef TICKLAB_VERSION
 #define TICKLAB_VERSION "unknown"

@@ -1,11 +1,11 @@
 /* kernel/run.c - see run.h. */
 #include "kernel/run.h"
 
-#include "drivers/io.h"
+#include "ticklab/io.h"
 #include "kernel/config.h"
 #include "kernel/report/console.h"
 #include "kernel/report/record.h"
-#include "lib/kstring.h"
+#include "ticklab/kstring.h"
 
 #define QEMU_EXIT_PORT 0xF4       /* -device isa-debug-exit,iobase=0xf4,iosize=0x04 */
 #define QEMU_EXIT_OK   0x10       /* QEMU exits with (v << 1) | 1 = 33 */

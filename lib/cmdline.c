@@ -5,7 +5,7 @@
  * multiply, and a word is validated completely before anything is stored, so a bad word
  * leaves its option exactly as it was (its default, or the value of an earlier valid word). */
 #include "cmdline.h"
-#include "kstring.h"
+#include "ticklab/kstring.h"
 
 struct parser {
     struct cmdline_opt *opts;

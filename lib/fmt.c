@@ -1,6 +1,6 @@
 /* lib/fmt.c - the kernel's snprintf.
  *
- * It follows C99 printf for everything lib/fmt.h lists, and matches glibc where C leaves
+ * It follows C99 printf for everything include/ticklab/fmt.h lists, and matches glibc where C leaves
  * the choice to the implementation (%p prints 0x... or "(nil)"), so the host tests can
  * compare it byte for byte against the host's snprintf. Numbers are converted with 64-bit
  * division by 8, 10 or 16 only: nothing here needs libgcc or the FPU. */
@@ -9,8 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "fmt.h"
-#include "kstring.h"
+#include "ticklab/fmt.h"
+#include "ticklab/kstring.h"
 
 _Static_assert(sizeof(uintmax_t) == sizeof(uint64_t), "numbers are converted as uint64_t");
 _Static_assert(sizeof(ptrdiff_t) == sizeof(size_t), "%zd reads size_t's signed twin");

@@ -1,7 +1,7 @@
 /* lib/hist.c - see hist.h. */
-#include "lib/hist.h"
+#include "ticklab/hist.h"
 
-#include "lib/muldiv.h"
+#include "ticklab/muldiv.h"
 
 unsigned hist_log2_index(uint64_t v, unsigned lo_shift, unsigned n)
 {

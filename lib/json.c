@@ -6,7 +6,7 @@
  * decimals > 9) is reported the same way, because a record we cannot vouch for must not
  * leave the machine looking valid. Inside an array a member's key is ignored. */
 #include "json.h"
-#include "kstring.h"
+#include "ticklab/kstring.h"
 
 static void put(struct json *j, const char *s, size_t n)
 {

@@ -3,7 +3,7 @@
  * gcc turns "unsigned __int128 / uint64_t" into a call to __udivti3, which a freestanding
  * kernel does not have; so the 128/64 division below is long division in base 2^32, where
  * each quotient digit comes from one hardware 64/64 DIV and at most two corrections. */
-#include "muldiv.h"
+#include "ticklab/muldiv.h"
 
 #define DIGIT_BITS 32
 #define DIGIT_BASE (1ull << DIGIT_BITS)

@@ -1,7 +1,7 @@
 /* lib/stats.c - see stats.h. */
-#include "lib/stats.h"
+#include "ticklab/stats.h"
 
-#include "lib/kstring.h"
+#include "ticklab/kstring.h"
 
 #define SIFT_DOWN(T, v, start, end)                                                    \
     do {                                                                               \

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # run-tests.sh: everything `make test` runs, in order of speed, with one summary at the end.
+#   0. the library boundary: public headers and the archive's symbols (scripts/check-lib.sh)
 #   1. host unit tests: lib/, drivers/ and kernel/ logic against device models, ASan + UBSan
 #   2. host tool tests: tools/ (pytest)
 #   3. boot tests: the image under QEMU, records checked (tests/qemu/boottest.py)
@@ -39,11 +40,12 @@ suite() {
     rm -f "$log"
 }
 
-echo "== build: make kernel iso efi"
-if ! make -s kernel iso efi; then
+echo "== build: make kernel lib example iso efi"
+if ! make -s kernel lib example iso efi; then
     broken+=("build")
     total_fail=$((total_fail + 1))
 fi
+suite lib scripts/check-lib.sh
 suite host make -s host-test
 suite fuzz make -s fuzz-short
 suite tools $PY -m pytest -q -p no:cacheprovider tools/tests

@@ -3,9 +3,9 @@
 
 #include <stddef.h>
 
-#include "drivers/io.h"
+#include "ticklab/io.h"
 #include "kernel/arch/cpu.h"
-#include "lib/kstring.h"
+#include "ticklab/kstring.h"
 
 #define PTE_P    (1ull << 0)
 #define PTE_W    (1ull << 1)

@@ -5,10 +5,10 @@
 
 #include <stdbool.h>
 
-#include "drivers/io.h"
+#include "ticklab/io.h"
 #include "kernel/arch/fault.h"
 #include "kernel/report/record.h"
-#include "lib/errno.h"
+#include "ticklab/errno.h"
 
 #define FIRST_IRQ_VECTOR 32
 

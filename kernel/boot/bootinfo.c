@@ -3,7 +3,7 @@
  * Multiboot 0.6.96 and Multiboot2 1.0 specifications. */
 #include "kernel/boot/bootinfo.h"
 
-#include "lib/kstring.h"
+#include "ticklab/kstring.h"
 
 /* Multiboot1 info: flag bits and field offsets */
 #define MB1_FLAG_MEM      (1u << 0)

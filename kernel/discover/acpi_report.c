@@ -6,7 +6,7 @@
 #include "kernel/config.h"
 #include "kernel/report/console.h"
 #include "kernel/report/record.h"
-#include "lib/kstring.h"
+#include "ticklab/kstring.h"
 
 #define FOUR_GIB (1ull << 32)
 

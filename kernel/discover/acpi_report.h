@@ -3,7 +3,7 @@
  * the decoded facts kept for the IOAPIC, HPET and PM timer code (docs/report-format.md). */
 #ifndef TICKLAB_DISCOVER_ACPI_REPORT_H
 #define TICKLAB_DISCOVER_ACPI_REPORT_H
-#include "drivers/acpi.h"
+#include "ticklab/acpi.h"
 #include "kernel/boot/bootinfo.h"
 
 /* Filled by acpi_inventory() during the inventory; read-only afterwards. */

@@ -1,8 +1,8 @@
 /* kernel/discover/irq_check.c - see irq_check.h. */
 #include "kernel/discover/irq_check.h"
 
-#include "drivers/io.h"
-#include "drivers/pit8254.h"
+#include "ticklab/io.h"
+#include "ticklab/pit8254.h"
 #include "kernel/intr/intr.h"
 #include "kernel/report/console.h"
 #include "kernel/report/record.h"

@@ -1,7 +1,7 @@
 /* kernel/discover/topology_acpi.c - see topology_acpi.h. */
 #include "kernel/discover/topology_acpi.h"
 
-#include "lib/kstring.h"
+#include "ticklab/kstring.h"
 
 /* The MADT keeps MPS INTI flags as two 2-bit fields; the topology keeps them packed. */
 static uint16_t inti_flags(enum acpi_polarity pol, enum acpi_trigger trig)

@@ -1,7 +1,7 @@
 /* kernel/discover/topology_acpi.h - the MADT facts as the interrupt layer's topology. */
 #ifndef TICKLAB_DISCOVER_TOPOLOGY_ACPI_H
 #define TICKLAB_DISCOVER_TOPOLOGY_ACPI_H
-#include "drivers/acpi.h"
+#include "ticklab/acpi.h"
 #include "kernel/intr/topology.h"
 
 /* Fills t from a's MADT (t->valid = false when there is none). Only ISA (bus 0) overrides

@@ -1,22 +1,23 @@
 /* kernel/exp/harness.c - see harness.h. */
 #include "kernel/exp/harness.h"
 
-#include "drivers/io.h"
+#include "ticklab/io.h"
 #include "kernel/config.h"
 #include "kernel/report/console.h"
-#include "kernel/time/clockevent.h"
+#include "ticklab/clockevent.h"
 #include "kernel/time/clocks.h"
-#include "kernel/time/clocksource.h"
+#include "ticklab/clocksource.h"
+#include "ticklab/hrtimer.h"
 #include "kernel/time/halt.h"
-#include "kernel/time/tick.h"
+#include "ticklab/tick.h"
 #include "kernel/time/tick_check.h"
-#include "kernel/time/wheel.h"
-#include "lib/fmt.h"
-#include "lib/kstring.h"
+#include "ticklab/wheel.h"
+#include "ticklab/fmt.h"
+#include "ticklab/kstring.h"
 
 bool exp_poll_waits;
 static const char *current;
-static uint64_t started_tsc, last_progress_tsc;
+static uint64_t started_tsc, last_progress_tsc, rescued;
 
 /* The tick as the boot left it, taken before the first experiment changes it. */
 static struct {
@@ -41,6 +42,7 @@ void exp_begin(const char *name, const char *summary)
 {
     save_boot_tick();
     current = name;
+    rescued = 0;
     started_tsc = last_progress_tsc = rdtsc();
     struct rec r;
     rec_begin(&r, "exp_start");
@@ -58,7 +60,12 @@ void exp_end(void)
     json_str(&r.j, "exp", current);
     json_str(&r.j, "clock", "tsc");
     json_u64(&r.j, "duration_ns", tsc_cyc_to_ns(rdtsc() - started_tsc));
+    json_u64(&r.j, "hrtimer_rescued", rescued);
     rec_emit(&r);
+    if (rescued)
+        kprintf("  [%s] %llu hrtimer event(s) never came (or came over %llu ms late): run by "
+                "hand\n", current, (unsigned long long)rescued,
+                (unsigned long long)(EXP_RESCUE_GRACE_NS / 1000000ull));
     current = 0;
 }
 
@@ -169,6 +176,8 @@ static bool wait_common(volatile bool *done, volatile unsigned *count, unsigned 
         } else {
             halt_once();
         }
+        if (report)
+            rescued += hrtimer_rescue_all(EXP_RESCUE_GRACE_NS);
         exp_progress(what, false);
     }
     halt_backup_stop();

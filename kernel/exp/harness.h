@@ -14,6 +14,9 @@
 struct clockevent;
 
 #define EXP_PROGRESS_NS 5000000000ull     /* a progress line at least this often */
+/* An hrtimer this far past its deadline had its device event lost: the waits run it by hand
+ * (hrtimer_rescue_all) and exp_end counts it in `hrtimer_rescued`. */
+#define EXP_RESCUE_GRACE_NS 10000000ull
 
 /* Called by experiments_run around each experiment: the `exp_start` / `exp_end` records,
  * the progress clock, and putting the tick back as it was at boot. */
@@ -42,7 +45,8 @@ void exp_tick_restore(void);
  * an `error` record naming what: the caller reports what it has and goes on. */
 bool exp_wait(volatile bool *done, uint64_t bound_ns, const char *busy_device,
               const char *what);
-/* The same without the `error` record: for callers that count a lost event and go on. */
+/* The same without the `error` record and without the rescue of lost hrtimer events: for
+ * callers that count a lost event themselves and go on. */
 bool exp_wait_quiet(volatile bool *done, uint64_t bound_ns, const char *busy_device);
 /* When set, the waits poll with interrupts on instead of halting (a busy CPU: no wake-up
  * from HLT in the latency). */

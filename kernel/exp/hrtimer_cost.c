@@ -13,15 +13,15 @@
  * cancel and restart, over 1000 with reprogramming. */
 #include "kernel/exp/experiment.h"
 
-#include "drivers/io.h"
+#include "ticklab/io.h"
 #include "kernel/exp/harness.h"
 #include "kernel/report/console.h"
-#include "kernel/time/clockevent.h"
-#include "kernel/time/clocksource.h"
+#include "ticklab/clockevent.h"
+#include "ticklab/clocksource.h"
 #include "kernel/time/hrt_check.h"
-#include "kernel/time/hrtimer.h"
-#include "lib/kstring.h"
-#include "lib/stats.h"
+#include "ticklab/hrtimer.h"
+#include "ticklab/kstring.h"
+#include "ticklab/stats.h"
 
 #define MAX_OPS 10000u
 #define SLOTS 4u

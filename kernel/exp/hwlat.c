@@ -6,7 +6,7 @@
  * Nothing can interrupt the loop, so the tick is irrelevant and left off. */
 #include "kernel/exp/experiment.h"
 
-#include "drivers/io.h"
+#include "ticklab/io.h"
 #include "kernel/config.h"
 #include "kernel/exp/harness.h"
 #include "kernel/exp/verdict.h"

@@ -14,17 +14,17 @@
  * `expected` number of periods in that window, and `error_pct` = counted/expected - 1. */
 #include "kernel/exp/experiment.h"
 
-#include "drivers/io.h"
+#include "ticklab/io.h"
 #include "kernel/exp/harness.h"
 #include "kernel/report/console.h"
-#include "kernel/time/clockevent.h"
-#include "kernel/time/clocksource.h"
+#include "ticklab/clockevent.h"
+#include "ticklab/clocksource.h"
 #include "kernel/time/hrt_check.h"
-#include "kernel/time/hrtimer.h"
-#include "kernel/time/tick.h"
+#include "ticklab/hrtimer.h"
+#include "ticklab/tick.h"
 #include "kernel/time/tick_check.h"
-#include "kernel/time/wheel.h"
-#include "lib/kstring.h"
+#include "ticklab/wheel.h"
+#include "ticklab/kstring.h"
 
 #define N_TIMERS 3u
 

@@ -7,19 +7,19 @@
  * nothing else: the wheel runs a timer on its exact jiffy. */
 #include "kernel/exp/experiment.h"
 
-#include "drivers/io.h"
+#include "ticklab/io.h"
 #include "kernel/config.h"
 #include "kernel/report/console.h"
 #include "kernel/report/record.h"
 #include "kernel/time/clocks.h"
-#include "kernel/time/clocksource.h"
+#include "ticklab/clocksource.h"
 #include "kernel/time/halt.h"
 #include "kernel/time/hrt_check.h"
-#include "kernel/time/hrtimer.h"
-#include "kernel/time/tick.h"
+#include "ticklab/hrtimer.h"
+#include "ticklab/tick.h"
 #include "kernel/time/tick_check.h"
-#include "lib/kstring.h"
-#include "lib/stats.h"
+#include "ticklab/kstring.h"
+#include "ticklab/stats.h"
 
 #define PERIOD_NS   1000000000ull
 #define MAX_PERIODS 32u

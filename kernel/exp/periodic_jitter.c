@@ -13,16 +13,16 @@
  * them as overruns. */
 #include "kernel/exp/experiment.h"
 
-#include "drivers/io.h"
+#include "ticklab/io.h"
 #include "kernel/config.h"
 #include "kernel/exp/harness.h"
 #include "kernel/report/console.h"
-#include "kernel/time/clockevent.h"
-#include "kernel/time/clocksource.h"
+#include "ticklab/clockevent.h"
+#include "ticklab/clocksource.h"
 #include "kernel/time/hrt_check.h"
-#include "kernel/time/hrtimer.h"
-#include "lib/kstring.h"
-#include "lib/stats.h"
+#include "ticklab/hrtimer.h"
+#include "ticklab/kstring.h"
+#include "ticklab/stats.h"
 
 #define TIMERS       10u
 #define MAX_SAMPLES  16384u

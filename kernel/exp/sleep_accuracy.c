@@ -13,17 +13,17 @@
  * 1 ms sleep, even at sub-millisecond ticks. */
 #include "kernel/exp/experiment.h"
 
-#include "drivers/io.h"
+#include "ticklab/io.h"
 #include "kernel/exp/harness.h"
 #include "kernel/report/console.h"
-#include "kernel/time/clocksource.h"
+#include "ticklab/clocksource.h"
 #include "kernel/time/hrt_check.h"
-#include "kernel/time/hrtimer.h"
-#include "kernel/time/tick.h"
+#include "ticklab/hrtimer.h"
+#include "ticklab/tick.h"
 #include "kernel/time/tick_check.h"
-#include "kernel/time/wheel.h"
-#include "lib/kstring.h"
-#include "lib/stats.h"
+#include "ticklab/wheel.h"
+#include "ticklab/kstring.h"
+#include "ticklab/stats.h"
 
 #define MAX_RUNS 100u
 

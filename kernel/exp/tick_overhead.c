@@ -16,14 +16,14 @@
  * is the minimum over the repeats (the least disturbed run). */
 #include "kernel/exp/experiment.h"
 
-#include "drivers/io.h"
+#include "ticklab/io.h"
 #include "kernel/arch/trap.h"
 #include "kernel/exp/harness.h"
 #include "kernel/exp/verdict.h"
 #include "kernel/report/console.h"
 #include "kernel/time/clocks.h"
-#include "kernel/time/tick.h"
-#include "lib/stats.h"
+#include "ticklab/tick.h"
+#include "ticklab/stats.h"
 
 #define MAX_SPLITS 4096u
 

@@ -5,10 +5,10 @@
 
 #include "kernel/report/console.h"
 #include "kernel/report/record.h"
-#include "kernel/time/clockevent.h"
-#include "kernel/time/clocksource.h"
-#include "lib/fmt.h"
-#include "lib/kstring.h"
+#include "ticklab/clockevent.h"
+#include "ticklab/clocksource.h"
+#include "ticklab/fmt.h"
+#include "ticklab/kstring.h"
 
 struct findings findings;
 

@@ -1,14 +1,14 @@
 /* kernel/intr/intr.c - see intr.h. */
 #include "kernel/intr/intr.h"
 
-#include "drivers/io.h"
-#include "drivers/ioapic.h"
-#include "drivers/pic8259.h"
+#include "ticklab/io.h"
+#include "ticklab/ioapic.h"
+#include "ticklab/pic8259.h"
 #include "kernel/arch/paging.h"
 #include "kernel/report/console.h"
 #include "kernel/report/record.h"
-#include "lib/errno.h"
-#include "lib/fmt.h"
+#include "ticklab/errno.h"
+#include "ticklab/fmt.h"
 
 /* How long the self IPI may take to arrive: 2^27 TSC cycles is 13 ms at 10 GHz and far more
  * than any real delivery (a few hundred cycles). */

@@ -9,8 +9,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "drivers/cpuid.h"
-#include "drivers/lapic.h"
+#include "ticklab/cpuid.h"
+#include "ticklab/lapic.h"
 #include "kernel/arch/trap.h"
 #include "kernel/intr/topology.h"
 

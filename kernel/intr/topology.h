@@ -5,7 +5,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "drivers/ioapic.h"
+#include "ticklab/ioapic.h"
 
 #define TOPO_MAX_IOAPICS   16
 #define TOPO_MAX_OVERRIDES 32

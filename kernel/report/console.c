@@ -3,7 +3,7 @@
 
 #include <stdarg.h>
 
-#include "lib/fmt.h"
+#include "ticklab/fmt.h"
 
 static struct uart serial;
 static bool serial_mid_line;

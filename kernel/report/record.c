@@ -3,8 +3,8 @@
 
 #include "kernel/report/console.h"
 #include "lib/crc32.h"
-#include "lib/fmt.h"
-#include "lib/kstring.h"
+#include "ticklab/fmt.h"
+#include "ticklab/kstring.h"
 
 static uint32_t sent;
 

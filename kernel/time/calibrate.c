@@ -1,11 +1,11 @@
 /* kernel/time/calibrate.c - one counter's frequency against another, and the choice among
  * methods. The rules (stalls, wraps, bounds, uncertainty, choice) are stated in calibrate.h
  * and docs/calibration.md; the comments here say why the code is shaped the way it is. */
-#include "kernel/time/calibrate.h"
+#include "ticklab/calibrate.h"
 
-#include "lib/errno.h"
-#include "lib/kstring.h"
-#include "lib/muldiv.h"
+#include "ticklab/errno.h"
+#include "ticklab/kstring.h"
+#include "ticklab/muldiv.h"
 
 #define PPB 1000000000ull   /* parts per billion in one */
 

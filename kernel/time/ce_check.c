@@ -1,14 +1,14 @@
 /* kernel/time/ce_check.c - see ce_check.h. */
 #include "kernel/time/ce_check.h"
 
-#include "drivers/io.h"
+#include "ticklab/io.h"
 #include "kernel/report/console.h"
 #include "kernel/report/record.h"
-#include "kernel/time/clockevent.h"
+#include "ticklab/clockevent.h"
 #include "kernel/time/clocks.h"
-#include "kernel/time/clocksource.h"
+#include "ticklab/clocksource.h"
 #include "kernel/time/halt.h"
-#include "lib/stats.h"
+#include "ticklab/stats.h"
 
 #define PERIOD_NS       1000000ull
 #define ONESHOT_SPAN_NS 1000000ull      /* one-shot deltas: min delta .. min delta + 1 ms */

@@ -1,19 +1,19 @@
 /* kernel/time/ce_devices.c - see ce_devices.h. */
 #include "kernel/time/ce_devices.h"
 
-#include "drivers/hpet.h"
-#include "drivers/io.h"
-#include "drivers/lapic.h"
-#include "drivers/lapic_timer.h"
-#include "drivers/pit8254.h"
-#include "drivers/rtc_cmos.h"
+#include "ticklab/hpet.h"
+#include "ticklab/io.h"
+#include "ticklab/lapic.h"
+#include "ticklab/lapic_timer.h"
+#include "ticklab/pit8254.h"
+#include "ticklab/rtc_cmos.h"
 #include "kernel/discover/cpu_report.h"
 #include "kernel/intr/intr.h"
 #include "kernel/report/console.h"
 #include "kernel/time/clock_report.h"
 #include "kernel/time/clocks.h"
-#include "lib/errno.h"
-#include "lib/kstring.h"
+#include "ticklab/errno.h"
+#include "ticklab/kstring.h"
 
 #define PIT_MAX_ONESHOT_CYC 65535u      /* mode 0 counts the loaded value down to 0 */
 #define LAPIC_DIVIDE        1u

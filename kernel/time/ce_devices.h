@@ -6,7 +6,7 @@
 #ifndef TICKLAB_TIME_CE_DEVICES_H
 #define TICKLAB_TIME_CE_DEVICES_H
 
-#include "kernel/time/clockevent.h"
+#include "ticklab/clockevent.h"
 
 /* Registers every device found; needs the interrupt layer and calibrated clocks. */
 void ce_devices_init(void);

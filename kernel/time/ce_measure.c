@@ -1,15 +1,15 @@
 /* kernel/time/ce_measure.c - see ce_measure.h. */
 #include "kernel/time/ce_measure.h"
 
-#include "drivers/io.h"
+#include "ticklab/io.h"
 #include "kernel/report/console.h"
 #include "kernel/report/record.h"
-#include "kernel/time/ce_search.h"
-#include "kernel/time/clockevent.h"
+#include "ticklab/ce_search.h"
+#include "ticklab/clockevent.h"
 #include "kernel/time/clocks.h"
-#include "kernel/time/clocksource.h"
-#include "lib/errno.h"
-#include "lib/stats.h"
+#include "ticklab/clocksource.h"
+#include "ticklab/errno.h"
+#include "ticklab/stats.h"
 
 #define FIRE_CHECK_NS     1000000ull      /* the one-shot (or period) of the fire check */
 #define FIRE_BOUND_NS     200000000ull    /* ... must arrive within 200 ms, by the TSC */

@@ -1,7 +1,7 @@
 /* kernel/time/ce_search.c - see ce_search.h. */
-#include "kernel/time/ce_search.h"
+#include "ticklab/ce_search.h"
 
-#include "lib/errno.h"
+#include "ticklab/errno.h"
 
 static bool reliable(struct clockevent *ce, const struct ce_search_ops *ops, uint64_t delta_cyc,
                      uint32_t *etime)

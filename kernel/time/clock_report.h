@@ -1,9 +1,9 @@
 /* kernel/time/clock_report.h - the clock records and their human table. */
 #ifndef TICKLAB_TIME_CLOCK_REPORT_H
 #define TICKLAB_TIME_CLOCK_REPORT_H
-#include "kernel/time/calibrate.h"
-#include "kernel/time/clocksource.h"
-#include "kernel/time/cs_measure.h"
+#include "ticklab/calibrate.h"
+#include "ticklab/clocksource.h"
+#include "ticklab/cs_measure.h"
 #include "kernel/time/wrapcheck.h"
 
 /* A `clocksource` or `clockevent` record for a device that is absent or unusable before it

@@ -1,12 +1,12 @@
 /* kernel/time/clockevent.c - the registry of clock event devices, their selection, and
  * programming them in ns with the min/max guard and the -ETIME retry. See clockevent.h. */
-#include "kernel/time/clockevent.h"
+#include "ticklab/clockevent.h"
 
-#include "kernel/time/clocksource.h"   /* NSEC_PER_SEC */
-#include "lib/errno.h"
-#include "lib/fmt.h"
-#include "lib/kstring.h"
-#include "lib/muldiv.h"
+#include "ticklab/clocksource.h"   /* NSEC_PER_SEC */
+#include "ticklab/errno.h"
+#include "ticklab/fmt.h"
+#include "ticklab/kstring.h"
+#include "ticklab/muldiv.h"
 
 #define CE_ANY_MODE (CE_PERIODIC | CE_ONESHOT | CE_DEADLINE)
 

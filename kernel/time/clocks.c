@@ -1,12 +1,12 @@
 /* kernel/time/clocks.c - see clocks.h. */
 #include "kernel/time/clocks.h"
 
-#include "drivers/acpi_pm.h"
-#include "drivers/hpet.h"
-#include "drivers/io.h"
-#include "drivers/lapic_timer.h"
-#include "drivers/pit8254.h"
-#include "drivers/tsc.h"
+#include "ticklab/acpi_pm.h"
+#include "ticklab/hpet.h"
+#include "ticklab/io.h"
+#include "ticklab/lapic_timer.h"
+#include "ticklab/pit8254.h"
+#include "ticklab/tsc.h"
 #include "kernel/arch/paging.h"
 #include "kernel/config.h"
 #include "kernel/discover/acpi_report.h"
@@ -14,11 +14,11 @@
 #include "kernel/report/console.h"
 #include "kernel/report/record.h"
 #include "kernel/run.h"
-#include "kernel/time/calibrate.h"
+#include "ticklab/calibrate.h"
 #include "kernel/time/clock_report.h"
-#include "kernel/time/cs_measure.h"
+#include "ticklab/cs_measure.h"
 #include "kernel/time/wrapcheck.h"
-#include "lib/muldiv.h"
+#include "ticklab/muldiv.h"
 
 /* How long a counter gets to show it moves: 2^26 TSC cycles is 6.7 ms at 10 GHz and
  * 64 ms at 1 GHz, thousands of ticks of the slowest reference (PIT, 838 ns). */

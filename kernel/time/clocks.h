@@ -6,7 +6,7 @@
 #define TICKLAB_TIME_CLOCKS_H
 #include <stdint.h>
 
-#include "kernel/time/clocksource.h"
+#include "ticklab/clocksource.h"
 
 struct clock_facts {
     struct clocksource *tsc, *hpet, *acpi_pm, *pit, *lapic;   /* NULL: absent */

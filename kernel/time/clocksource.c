@@ -1,11 +1,11 @@
 /* kernel/time/clocksource.c - cycle -> ns conversion, the registry of clocksources, and the
  * monotonic time_ns() built on the selected one. See clocksource.h for the contracts. */
-#include "kernel/time/clocksource.h"
+#include "ticklab/clocksource.h"
 
-#include "lib/errno.h"
-#include "lib/fmt.h"
-#include "lib/kstring.h"
-#include "lib/muldiv.h"
+#include "ticklab/errno.h"
+#include "ticklab/fmt.h"
+#include "ticklab/kstring.h"
+#include "ticklab/muldiv.h"
 
 /* ---- mult/shift -------------------------------------------------------------------------
  *

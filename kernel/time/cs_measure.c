@@ -1,9 +1,9 @@
 /* kernel/time/cs_measure.c - see cs_measure.h. */
-#include "kernel/time/cs_measure.h"
+#include "ticklab/cs_measure.h"
 
-#include "drivers/io.h"
-#include "lib/kstring.h"
-#include "lib/stats.h"
+#include "ticklab/io.h"
+#include "ticklab/kstring.h"
+#include "ticklab/stats.h"
 
 static uint64_t samples[CS_MEASURE_MAX_READS];
 

@@ -4,11 +4,11 @@
  * for. Devices that share hardware (the LAPIC timer's two modes) never back each other up. */
 #include "kernel/time/halt.h"
 
-#include "drivers/io.h"
-#include "kernel/time/clockevent.h"
-#include "kernel/time/clocksource.h"
-#include "kernel/time/tick.h"
-#include "lib/kstring.h"
+#include "ticklab/io.h"
+#include "ticklab/clockevent.h"
+#include "ticklab/clocksource.h"
+#include "ticklab/tick.h"
+#include "ticklab/kstring.h"
 
 static struct clockevent *backup;
 static uint64_t events_at_start, wakes;

@@ -1,17 +1,17 @@
 /* kernel/time/hrt_check.c - see hrt_check.h. */
 #include "kernel/time/hrt_check.h"
 
-#include "drivers/io.h"
+#include "ticklab/io.h"
 #include "kernel/report/console.h"
 #include "kernel/report/record.h"
-#include "kernel/time/clockevent.h"
+#include "ticklab/clockevent.h"
 #include "kernel/time/clocks.h"
-#include "kernel/time/clocksource.h"
+#include "ticklab/clocksource.h"
 #include "kernel/time/halt.h"
-#include "kernel/time/hrtimer.h"
-#include "kernel/time/tick.h"
-#include "lib/kstring.h"
-#include "lib/stats.h"
+#include "ticklab/hrtimer.h"
+#include "ticklab/tick.h"
+#include "ticklab/kstring.h"
+#include "ticklab/stats.h"
 
 #define SPAN_NS 100000000ull          /* deadlines within 100 ms ... */
 #define SETUP_NS 1000000ull           /* ... after 1 ms: starting 1000 timers with interrupts

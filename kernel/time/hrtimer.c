@@ -1,8 +1,8 @@
 /* kernel/time/hrtimer.c - the hrtimer core: queue, device programming, expiry, hang and
  * storm handling. See hrtimer.h. */
-#include "kernel/time/hrtimer.h"
+#include "ticklab/hrtimer.h"
 
-#include "lib/errno.h"
+#include "ticklab/errno.h"
 
 _Static_assert(offsetof(struct hrtimer, node) == 0, "hrtimer must start with its node");
 
@@ -221,4 +221,28 @@ void hrtimer_interrupt(struct hrtimer_base *b)
         b->retries++;
     }
     b->in_interrupt = false;
+}
+
+bool hrtimer_rescue(struct hrtimer_base *b, uint64_t grace_ns)
+{
+    struct tq_node *head = tq_first(&b->q);
+    if (!head || b->in_interrupt)
+        return false;
+    uint64_t now = b->now_ns();
+    if (add_sat(tq_deadline_ns(head), grace_ns) > now)
+        return false;
+    b->rescued++;
+    if (b->dev->shutdown)
+        b->dev->shutdown();    /* an event still on its way would find nothing due */
+    hrtimer_interrupt(b);
+    return true;
+}
+
+unsigned hrtimer_rescue_all(uint64_t grace_ns)
+{
+    unsigned n = 0;
+    for (unsigned i = 0; i < HRTIMER_MAX_BASES; i++)
+        if (bases[i] && hrtimer_rescue(bases[i], grace_ns))
+            n++;
+    return n;
 }

@@ -1,13 +1,13 @@
 /* kernel/time/tick_check.c - see tick_check.h. */
 #include "kernel/time/tick_check.h"
 
-#include "drivers/io.h"
+#include "ticklab/io.h"
 #include "kernel/report/console.h"
 #include "kernel/report/record.h"
 #include "kernel/time/clocks.h"
-#include "kernel/time/clocksource.h"
+#include "ticklab/clocksource.h"
 #include "kernel/time/halt.h"
-#include "kernel/time/tick.h"
+#include "ticklab/tick.h"
 
 struct wheel kernel_wheel;
 

@@ -6,7 +6,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "kernel/time/wheel.h"
+#include "ticklab/wheel.h"
 
 extern struct wheel kernel_wheel;
 

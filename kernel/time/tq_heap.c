@@ -2,9 +2,9 @@
  *
  * Slot i's children are ARITY*i + 1 .. ARITY*i + ARITY, its parent (i - 1) / ARITY. Sifts
  * move a hole rather than swapping, so each level costs one slot copy and one pos update. */
-#include "kernel/time/tq_heap.h"
+#include "ticklab/tq_heap.h"
 
-#include "lib/errno.h"
+#include "ticklab/errno.h"
 
 #define ARITY TQ_HEAP_ARITY
 

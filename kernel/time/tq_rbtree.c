@@ -3,9 +3,9 @@
  * A textbook red-black tree (the CLRS cases) with parent pointers and NULL leaves, written
  * with child[2] so each mirror-image pair of cases is one piece of code: `side` names the
  * direction of the node being fixed and !side that of its sibling or uncle. */
-#include "kernel/time/tq_rbtree.h"
+#include "ticklab/tq_rbtree.h"
 
-#include "lib/errno.h"
+#include "ticklab/errno.h"
 
 static inline struct tq_rb_node *parent_of(const struct tq_rb_node *n)
 {

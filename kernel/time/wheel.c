@@ -10,7 +10,7 @@
  * Placing by delta = expires - c (level_of) establishes them; processing jiffy c cascades
  * every level whose unit divides c, which re-places those timers below by their exact
  * expiry, before level 0's slot for c runs. */
-#include "kernel/time/wheel.h"
+#include "ticklab/wheel.h"
 
 #include <stddef.h>
 

@@ -1,13 +1,13 @@
 /* kernel/time/wrapcheck.c - see wrapcheck.h. */
 #include "kernel/time/wrapcheck.h"
 
-#include "drivers/io.h"
-#include "drivers/pit8254.h"
+#include "ticklab/io.h"
+#include "ticklab/pit8254.h"
 #include "kernel/intr/intr.h"
-#include "kernel/time/calibrate.h"
+#include "ticklab/calibrate.h"
 #include "kernel/time/clocks.h"
-#include "lib/kstring.h"
-#include "lib/muldiv.h"
+#include "ticklab/kstring.h"
+#include "ticklab/muldiv.h"
 
 /* Wake-ups every 20 ms from PIT channel 0 while waiting in HLT: well under a quarter of the
  * shortest wrap run this way (the 24-bit PM timer's 4.69 s). The PIT's own 16-bit channel 2

@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "kernel/time/clocksource.h"
+#include "ticklab/clocksource.h"
 
 #define WRAPCHECK_MAX_RUN_NS  30000000000ull   /* two wraps must fit in 30 s */
 #define WRAPCHECK_PASS_PPB    1000000           /* 0.1 % */

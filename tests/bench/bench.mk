@@ -15,12 +15,12 @@ BENCH_OUT := build/bench
 # frame pointers, not position-independent), so the timings are of the kernel's code.
 BENCH_KCFLAGS := -std=c11 -O2 -g -Wall -Wextra -Werror -ffreestanding -fno-builtin \
                  -fno-stack-protector -fno-pie -mno-red-zone -mgeneral-regs-only \
-                 -fno-omit-frame-pointer -I.
+                 -fno-omit-frame-pointer -I. -Iinclude
 # The harness is an ordinary program; -mno-red-zone because it pushes inside inline asm.
-BENCH_CFLAGS  := -std=c11 -O2 -g -Wall -Wextra -Werror -fno-pie -mno-red-zone -I.
+BENCH_CFLAGS  := -std=c11 -O2 -g -Wall -Wextra -Werror -fno-pie -mno-red-zone -I. -Iinclude
 BENCH_SRC     := tests/bench/bench_tqueue.c
-BENCH_HDRS    := kernel/time/tqueue.h kernel/time/tq_rbtree.h kernel/time/tq_heap.h \
-                 lib/stats.h drivers/io.h
+BENCH_HDRS    := include/ticklab/tqueue.h include/ticklab/tq_rbtree.h include/ticklab/tq_heap.h \
+                 include/ticklab/stats.h include/ticklab/io.h
 BENCH_OBJS    := $(BENCH_OUT)/tq_rbtree.o $(BENCH_OUT)/tq_heap.o $(BENCH_OUT)/stats.o \
                  $(BENCH_OUT)/bench_q_rbtree.o $(BENCH_OUT)/bench_q_heap.o \
                  $(BENCH_OUT)/bench_main.o

@@ -28,8 +28,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "drivers/io.h"
-#include "lib/stats.h"
+#include "ticklab/io.h"
+#include "ticklab/stats.h"
 
 #define OPS     1000000u
 #define BATCH   32u
@@ -99,7 +99,7 @@ static void summarise_batches(int64_t *v, size_t n, struct cell *c)
 
 #ifdef TQ_IMPL
 /* ---- one structure, through tqueue.h ------------------------------------------------ */
-#include "kernel/time/tqueue.h"
+#include "ticklab/tqueue.h"
 
 /* Deadlines of pending timers spread over SPAN ns from BASE: about a second, the scale of
  * the timeouts and sleeps an hrtimer queue holds. */

@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "drivers/acpi.h"
+#include "ticklab/acpi.h"
 
 #define FAKE_MAX_REGIONS 32
 

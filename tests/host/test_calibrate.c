@@ -10,8 +10,8 @@
 #include <stdlib.h>
 
 #include "fake/fake.h"
-#include "kernel/time/calibrate.h"
-#include "lib/errno.h"
+#include "ticklab/calibrate.h"
+#include "ticklab/errno.h"
 #include "test.h"
 
 typedef unsigned __int128 u128;
@@ -21,7 +21,7 @@ typedef unsigned __int128 u128;
 /* 2.1 GHz nominal, +50 ppm: 2,100,105,000 Hz */
 #define TSC_TRUE_HZ (FAKE_TSC_DEFAULT_HZ + FAKE_TSC_DEFAULT_HZ / 1000000 * TSC_ERR_PPM)
 
-/* ---- test-local counters, read through drivers/io.h -------------------------------------- */
+/* ---- test-local counters, read through include/ticklab/io.h -------------------------------------- */
 
 #define HPET_GEN_CONF 0x10
 #define HPET_COUNTER  0xF0

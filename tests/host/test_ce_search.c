@@ -3,10 +3,10 @@
  * MMIO access, so a comparator written only a few counter ticks ahead has already been
  * passed when the write lands: the driver refuses it with -ETIME (or the event is missed),
  * and the search must climb until every trial fires. */
-#include "drivers/hpet.h"
+#include "ticklab/hpet.h"
 #include "fake/fake.h"
-#include "kernel/time/ce_search.h"
-#include "lib/errno.h"
+#include "ticklab/ce_search.h"
+#include "ticklab/errno.h"
 #include "test.h"
 
 #define BASE 0xFED00000u

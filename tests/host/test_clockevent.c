@@ -2,8 +2,8 @@
  * are test code: ns -> cycle rounding that never fires early, the min/max clamp, the -ETIME
  * retry (then success, and forever), registration checks, selection rules, and the periodic
  * rounding for a PIT (1,193,182 Hz), a LAPIC-like 1 GHz and an HPET-like 100 MHz timer. */
-#include "kernel/time/clockevent.h"
-#include "lib/errno.h"
+#include "ticklab/clockevent.h"
+#include "ticklab/errno.h"
 #include "test.h"
 
 typedef unsigned __int128 u128;

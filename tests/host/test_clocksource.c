@@ -4,9 +4,9 @@
  * before its wrap, a 64-bit TSC, one that never moves). lib/muldiv.c: test_muldiv.c. */
 #include <stdlib.h>
 
-#include "kernel/time/clocksource.h"
-#include "lib/errno.h"
-#include "muldiv.h"
+#include "ticklab/clocksource.h"
+#include "ticklab/errno.h"
+#include "ticklab/muldiv.h"
 #include "rng.h"
 #include "test.h"
 

@@ -2,9 +2,9 @@
  * 3,579,545 Hz, 24 bits or 32 with TMR_VAL_EXT) and on a glitching timer defined here that
  * behaves like the PIIX4 erratum (some reads return a wrong value). A port access costs 1 us
  * in the fake: 3.58 ticks. */
-#include "drivers/acpi_pm.h"
+#include "ticklab/acpi_pm.h"
 #include "fake/fake.h"
-#include "lib/errno.h"
+#include "ticklab/errno.h"
 #include "test.h"
 
 #define PORT        FAKE_PMTIMER_PORT

@@ -4,9 +4,9 @@
  * through VAL_SET, routing caps, level status, legacy replacement. The model's default is
  * QEMU q35's HPET: 100 MHz (10 ns per tick), 3 comparators, 64-bit, routes IRQ2, 8, 16-23;
  * every MMIO access costs 100 ns, i.e. 10 ticks. */
-#include "drivers/hpet.h"
+#include "ticklab/hpet.h"
 #include "fake/fake.h"
-#include "lib/errno.h"
+#include "ticklab/errno.h"
 #include "test.h"
 
 #define BASE      FAKE_HPET_BASE

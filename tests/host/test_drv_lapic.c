@@ -4,10 +4,10 @@
  * +0x00 selects a register, IOWIN at +0x10 reads or writes it; ID bits 27:24, version
  * register with the maximum redirection entry in bits 23:16, 64-bit redirection entries as
  * two 32-bit registers 0x10 + 2 * pin and + 1, reset masked). */
-#include "drivers/ioapic.h"
-#include "drivers/lapic.h"
+#include "ticklab/ioapic.h"
+#include "ticklab/lapic.h"
 #include "fake/fake.h"
-#include "lib/errno.h"
+#include "ticklab/errno.h"
 #include "test.h"
 
 #define VEC 0x40

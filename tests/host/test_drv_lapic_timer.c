@@ -3,11 +3,11 @@
  * TSC-deadline mode (and its refusal without CPUID.1:ECX[24]), and the free-running counter
  * as a clocksource. The model's timer clock is 1 GHz (QEMU's), so count * divide clocks is
  * count * divide ns; the fake TSC runs at 2.1 GHz. */
-#include "drivers/io.h"
-#include "drivers/lapic.h"
-#include "drivers/lapic_timer.h"
+#include "ticklab/io.h"
+#include "ticklab/lapic.h"
+#include "ticklab/lapic_timer.h"
 #include "fake/fake.h"
-#include "lib/errno.h"
+#include "ticklab/errno.h"
 #include "test.h"
 
 #define VEC 0x40

@@ -3,10 +3,10 @@
  * of virtual time, register C gating, stop, interrupts kept off across index + data, the NMI
  * bit left clear, and the "rtc" clockevent through the core. Every port access costs 1 us;
  * the model's periodic edges lie on the 32.768 kHz grid that starts at power on. */
-#include "drivers/rtc_cmos.h"
+#include "ticklab/rtc_cmos.h"
 #include "fake/fake.h"
-#include "kernel/time/clockevent.h"
-#include "lib/errno.h"
+#include "ticklab/clockevent.h"
+#include "ticklab/errno.h"
 #include "test.h"
 
 #define IRQ8      FAKE_IRQ_ISA(8)

@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 
-#include "fmt.h"
+#include "ticklab/fmt.h"
 #include "test.h"
 
 #define GUARD 16        /* bytes past `size` that must stay untouched */

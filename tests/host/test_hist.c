@@ -1,6 +1,6 @@
 /* tests/host/test_hist.c - lib/hist.c: the log-spaced latency buckets of wakeup-latency,
  * checked against the edges they promise for every power of two and its neighbours. */
-#include "hist.h"
+#include "ticklab/hist.h"
 #include "test.h"
 
 TEST(hist_log2_edges_hold_their_values)

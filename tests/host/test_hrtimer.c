@@ -2,9 +2,9 @@
  * fake one-shot clock event device (1 GHz: cycles are ns), model-checked against a
  * reference: an array of timers with (queued, expires, seq), the head being the queued one
  * with the smallest (expires, seq). */
-#include "kernel/time/hrtimer.h"
+#include "ticklab/hrtimer.h"
 
-#include "lib/errno.h"
+#include "ticklab/errno.h"
 #include "tests/host/test.h"
 
 /* ---- fakes --------------------------------------------------------------------------- */
@@ -467,4 +467,25 @@ TEST(hrtimer_bases_one_per_device)
     for (int i = 0; i < 8; i++)
         hrtimer_base_release(&bases[i]);
     hrtimer_base_release(&base);
+}
+
+/* A device event that never comes: the queue would stall forever. hrtimer_rescue() runs the
+ * overdue head once it is more than the grace late, counts it, and leaves a timer that is
+ * not yet that late alone. */
+TEST(hrtimer_rescue_runs_a_lost_event_once_overdue)
+{
+    setup(1, 1000000000);
+    static struct hrtimer t;
+    t = (struct hrtimer){ .fn = on_a };
+    fired_a = 0;
+    CHECK_EQ_I64(hrtimer_start(&base, &t, 5000, HRTIMER_MODE_ABS), 0);
+    fake_now = 5000 + 999;                     /* due, but within the 1000 ns grace */
+    CHECK(!hrtimer_rescue(&base, 1000));
+    CHECK_EQ_I64(fired_a, 0);
+    fake_now = 5000 + 1000;                    /* the event was lost: rescued */
+    CHECK(hrtimer_rescue(&base, 1000));
+    CHECK_EQ_I64(fired_a, 1);
+    CHECK_EQ_U64(base.rescued, 1);
+    CHECK(!hrtimer_rescue(&base, 1000));       /* nothing queued any more */
+    CHECK_EQ_U64(base.rescued, 1);
 }

@@ -2,7 +2,7 @@
  * behind every frequency and conversion computation, at edge values and 1e6 random triples. */
 #include <stdlib.h>
 
-#include "muldiv.h"
+#include "ticklab/muldiv.h"
 #include "rng.h"
 #include "test.h"
 

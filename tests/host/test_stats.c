@@ -2,7 +2,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "lib/stats.h"
+#include "ticklab/stats.h"
 #include "test.h"
 
 static int cmp_i64(const void *a, const void *b)

@@ -10,10 +10,10 @@
  * back-pointers), and now and then the queue is drained, every pop against the reference. */
 #include <stdlib.h>
 
-#include "kernel/time/tq_heap.h"
-#include "kernel/time/tq_rbtree.h"
-#include "kernel/time/tqueue.h"
-#include "lib/errno.h"
+#include "ticklab/tq_heap.h"
+#include "ticklab/tq_rbtree.h"
+#include "ticklab/tqueue.h"
+#include "ticklab/errno.h"
 #include "test.h"
 
 #define NODES 1024u

@@ -6,7 +6,7 @@
  * crosses one, and with it a cascade of every level (both are multiples of 64^5). */
 #include <stdlib.h>
 
-#include "kernel/time/wheel.h"
+#include "ticklab/wheel.h"
 #include "test.h"
 
 #define HZ_250        250u

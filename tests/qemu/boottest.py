@@ -77,7 +77,7 @@ def qemu_command(case, log):
         # No NIC: with nothing on the disk to boot, OVMF would try PXE before its shell.
         cmd += ["-drive", "format=raw,file=fat:rw:" + build_efi_dir(case), "-nic", "none"]
     else:
-        cmd += ["-kernel", os.path.join(ROOT, "build", "ticklab.elf"), "-append", case.args]
+        cmd += ["-kernel", os.path.join(ROOT, "build", case.kernel), "-append", case.args]
     if case.serial_on_com2:
         cmd += ["-serial", "null", "-serial", "file:" + log]
     elif case.no_serial:

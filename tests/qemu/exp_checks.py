@@ -26,6 +26,13 @@ def every_experiment_reports(ctx):
         return "no result records from %r" % empty
 
 
+def no_lost_events(ctx):
+    """Under icount no device event is ever lost: nothing had to be rescued."""
+    bad = [dict(r) for r in ctx.recs("exp_end") if r["hrtimer_rescued"]]
+    if bad:
+        return "hrtimer events rescued: %r" % bad
+
+
 def quick_within_60s(ctx):
     """The quick profile spends at most 60 s of machine time on the experiments."""
     total = sum(r["duration_ns"] for r in ctx.recs("exp_end"))
@@ -178,6 +185,6 @@ def verdict(ctx):
             return "verdict without evidence: %r" % dict(r)
 
 
-QUICK_ICOUNT = [every_experiment_reports, quick_within_60s, period_compare, itimer_error,
+QUICK_ICOUNT = [every_experiment_reports, no_lost_events, quick_within_60s, period_compare, itimer_error,
                 sleep_accuracy, tick_overhead, hrtimer_cost, wakeup_latency, periodic_jitter,
                 hwlat, verdict]

@@ -15,7 +15,7 @@ def log_hist(base_ns, peak):
 
 
 def kernel_hist():
-    """lib/hist.h's form: 22 lower edges 0, 16, 32 ... 2^24 ns, the last bucket open."""
+    """include/ticklab/hist.h's form: 22 lower edges 0, 16, 32 ... 2^24 ns, the last bucket open."""
     counts = [0] * 22
     counts[5:12] = [3, 700, 233, 40, 9, 2, 1]
     return {"edges_ns": [0] + [16 << k for k in range(21)], "counts": counts}

@@ -243,7 +243,7 @@ def test_dataset_numbers_from_strings():
     H = plots.Hist
     assert plots.parse_hist({"edges_ns": [1, 2, 4], "counts": [5, 6]}) == H([1, 2, 4], [5, 6])
     assert plots.parse_hist({"edges_ns": [0, 16, 32], "counts": [1, 2, 3]}) == \
-        H([0, 16, 32, 64], [1, 2, 3])                     # lib/hist.h: lower edges
+        H([0, 16, 32, 64], [1, 2, 3])                     # include/ticklab/hist.h: lower edges
     assert plots.parse_hist({"lo_ns": -20, "bucket_ns": 10, "counts": [7, 1, 2, 3, 9]}) == \
         H([-20, -10, 0, 10], [1, 2, 3], below=7, above=9)  # periodic-jitter: outer buckets
     assert plots.parse_hist([{"lo_ns": 1, "hi_ns": 2, "count": 3}]) == H([1, 2], [3])

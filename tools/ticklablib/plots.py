@@ -73,7 +73,7 @@ def parse_hist(hist):
 
     Accepted forms:
     - {"edges_ns": [...], "counts": [...]}: bucket bounds (one more edge than counts), or
-      lower bounds (as many edges as counts; the kernel's log2 buckets, lib/hist.h): the
+      lower bounds (as many edges as counts; the kernel's log2 buckets, include/ticklab/hist.h): the
       last, open-ended bucket is drawn one log step (x2) wide;
     - {"lo_ns": L, "bucket_ns": W, "counts": [c0, ..., cn-1]}: c0 counts values below L,
       c1..cn-2 the buckets [L + (k-1)W, L + kW), cn-1 values from L + (n-2)W up

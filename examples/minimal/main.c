@@ -1,0 +1,260 @@
+/* examples/minimal/main.c - a kernel that is not ticklab, using only libticklab.a: it
+ * calibrates the TSC against the PIT, makes the LAPIC timer a clock event device, starts a
+ * 1 ms periodic hrtimer on the best one-shot device it registered and prints 10 measured
+ * intervals. Everything outside the library is its own: entry, page tables, IDT, serial
+ * console, and the porting layer (docs/library.md): memset/memcpy/memmove/memcmp and
+ * rdmsr_safe, plus the interrupt glue below. */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ticklab/calibrate.h"
+#include "ticklab/clockevent.h"
+#include "ticklab/clocksource.h"
+#include "ticklab/hrtimer.h"
+#include "ticklab/io.h"
+#include "ticklab/lapic.h"
+#include "ticklab/lapic_timer.h"
+#include "ticklab/pit8254.h"
+#include "ticklab/tsc.h"
+
+#define TIMER_VECTOR 0x40
+#define SPURIOUS_VECTOR 0xFF
+#define INTERVALS 10
+#define PERIOD_NS 1000000ull
+
+/* ---- the porting layer ------------------------------------------------------------------ */
+
+void *memset(void *d, int c, size_t n)
+{
+    volatile unsigned char *p = d;
+    while (n--)
+        *p++ = (unsigned char)c;
+    return d;
+}
+
+void *memcpy(void *d, const void *s, size_t n)
+{
+    volatile unsigned char *p = d;
+    const unsigned char *q = s;
+    while (n--)
+        *p++ = *q++;
+    return d;
+}
+
+void *memmove(void *d, const void *s, size_t n)
+{
+    unsigned char *p = d;
+    const unsigned char *q = s;
+    if (p < q)
+        return memcpy(d, s, n);
+    while (n--)
+        p[n] = q[n];
+    return d;
+}
+
+int memcmp(const void *a, const void *b, size_t n)
+{
+    const unsigned char *p = a, *q = b;
+    for (; n; n--, p++, q++)
+        if (*p != *q)
+            return *p - *q;
+    return 0;
+}
+
+/* No #GP recovery in this kernel: it claims no MSR it was not sure of. */
+int rdmsr_safe(uint32_t msr, uint64_t *val)
+{
+    (void)msr;
+    *val = 0;
+    return -1;
+}
+
+/* ---- its own console: COM1, polled ------------------------------------------------------ */
+
+static void putc_serial(char c)
+{
+    for (unsigned i = 0; i < 100000 && !(inb(0x3F8 + 5) & 0x20); i++)
+        ;
+    outb(0x3F8, (uint8_t)c);
+}
+
+static void puts_serial(const char *s)
+{
+    for (; *s; s++) {
+        if (*s == '\n')
+            putc_serial('\r');
+        putc_serial(*s);
+    }
+}
+
+static void put_i64(int64_t v)
+{
+    char buf[24];
+    int i = 0;
+    uint64_t u = v < 0 ? -(uint64_t)v : (uint64_t)v;
+    do
+        buf[i++] = (char)('0' + u % 10);
+    while ((u /= 10) && i < 23);
+    if (v < 0)
+        putc_serial('-');
+    while (i)
+        putc_serial(buf[--i]);
+}
+
+static void serial_init(void)
+{
+    outb(0x3F8 + 1, 0);        /* no interrupts */
+    outb(0x3F8 + 3, 0x80);     /* divisor 1: 115200 baud */
+    outb(0x3F8 + 0, 1);
+    outb(0x3F8 + 1, 0);
+    outb(0x3F8 + 3, 0x03);     /* 8N1 */
+}
+
+/* ---- its own IDT -------------------------------------------------------------------------- */
+
+struct idt_entry {
+    uint16_t off0, sel;
+    uint8_t ist, type;
+    uint16_t off1;
+    uint32_t off2, zero;
+} __attribute__((packed));
+static struct idt_entry idt[256];
+extern char timer_stub[], spurious_stub[];
+
+static void idt_set(unsigned v, void *fn)
+{
+    uint64_t a = (uint64_t)(uintptr_t)fn;
+    idt[v] = (struct idt_entry){ .off0 = (uint16_t)a, .sel = 0x08, .type = 0x8E,
+                                 .off1 = (uint16_t)(a >> 16), .off2 = (uint32_t)(a >> 32) };
+}
+
+static void idt_load(void)
+{
+    struct {
+        uint16_t limit;
+        uint64_t base;
+    } __attribute__((packed)) p = { sizeof(idt) - 1, (uint64_t)(uintptr_t)idt };
+    __asm__ volatile("lidt %0" : : "m"(p));
+}
+
+/* ---- the LAPIC timer as a clock event device ---------------------------------------------- */
+
+static int lapic_set_next(uint64_t cyc)
+{
+    return lapic_timer_oneshot(TIMER_VECTOR, (uint32_t)cyc, 1);
+}
+
+static struct clockevent lapic_ce = {
+    .name = "lapic", .features = CE_ONESHOT, .max_delta_cyc = 0xFFFFFFFFu,
+    .set_next = lapic_set_next, .shutdown = lapic_timer_stop, .rating = 150, .usable = true,
+};
+
+/* The interrupt glue: acknowledge the controller, then hand the event to the library. */
+void example_timer_irq(void)
+{
+    lapic_eoi();
+    clockevent_handle_irq(&lapic_ce);
+}
+
+/* ---- the example ---------------------------------------------------------------------------- */
+
+static struct hrtimer_base base;
+static struct tq_slot slots[4];
+static struct hrtimer tick;
+static uint64_t stamp[INTERVALS + 1];
+static volatile unsigned n_stamps;
+
+static enum hrtimer_restart on_tick(struct hrtimer *t)
+{
+    uint64_t now = time_ns();
+    stamp[n_stamps++] = now;
+    if (n_stamps > INTERVALS)
+        return HRTIMER_NORESTART;
+    hrtimer_forward(t, now, PERIOD_NS);
+    return HRTIMER_RESTART;
+}
+
+static void fail(const char *why)
+{
+    puts_serial("minimal: FAILED: ");
+    puts_serial(why);
+    puts_serial("\n");
+    outb(0xF4, 0x11);          /* QEMU isa-debug-exit: exit code 35 */
+    for (;;)
+        __asm__ volatile("cli; hlt");
+}
+
+void example_main(void)
+{
+    serial_init();
+    puts_serial("minimal: a kernel linking only libticklab.a\n");
+    outb(0x21, 0xFF);          /* both 8259s masked: only the LAPIC interrupts */
+    outb(0xA1, 0xFF);
+    idt_set(TIMER_VECTOR, timer_stub);
+    idt_set(SPURIOUS_VECTOR, spurious_stub);
+    idt_load();
+    struct lapic_info li;
+    if (lapic_init(0xFEE00000u, false, SPURIOUS_VECTOR, SPURIOUS_VECTOR, &li) != 0)
+        fail("no local APIC");
+
+    /* the TSC, calibrated against the PIT's channel 2 over 50 ms */
+    struct clocksource *pit = pit_clocksource_init(10000000);
+    struct clocksource *tsc = tsc_clocksource_init();
+    struct cal_result cal;
+    if (!pit || calibrate_tsc(pit, tsc_read_ordered, 50000000ull, &cal) != 0)
+        fail("TSC calibration against the PIT");
+    clocksource_set_freq(tsc, cal.freq_hz);
+    clocksource_register(tsc);
+    char why[96];
+    if (!clocksource_select("tsc", why, sizeof(why)))
+        fail(why);
+    puts_serial("minimal: TSC ");
+    put_i64((int64_t)cal.freq_hz);
+    puts_serial(" Hz (against the PIT)\n");
+
+    /* the LAPIC timer's rate, against the TSC */
+    struct clocksource *lc = lapic_timer_clocksource_start();
+    struct cal_target target = { .name = "lapic", .read = lc->read, .mask = lc->mask,
+                                 .max_hz = 10000000000ull };
+    if (calibrate_pair(&target, tsc, 0, 20000000ull, &cal) != 0)
+        fail("LAPIC timer calibration against the TSC");
+    lapic_timer_stop();
+    lapic_ce.freq_hz = cal.freq_hz;
+    /* its shortest delta: what one programming costs, in timer cycles (measured) */
+    uint64_t c0 = tsc_read_ordered();
+    for (int i = 0; i < 16; i++)
+        lapic_timer_oneshot(TIMER_VECTOR, 0xFFFFFFFFu, 1);
+    uint64_t prog_ns = (tsc_read_ordered() - c0) * 1000000000ull / 16 / tsc->freq_hz;
+    lapic_timer_stop();
+    lapic_ce.min_delta_cyc = prog_ns * cal.freq_hz / 1000000000ull + 1;
+    if (clockevent_register(&lapic_ce) != 0)
+        fail("clockevent_register");
+
+    struct clockevent *best = clockevent_select(NULL, CE_ONESHOT, why, sizeof(why));
+    if (!best || hrtimer_base_init(&base, best, time_ns, slots, 4) != 0)
+        fail("no one-shot clock event device");
+    puts_serial("minimal: hrtimer on ");
+    puts_serial(best->name);
+    puts_serial(", 1 ms periodic\n");
+
+    tick.fn = on_tick;
+    uint64_t start = time_ns();
+    stamp[n_stamps++] = start;
+    hrtimer_start(&base, &tick, start + PERIOD_NS, HRTIMER_MODE_ABS);
+    /* wait in HLT; the TSC bounds it at 1 s */
+    uint64_t t0 = tsc_read(), bound = tsc->freq_hz;
+    while (n_stamps <= INTERVALS && tsc_read() - t0 < bound)
+        __asm__ volatile("sti; hlt; cli");
+    if (n_stamps <= INTERVALS)
+        fail("the hrtimer stopped firing");
+    for (unsigned i = 1; i <= INTERVALS; i++) {
+        puts_serial("minimal: interval ");
+        put_i64(i);
+        puts_serial(" ");
+        put_i64((int64_t)(stamp[i] - stamp[i - 1]));
+        puts_serial(" ns\n");
+    }
+    puts_serial("minimal: done\n");
+    outb(0xF4, 0x10);          /* QEMU isa-debug-exit: exit code 33 */
+}
