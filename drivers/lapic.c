@@ -86,6 +86,26 @@ void lapic_self_ipi(uint8_t vector)
     lapic_write(LAPIC_ICR_LO, ICR_SELF | vector);
 }
 
+int lapic_send_ipi(uint32_t dest_apic_id, uint32_t icr_low)
+{
+    if (apic.x2apic) {
+        wrmsr(MSR_X2APIC_ICR, ((uint64_t)dest_apic_id << 32) | icr_low);
+        return 0;
+    }
+    lapic_write(LAPIC_ICR_HI, dest_apic_id << 24);
+    lapic_write(LAPIC_ICR_LO, icr_low);
+    for (unsigned i = 0; i < LAPIC_IPI_POLLS; i++)
+        if (!(lapic_read(LAPIC_ICR_LO) & ICR_PENDING))
+            return 0;
+    return -ETIMEDOUT;
+}
+
+uint32_t lapic_id(void)
+{
+    uint32_t id = lapic_read(LAPIC_ID);
+    return apic.x2apic ? id : id >> 24;
+}
+
 uint32_t lapic_error_status(void)
 {
     lapic_write(LAPIC_ESR, 0);   /* a write latches the errors into the readable register */

@@ -126,6 +126,8 @@ int config_parse(const char *line, void (*on_error)(void *, const char *, size_t
           .max = 20000, .accepted = "10..20000 (wakeup-latency samples per device)" },
         { .key = "hwlat_threshold_ns", .type = CMDLINE_UINT, .dest = &cfg.hwlat_threshold_ns,
           .min = 100, .max = 100000000, .accepted = "100..100000000 (ns)" },
+        { .key = "cpus", .type = CMDLINE_UINT, .dest = &cfg.cpus, .min = 1, .max = 256,
+          .accepted = "1..256 (CPUs to start, the boot CPU included; default all)" },
         { .key = "mask_irq", .type = CMDLINE_ENUM, .dest = &mask_irq, .choices = masks,
           .accepted = "none, pit, hpet or rtc (test aid: that device's interrupt line is "
                       "masked before the experiments)" },

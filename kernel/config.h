@@ -31,6 +31,8 @@ struct config {
     uint64_t hres_ns;           /* periodic-jitter: the deadline grid (0: 5000 and 800 ns) */
     uint64_t samples;           /* wakeup-latency: samples per device and path (0: profile) */
     uint64_t hwlat_threshold_ns;/* hwlat: the gap that counts (default 10000) */
+    uint64_t cpus;              /* CPUs to run on, the boot CPU included (0: all the MADT
+                                   lists, up to CPU_MAX) */
     const char *mask_irq;       /* test aid: this clock event device's interrupt line is
                                    masked before the experiments (NULL: none) */
     enum tristate wrapcheck;    /* runs across two wraps of each narrow counter; auto: in

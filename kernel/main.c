@@ -7,6 +7,7 @@
 #include "ticklab/pic8259.h"
 #include "kernel/arch/cpu.h"
 #include "kernel/arch/paging.h"
+#include "kernel/arch/smp.h"
 #include "kernel/boot/bootinfo.h"
 #include "kernel/config.h"
 #include "kernel/debug.h"
@@ -25,6 +26,7 @@
 #include "kernel/time/ce_measure.h"
 #include "kernel/time/clocks.h"
 #include "kernel/time/hrt_check.h"
+#include "kernel/time/percpu_check.h"
 #include "ticklab/tick.h"
 #include "kernel/time/tick_report.h"
 #include "kernel/time/tick_check.h"
@@ -214,6 +216,8 @@ void kmain(uint32_t magic, uint32_t info_phys)
     ce_check_all(cfg.cecheck);
     start_tick();
     hrtimers_init();
+    smp_start(cfg.cpus ? (unsigned)cfg.cpus : CPU_MAX);
+    percpu_check_run();
     tick_check_run(cfg.tickcheck_ms);
     hrt_check_run(cfg.hrtcheck);
     idle_check_run(cfg.idlecheck_ms, cfg.nohz);

@@ -66,6 +66,19 @@ void lapic_eoi(void);
 void lapic_set_nmi(unsigned lint, uint16_t inti_flags);
 /* Sends vector to this CPU (a self IPI): proves the delivery path without any device. */
 void lapic_self_ipi(uint8_t vector);
+/* An IPI to another CPU's local APIC: icr_low is the ICR's low word (vector, delivery mode,
+ * level, trigger). xAPIC: waits for the delivery-status bit to clear, at most
+ * LAPIC_IPI_POLLS reads of the ICR (a few hundred microseconds on real buses), -ETIMEDOUT
+ * after that; x2APIC: one MSR write, no status to wait for. Any context. */
+int lapic_send_ipi(uint32_t dest_apic_id, uint32_t icr_low);
+#define LAPIC_IPI_POLLS 100000u
+#define ICR_INIT        (5u << 8)   /* delivery mode INIT */
+#define ICR_STARTUP     (6u << 8)   /* delivery mode STARTUP: vector = start page number */
+#define ICR_ASSERT      (1u << 14)
+#define ICR_LEVEL_TRIG  (1u << 15)
+#define MSR_X2APIC_ICR  0x830
+/* This CPU's APIC ID (8 bits in xAPIC mode, 32 in x2APIC mode). */
+uint32_t lapic_id(void);
 /* Reads and clears the error status register. */
 uint32_t lapic_error_status(void);
 bool lapic_in_service(uint8_t vector);

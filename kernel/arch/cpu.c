@@ -45,10 +45,14 @@ static struct tss boot_tss __attribute__((aligned(16)));
 static uint64_t gdt[5] __attribute__((aligned(16)));
 static struct idt_gate idt[256] __attribute__((aligned(16)));
 
-static void gdt_init(void)
+/* The application processors' own GDT and TSS (the IDT is shared). */
+static struct tss ap_tss[CPU_MAX] __attribute__((aligned(16)));
+static uint64_t ap_gdt[CPU_MAX][5] __attribute__((aligned(16)));
+
+static void gdt_load(uint64_t *gdt, struct tss *tss)
 {
-    uint64_t base = (uint64_t)&boot_tss;
-    uint64_t limit = sizeof(boot_tss) - 1;
+    uint64_t base = (uint64_t)tss;
+    uint64_t limit = sizeof(*tss) - 1;
 
     gdt[0] = 0;
     gdt[1] = 0x00AF9A000000FFFFull;   /* 64-bit code, DPL 0 */
@@ -58,7 +62,7 @@ static void gdt_init(void)
              (((limit >> 16) & 0xF) << 48) | (((base >> 24) & 0xFF) << 56);
     gdt[4] = base >> 32;
 
-    struct desc_ptr p = { sizeof(gdt) - 1, (uint64_t)gdt };
+    struct desc_ptr p = { 5 * sizeof(uint64_t) - 1, (uint64_t)gdt };
     __asm__ volatile("lgdt %0\n\t"
                      "pushq %1\n\t"
                      "leaq 1f(%%rip), %%rax\n\t"
@@ -93,7 +97,7 @@ void cpu_tables_init(void)
     boot_tss.ist[IST_NMI - 1] = (uint64_t)nmi_stack_top;
     boot_tss.ist[IST_MACHINE_CHECK - 1] = (uint64_t)mc_stack_top;
     boot_tss.iomap_base = sizeof(boot_tss);   /* no I/O bitmap */
-    gdt_init();
+    gdt_load(gdt, &boot_tss);
 
     for (unsigned v = 0; v < 256; v++)
         idt_set(v, isr_stub_table[v], 0);
@@ -101,6 +105,18 @@ void cpu_tables_init(void)
     idt_set(8, isr_stub_table[8], IST_DOUBLE_FAULT);
     idt_set(18, isr_stub_table[18], IST_MACHINE_CHECK);
 
+    struct desc_ptr p = { sizeof(idt) - 1, (uint64_t)idt };
+    __asm__ volatile("lidt %0" : : "m"(p) : "memory");
+}
+
+void cpu_tables_init_ap(unsigned cpu, uint64_t df_top, uint64_t nmi_top, uint64_t mc_top)
+{
+    struct tss *t = &ap_tss[cpu];
+    t->ist[IST_DOUBLE_FAULT - 1] = df_top;
+    t->ist[IST_NMI - 1] = nmi_top;
+    t->ist[IST_MACHINE_CHECK - 1] = mc_top;
+    t->iomap_base = sizeof(*t);
+    gdt_load(ap_gdt[cpu], t);
     struct desc_ptr p = { sizeof(idt) - 1, (uint64_t)idt };
     __asm__ volatile("lidt %0" : : "m"(p) : "memory");
 }

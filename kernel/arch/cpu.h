@@ -12,7 +12,12 @@
 #define IST_NMI           2
 #define IST_MACHINE_CHECK 3
 
+#define CPU_MAX 8             /* CPUs ticklab starts (the boot CPU and 7 others) */
+
 void cpu_tables_init(void);   /* GDT + TSS + IDT for the boot CPU */
+/* For application processor `cpu` (1..CPU_MAX-1), on that CPU: its own GDT and TSS (with
+ * the given IST stack tops), the shared IDT. */
+void cpu_tables_init_ap(unsigned cpu, uint64_t df_top, uint64_t nmi_top, uint64_t mc_top);
 
 static inline uint64_t read_cr2(void)
 {

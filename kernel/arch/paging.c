@@ -141,8 +141,62 @@ void *phys_map(uint64_t phys, uint64_t len)
     return phys_to_virt(phys);
 }
 
+/* Extra guard pages set after boot (the application processors' stacks). */
+#define MAX_EXTRA_GUARDS 32
+static struct {
+    const char *name;
+    uint64_t page;
+} extra_guards[MAX_EXTRA_GUARDS];
+static unsigned n_extra_guards;
+
+/* The 4 KiB identity-map entry of phys (below FINE_END), or NULL. */
+static uint64_t *fine_pte(uint64_t phys)
+{
+    if (phys >= FINE_END || !pml4)
+        return NULL;
+    uint64_t *pdpt = (uint64_t *)(uintptr_t)(pml4[0] & PTE_ADDR);
+    uint64_t *pd = (uint64_t *)(uintptr_t)(pdpt[phys / GIB] & PTE_ADDR);
+    uint64_t pde = pd[(phys >> 21) & 511];
+    if (!(pde & PTE_P) || (pde & PTE_PS))
+        return NULL;
+    return &((uint64_t *)(uintptr_t)(pde & PTE_ADDR))[(phys >> 12) & 511];
+}
+
+int paging_set_page(uint64_t phys, enum page_kind kind, const char *guard_name)
+{
+    uint64_t *pte = fine_pte(phys & ~(PAGE_4K - 1));
+    if (!pte)
+        return -1;
+    phys &= ~(PAGE_4K - 1);
+    switch (kind) {
+    case PAGE_GUARD:
+        *pte = 0;
+        if (guard_name && n_extra_guards < MAX_EXTRA_GUARDS) {
+            extra_guards[n_extra_guards].name = guard_name;
+            extra_guards[n_extra_guards++].page = phys;
+        }
+        break;
+    case PAGE_CODE:
+        *pte = phys | PTE_P;
+        break;
+    case PAGE_DATA:
+        *pte = phys | PTE_P | PTE_W | nx_bit;
+        break;
+    }
+    __asm__ volatile("invlpg (%0)" : : "r"((uintptr_t)phys) : "memory");
+    return 0;
+}
+
+uint64_t paging_root(void)
+{
+    return (uint64_t)(uintptr_t)pml4;
+}
+
 const char *paging_guard_name(uint64_t addr)
 {
+    for (unsigned i = 0; i < n_extra_guards; i++)
+        if (addr >= extra_guards[i].page && addr < extra_guards[i].page + PAGE_4K)
+            return extra_guards[i].name;
     for (size_t i = 0; i < sizeof(guards) / sizeof(guards[0]); i++) {
         uint64_t g = (uint64_t)(uintptr_t)guards[i].page;
         if (addr >= g && addr < g + PAGE_4K)

@@ -28,6 +28,15 @@ static inline void *phys_to_virt(uint64_t phys)
  * can map (then the caller goes on without that memory). */
 void *phys_map(uint64_t phys, uint64_t len);
 
+/* One 4 KiB page of the identity map below 8 MiB, changed after boot (and flushed from this
+ * CPU's TLB): a guard (unmapped; guard_name is what paging_guard_name() reports for it), code
+ * (read-only, executable: the application processors' start page while they start), or data
+ * (writable, non-executable). 0, or -1 for a page outside the 4 KiB-mapped region. */
+enum page_kind { PAGE_GUARD, PAGE_CODE, PAGE_DATA };
+int paging_set_page(uint64_t phys, enum page_kind kind, const char *guard_name);
+/* The physical address of the top-level table (what CR3 holds; below 4 GiB). */
+uint64_t paging_root(void);
+
 /* The name of the stack whose guard page holds addr ("boot", "double_fault", ...) or NULL. */
 const char *paging_guard_name(uint64_t addr);
 

@@ -12,11 +12,13 @@
 #include "kernel/time/ce_devices.h"
 
 extern const struct experiment exp_period_compare, exp_periodic_jitter, exp_itimer_error,
-    exp_sleep_accuracy, exp_tick_overhead, exp_hrtimer_cost, exp_wakeup_latency, exp_hwlat;
+    exp_sleep_accuracy, exp_tick_overhead, exp_hrtimer_cost, exp_wakeup_latency, exp_hwlat,
+    exp_tsc_sync, exp_percpu_latency;
 
 static const struct experiment *const registry[] = {
     &exp_period_compare, &exp_periodic_jitter, &exp_itimer_error, &exp_sleep_accuracy,
     &exp_tick_overhead,  &exp_hrtimer_cost,    &exp_wakeup_latency, &exp_hwlat,
+    &exp_tsc_sync,       &exp_percpu_latency,
     NULL,
 };
 
@@ -32,7 +34,8 @@ const char *const *experiment_names(void)
 const char *experiment_names_text(void)
 {
     return "none, all, or a comma list of: period-compare, periodic-jitter, itimer-error, "
-           "sleep-accuracy, tick-overhead, hrtimer-cost, wakeup-latency, hwlat";
+           "sleep-accuracy, tick-overhead, hrtimer-cost, wakeup-latency, hwlat, tsc-sync, "
+           "percpu-latency";
 }
 
 unsigned experiments_run(uint64_t mask)

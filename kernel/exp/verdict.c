@@ -141,6 +141,26 @@ static void tick_claim(void)
     claim("tick_rate", choice, text, "result:tick-overhead", 0);
 }
 
+static void tsc_claim(void)
+{
+    char text[240];
+    if (!findings.tsc_sync_done) {
+        claim("tsc_sync", 0, "not measured: tsc-sync did not run or one CPU is online", 0, 0);
+        return;
+    }
+    bool synced = findings.tsc_backward == 0 &&
+                  (uint64_t)findings.tsc_max_abs_offset_cyc <= findings.tsc_offset_uncertainty_cyc;
+    fmt_snprintf(text, sizeof(text),
+                 "%s: %llu backward steps over %u CPU pairs (largest %llu cycles); largest "
+                 "offset %lld cycles, to within %llu", synced ? "one clock on every CPU"
+                                                              : "the CPUs' TSCs differ",
+                 (unsigned long long)findings.tsc_backward, findings.tsc_pairs,
+                 (unsigned long long)findings.tsc_max_backward_cyc,
+                 (long long)findings.tsc_max_abs_offset_cyc,
+                 (unsigned long long)findings.tsc_offset_uncertainty_cyc);
+    claim("tsc_sync", synced ? "synchronized" : "warped", text, "result:tsc-sync:mode=ipi", 0);
+}
+
 static void hwlat_claim(void)
 {
     if (!findings.hwlat_done) {
@@ -166,4 +186,5 @@ void verdict_report(void)
     helps_claim("tsc_deadline", "tsc_deadline");
     tick_claim();
     hwlat_claim();
+    tsc_claim();
 }

@@ -26,6 +26,12 @@ struct findings {
         int64_t per_tick_ns;                   /* loop time lost per tick interrupt */
     } tick[FINDINGS_MAX_TICKS];
     unsigned n_tick;
+    /* tsc-sync */
+    bool tsc_sync_done;
+    unsigned tsc_pairs;
+    uint64_t tsc_backward, tsc_max_backward_cyc;
+    int64_t tsc_max_abs_offset_cyc;
+    uint64_t tsc_offset_uncertainty_cyc;     /* the largest half round trip among the pairs */
     /* hwlat */
     bool hwlat_done;
     uint64_t hwlat_gaps, hwlat_max_gap_ns, hwlat_window_ns;

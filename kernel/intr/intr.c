@@ -290,6 +290,16 @@ void intr_eoi(const struct intr_route *r)
         irq_probe.eoi_end_tsc = rdtsc_ordered();
 }
 
+uint64_t intr_lapic_phys(void)
+{
+    return st.lapic.base_phys;
+}
+
+bool intr_lapic_x2apic(void)
+{
+    return st.lapic.x2apic;
+}
+
 void intr_eoi_local(void)
 {
     static const struct intr_route local = { .path = INTR_NONE };

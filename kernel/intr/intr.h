@@ -61,6 +61,9 @@ void intr_eoi(const struct intr_route *r);
 /* EOI to the local APIC for its own interrupts (the LAPIC timer); timed like intr_eoi when
  * irq_probe.on (trap.h). */
 void intr_eoi_local(void);
+/* The boot CPU's local APIC as intr_init() set it up (the other CPUs copy it). */
+uint64_t intr_lapic_phys(void);
+bool intr_lapic_x2apic(void);
 /* Releases the route: masked, handler removed. */
 void intr_release(struct intr_route *r);
 

@@ -557,8 +557,35 @@ ALL = [
     Case("discover-cpu-max", "-cpu max: ARAT advertised, TSC-deadline still not (TCG)",
          args="exp=none", qemu_extra=("-cpu", "max"),
          checks=[cpu_flags(arat=True, tsc_deadline=False), routed_through_ioapic] + CLEAN),
-    Case("discover-smp2", "-smp 2: the MADT lists both CPUs; the boot CPU runs alone",
-         smp=2, args="exp=none", checks=[madt_qemu(cpus=2), routed_through_ioapic] + CLEAN),
+    Case("discover-smp2", "-smp 2: the MADT lists both CPUs; the second is started",
+         smp=2, args="exp=none", checks=[madt_qemu(cpus=2), routed_through_ioapic] + CLEAN
+         + [exp_checks.cpus_online(2)]),
+    # Many CPUs (issue 10). Each application processor starts (INIT-SIPI-SIPI), runs ten
+    # hrtimers on its own LAPIC timer and they all fire on it; tsc-sync's ping-pong sees no
+    # backward TSC step (under icount every CPU's TSC is the one instruction count; under
+    # plain emulation QEMU derives every CPU's TSC from one host clock); percpu-latency
+    # reports every CPU idle and the boot CPU with the others busy.
+    Case("smp2-icount", "-smp 2, icount: both CPUs up, per-CPU timers on their own CPU, "
+         "no TSC warp, per-CPU latency rows", smp=2, icount=0, timeout_s=300,
+         args="exp=tsc-sync,percpu-latency",
+         checks=[end_status("ok"), no_errors, exp_checks.cpus_online(2),
+                 exp_checks.percpu_timers_own_cpu(2), exp_checks.tsc_sync(2),
+                 exp_checks.percpu_latency(2)]),
+    Case("smp4-plain", "-smp 4, plain emulation: four CPUs up, per-CPU timers on their own "
+         "CPU, no TSC warp across the six pairs", smp=4, timeout_s=300,
+         args="exp=tsc-sync,percpu-latency",
+         checks=[end_status("ok"), no_errors, exp_checks.cpus_online(4),
+                 exp_checks.percpu_timers_own_cpu(4), exp_checks.tsc_sync(4),
+                 exp_checks.percpu_latency(4)]),
+    Case("smp2-ap-not-started", "-smp 2 cpus=1: the second CPU is reported not started, "
+         "with the reason, and the run ends cleanly", smp=2, args="exp=tsc-sync cpus=1",
+         checks=[end_status("ok"), no_errors, lambda ctx: None if [
+             (r["cpu"], r["online"], r["reason"]) for r in ctx.recs("cpu_start")] == [
+             (0, True, None), (1, False, "cpus= on the command line")]
+             else "cpu_start %r" % [dict(r) for r in ctx.recs("cpu_start")],
+             lambda ctx: None if any(r.get("status") == "skip" for r in
+                                     exp_checks.results(ctx, "tsc-sync"))
+             else "tsc-sync did not skip with one CPU"]),
     Case("iso-seabios-q35", "GRUB image (Multiboot2) under SeaBIOS", boot="iso",
          args="exp=none", checks=[boot_is("multiboot2", "bios")] + CLEAN),
     Case("iso-seabios-pc", "GRUB image (Multiboot2) under SeaBIOS on pc", boot="iso",

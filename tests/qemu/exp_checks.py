@@ -7,7 +7,8 @@ tolerances below cover the few instructions a handler's path may differ by, not 
 """
 
 EXPERIMENTS = ("period-compare", "periodic-jitter", "itimer-error", "sleep-accuracy",
-               "tick-overhead", "hrtimer-cost", "wakeup-latency", "hwlat")
+               "tick-overhead", "hrtimer-cost", "wakeup-latency", "hwlat", "tsc-sync",
+               "percpu-latency")
 ONESHOT = ("pit", "lapic", "hpet")       # q35's one-shot devices under TCG
 
 
@@ -177,12 +178,70 @@ def hwlat(ctx):
 def verdict(ctx):
     """One claim per topic, each naming its evidence."""
     topics = [r["topic"] for r in ctx.recs("verdict")]
-    want = ["clocksource", "clockevent", "hpet", "tsc_deadline", "tick_rate", "stalls"]
+    want = ["clocksource", "clockevent", "hpet", "tsc_deadline", "tick_rate", "stalls",
+            "tsc_sync"]
     if topics != want:
         return "verdict topics %r, expected %r" % (topics, want)
     for r in ctx.recs("verdict"):
-        if r["topic"] not in ("tsc_deadline",) and not r["evidence"]:
+        if r["topic"] not in ("tsc_deadline", "tsc_sync") and not r["evidence"]:
             return "verdict without evidence: %r" % dict(r)
+
+
+def cpus_online(n):
+    """Every CPU the machine has is started and says so (cpu_start records)."""
+    def check(ctx):
+        rs = ctx.recs("cpu_start")
+        if len(rs) != n or not all(r["online"] for r in rs) or \
+                [r["cpu"] for r in rs] != list(range(n)):
+            return "cpu_start %r, expected %d CPUs online" % ([dict(r) for r in rs], n)
+    return check
+
+
+def percpu_timers_own_cpu(n):
+    """On every application processor, ten hrtimers on its own LAPIC timer all fire, on that
+    CPU (the callback reads its APIC ID), never early."""
+    def check(ctx):
+        rs = ctx.recs("percpu_timer_check")
+        if len(rs) != n - 1:
+            return "%d percpu_timer_check records, expected %d" % (len(rs), n - 1)
+        for r in rs:
+            if r["fired"] != 10 or r["on_own_cpu"] != 10 or r["early"] != 0:
+                return "percpu_timer_check %r" % dict(r)
+    return check
+
+
+def tsc_sync(n):
+    """Every pair of CPUs: the ping-pong completes and no TSC read is ever behind the other
+    CPU's read that came before it."""
+    def check(ctx):
+        rows = [r for r in results(ctx, "tsc-sync") if r.get("mode") == "ipi" and "rounds" in r]
+        if len(rows) != n * (n - 1) // 2:
+            return "%d ipi pairs, expected %d" % (len(rows), n * (n - 1) // 2)
+        for r in rows:
+            if r["rounds"] != 100 or r["backward_steps"] != 0:
+                return "tsc-sync pair %r" % dict(r)
+        adj = [r for r in results(ctx, "tsc-sync") if "tsc_adjust" in r]
+        if len(adj) != n:
+            return "tsc_adjust rows %r" % [dict(r) for r in adj]
+    return check
+
+
+def percpu_latency(n):
+    """One idle row per CPU and one busy row for the boot CPU; never early. The idle rows'
+    periodic timers run their 200 ms (~3600 intervals); the busy row's may get far fewer: on
+    a 2-core host, plain emulation of 4 CPUs with 3 spinning starves the fourth, which is
+    the point of the measurement, so only its wake-ups are required."""
+    def check(ctx):
+        rows = results(ctx, "percpu-latency")
+        idle = sorted(r["cpu"] for r in rows if r["load"] == "idle")
+        busy = [r["cpu"] for r in rows if r["load"] == "busy"]
+        if idle != list(range(n)) or busy != ([0] if n > 1 else []):
+            return "percpu-latency rows %r" % [dict(r) for r in rows]
+        for r in rows:
+            if r["samples"] != 200 or r["min_ns"] < 0 or (
+                    r["load"] == "idle" and r["jitter_intervals"] < 1000):
+                return "percpu-latency row %r" % dict(r)
+    return check
 
 
 QUICK_ICOUNT = [every_experiment_reports, no_lost_events, quick_within_60s, period_compare, itimer_error,

@@ -1,0 +1,304 @@
+/* kernel/arch/smp.c - see smp.h.
+ *
+ * Starting one CPU (Intel SDM vol. 3, 8.4.4; the MultiProcessor Specification, B.4): INIT
+ * (assert), 10 ms, STARTUP with the trampoline's page number, 200 us, a second STARTUP if the
+ * CPU has not answered, then up to 100 ms for it to reach ap_entry and say it is online. Each
+ * wait is timed by the TSC. The trampoline page is executable only while CPUs start. */
+#include "kernel/arch/smp.h"
+
+#include "kernel/arch/paging.h"
+#include "kernel/arch/trap.h"
+#include "kernel/discover/acpi_report.h"
+#include "kernel/intr/intr.h"
+#include "kernel/report/console.h"
+#include "kernel/report/record.h"
+#include "kernel/time/clocks.h"
+#include "kernel/time/halt.h"
+#include "ticklab/errno.h"
+#include "ticklab/fmt.h"
+#include "ticklab/io.h"
+#include "ticklab/kstring.h"
+#include "ticklab/lapic.h"
+#include "ticklab/lapic_timer.h"
+
+#define TRAMP_BASE 0x7000u              /* boot/trampoline.asm, below 1 MiB, page aligned */
+#define MSR_GS_BASE 0xC0000101u
+#define MSR_EFER_ADDR 0xC0000080u
+#define AP_STACK_SIZE (16u * 1024u)
+#define AP_IST_SIZE (4u * 1024u)
+#define POKE_NS 50000000ull             /* smp_wait wakes the CPU it waits for this often */
+
+extern char tramp_start[], tramp_end[], tramp_cr3[], tramp_entry[], tramp_stack[], tramp_cpu[],
+    tramp_efer[];
+
+struct cpu_local cpu_locals[CPU_MAX];
+static unsigned n_online = 1, n_listed = 1;
+static uint32_t bsp_apic_id;
+
+/* Each application processor's stacks: a guard page (unmapped) below the main stack, and
+ * the three IST stacks for double fault, NMI and machine check. */
+static struct {
+    uint8_t guard[4096];
+    uint8_t stack[AP_STACK_SIZE];
+    uint8_t ist[3][AP_IST_SIZE];
+} ap_stacks[CPU_MAX] __attribute__((aligned(4096)));
+static char guard_names[CPU_MAX][8];
+
+static void set_gs(struct cpu_local *c)
+{
+    c->self = c;
+    wrmsr(MSR_GS_BASE, (uint64_t)(uintptr_t)c);
+}
+
+static void on_wake(struct trap_frame *tf, void *ctx)
+{
+    (void)tf, (void)ctx;
+    intr_eoi_local();
+}
+
+/* ---- each application processor's local APIC timer ---------------------------------------- */
+
+static int ap_timer_periodic(uint64_t cyc)
+{
+    return lapic_timer_periodic(VEC_AP_TIMER, (uint32_t)cyc, 1);
+}
+
+static int ap_timer_next(uint64_t cyc)
+{
+    return lapic_timer_oneshot(VEC_AP_TIMER, (uint32_t)cyc, 1);
+}
+
+static void ap_timer_irq(struct trap_frame *tf, void *ctx)
+{
+    (void)tf, (void)ctx;
+    intr_eoi_local();
+    clockevent_handle_irq(&this_cpu()->lapic_ce);
+}
+
+struct hrtimer_base *smp_local_base(void)
+{
+    struct cpu_local *c = this_cpu();
+    return c->index && c->base_ready ? &c->base : 0;
+}
+
+/* On the AP: its timer as a clock event device like the boot CPU's (same rate: one bus
+ * clock), not registered (no other CPU may program it), with an hrtimer base on it. */
+static void ap_timer_init(struct cpu_local *c)
+{
+    struct clockevent *bsp = clockevent_find("lapic");
+    if (!bsp || !bsp->usable)
+        return;
+    c->lapic_ce = (struct clockevent){
+        .name = "lapic", .features = CE_PERIODIC | CE_ONESHOT, .freq_hz = bsp->freq_hz,
+        .min_delta_cyc = bsp->min_delta_cyc, .max_delta_cyc = bsp->max_delta_cyc,
+        .set_periodic = ap_timer_periodic, .set_next = ap_timer_next,
+        .shutdown = lapic_timer_stop, .rating = bsp->rating, .usable = true,
+    };
+    c->base_ready = hrtimer_base_init(&c->base, &c->lapic_ce, time_ns, c->slots,
+                                      SMP_HRTIMER_SLOTS) == 0;
+}
+
+/* ---- the application processor's side ---------------------------------------------------- */
+
+void ap_entry(uint64_t index);
+
+void ap_entry(uint64_t index)
+{
+    struct cpu_local *c = &cpu_locals[index];
+    cpu_tables_init_ap((unsigned)index, (uint64_t)(uintptr_t)ap_stacks[index].ist[0] + AP_IST_SIZE,
+                       (uint64_t)(uintptr_t)ap_stacks[index].ist[1] + AP_IST_SIZE,
+                       (uint64_t)(uintptr_t)ap_stacks[index].ist[2] + AP_IST_SIZE);
+    set_gs(c);
+    struct lapic_info li;
+    if (lapic_init((uintptr_t)phys_to_virt(intr_lapic_phys()), intr_lapic_x2apic(), VEC_SPURIOUS,
+                   VEC_LAPIC_ERROR, &li) == 0) {
+        c->apic_id = li.id;
+        ap_timer_init(c);
+        c->online = true;
+    }
+    for (;;) {
+        irq_disable();
+        if (c->posted != c->done) {
+            uint64_t seq = c->posted;
+            void (*fn)(void *) = c->fn;
+            void *arg = c->arg;
+            irq_enable();
+            fn(arg);
+            irq_disable();
+            c->done = seq;
+            lapic_send_ipi(bsp_apic_id, VEC_SMP_WAKE);
+            continue;
+        }
+        /* STI's one-instruction shadow covers the HLT: a wake-up after the check is taken
+         * after the HLT begins, and ends it. */
+        __asm__ volatile("sti; hlt" ::: "memory");
+    }
+}
+
+/* ---- the boot CPU's side ------------------------------------------------------------------ */
+
+static bool wait_tsc(volatile bool *flag, uint64_t ns)
+{
+    uint64_t c0 = rdtsc(), bound = tsc_ns_to_cyc(ns);
+    while (!(flag && *flag) && rdtsc() - c0 < bound)
+        cpu_relax();
+    return flag && *flag;
+}
+
+static void tramp_put(char *sym, uint64_t v)
+{
+    uint8_t *page = phys_to_virt(TRAMP_BASE);
+    memcpy(page + (sym - tramp_start), &v, sizeof(v));
+}
+
+static const char *start_one(struct cpu_local *c)
+{
+    unsigned i = c->index;
+    tramp_put(tramp_stack, (uint64_t)(uintptr_t)ap_stacks[i].stack + AP_STACK_SIZE);
+    tramp_put(tramp_cpu, i);
+    uint64_t t0 = rdtsc();
+    if (lapic_send_ipi(c->apic_id, ICR_INIT | ICR_ASSERT) != 0)
+        return "the INIT IPI was not accepted by the local APIC";
+    wait_tsc(0, 10000000ull);                           /* 10 ms after INIT */
+    for (int sipi = 0; sipi < 2 && !c->online; sipi++) {
+        if (lapic_send_ipi(c->apic_id, ICR_STARTUP | (TRAMP_BASE >> 12)) != 0)
+            return "the STARTUP IPI was not accepted by the local APIC";
+        wait_tsc(&c->online, sipi == 0 ? 200000ull : 100000000ull);
+    }
+    c->start_tsc_cyc = rdtsc() - t0;
+    return c->online ? 0 : "no answer within 100 ms of the second STARTUP IPI";
+}
+
+static void report(const struct cpu_local *c, bool started, const char *reason)
+{
+    struct rec r;
+    rec_begin(&r, "cpu_start");
+    json_u64(&r.j, "cpu", c->index);
+    json_u64(&r.j, "apic_id", c->apic_id);
+    json_bool(&r.j, "bsp", c->index == 0);
+    json_bool(&r.j, "online", started);
+    json_str(&r.j, "reason", reason);
+    if (c->index && started) {
+        json_str(&r.j, "clock", "tsc");
+        json_u64(&r.j, "start_ns", tsc_cyc_to_ns(c->start_tsc_cyc));
+        json_bool(&r.j, "hrtimer_base", c->base_ready);
+    }
+    rec_emit(&r);
+    kprintf("  cpu %u       APIC id %u%s: %s%s\n", c->index, c->apic_id,
+            c->index ? "" : " (boot CPU)", started ? "online" : "not started: ",
+            started ? "" : reason);
+}
+
+unsigned smp_start(unsigned max_cpus)
+{
+    struct cpu_local *bsp = &cpu_locals[0];
+    bsp->index = 0;
+    bsp_apic_id = bsp->apic_id = lapic_id();
+    bsp->online = true;
+    set_gs(bsp);
+    irq_set_handler(VEC_SMP_WAKE, on_wake, 0);
+    irq_set_handler(VEC_AP_TIMER, ap_timer_irq, 0);
+    report(bsp, true, 0);
+
+    /* the CPUs the MADT lists as usable, in its order, the boot CPU left out */
+    unsigned n = 1;
+    for (unsigned k = 0; k < acpi_facts.madt.n_cpus; k++) {
+        const struct acpi_cpu *a = &acpi_facts.madt.cpus[k];
+        if (!a->enabled || a->apic_id == bsp_apic_id)
+            continue;
+        n_listed++;
+        struct cpu_local tmp = { .index = n, .apic_id = a->apic_id };
+        if (n >= CPU_MAX) {
+            report(&tmp, false, "over ticklab's limit of CPU_MAX (8) CPUs");
+            continue;
+        }
+        if (n >= max_cpus) {
+            report(&tmp, false, "cpus= on the command line");
+            continue;
+        }
+        cpu_locals[n] = tmp;
+        n++;
+    }
+    if (n == 1)
+        return n_online;
+
+    /* the trampoline: copied through the direct map, executable while CPUs start */
+    size_t len = (size_t)(tramp_end - tramp_start);
+    memcpy(phys_to_virt(TRAMP_BASE), tramp_start, len);
+    tramp_put(tramp_cr3, paging_root());
+    tramp_put(tramp_entry, (uint64_t)(uintptr_t)ap_entry);
+    tramp_put(tramp_efer, rdmsr(MSR_EFER_ADDR) & ((1u << 8) | (1u << 11)));   /* LME, NXE */
+    paging_set_page(TRAMP_BASE, PAGE_CODE, 0);
+    for (unsigned i = 1; i < n; i++) {
+        fmt_snprintf(guard_names[i], sizeof(guard_names[i]), "cpu%u", i);
+        paging_set_page((uint64_t)(uintptr_t)ap_stacks[i].guard, PAGE_GUARD, guard_names[i]);
+    }
+    for (unsigned i = 1; i < n; i++) {
+        struct cpu_local *c = &cpu_locals[i];
+        c->self = c;
+        const char *why = start_one(c);
+        if (!why)
+            n_online++;
+        report(c, why == 0, why);
+    }
+    paging_set_page(TRAMP_BASE, PAGE_DATA, 0);
+    return n_online;
+}
+
+unsigned smp_online(void)
+{
+    return n_online;
+}
+
+unsigned smp_listed(void)
+{
+    return n_listed;
+}
+
+int smp_post(unsigned cpu, void (*fn)(void *), void *arg)
+{
+    if (cpu >= CPU_MAX || !cpu_locals[cpu].online)
+        return -ENODEV;
+    struct cpu_local *c = &cpu_locals[cpu];
+    c->fn = fn;
+    c->arg = arg;
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    c->posted++;
+    lapic_send_ipi(c->apic_id, VEC_SMP_WAKE);
+    return 0;
+}
+
+int smp_wait(unsigned cpu, uint64_t bound_ns)
+{
+    if (cpu >= CPU_MAX || !cpu_locals[cpu].online)
+        return -ENODEV;
+    struct cpu_local *c = &cpu_locals[cpu];
+    uint64_t c0 = rdtsc(), bound = tsc_ns_to_cyc(bound_ns), poke = tsc_ns_to_cyc(POKE_NS);
+    uint64_t last_poke = c0;
+    halt_backup_start("lapic");
+    while (c->done != c->posted && rdtsc() - c0 < bound) {
+        halt_once();
+        /* A CPU that waits in HLT for an event that never comes would sleep forever: a wake-up
+         * now and then lets its own bounded wait look at the clock. */
+        if (rdtsc() - last_poke >= poke) {
+            last_poke = rdtsc();
+            lapic_send_ipi(c->apic_id, VEC_SMP_WAKE);
+        }
+    }
+    halt_backup_stop();
+    if (c->done == c->posted)
+        return 0;
+    c->online = false;
+    c->reason = "stopped answering: work not done within its bound";
+    return -ETIMEDOUT;
+}
+
+int smp_call(unsigned cpu, void (*fn)(void *), void *arg, uint64_t bound_ns)
+{
+    if (cpu == 0) {
+        fn(arg);
+        return 0;
+    }
+    int rc = smp_post(cpu, fn, arg);
+    return rc ? rc : smp_wait(cpu, bound_ns);
+}
