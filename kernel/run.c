@@ -5,6 +5,7 @@
 #include "kernel/config.h"
 #include "kernel/report/console.h"
 #include "kernel/report/record.h"
+#include "kernel/report/summary.h"
 #include "ticklab/kstring.h"
 
 #define QEMU_EXIT_PORT 0xF4       /* -device isa-debug-exit,iobase=0xf4,iosize=0x04 */
@@ -72,5 +73,6 @@ void run_finish(void)
     rec_emit(&r);
     kprintf("\nticklab: run %s after %u records%s%s\n", failed ? "FAILED" : "finished ok", n,
             failed ? ": " : "", failed ? fail_reason : "");
+    summary_show(!failed, n);
     stop();
 }

@@ -12,6 +12,12 @@
 
 struct findings findings;
 
+/* The claims as sent, for the on-screen summary. */
+#define MAX_CLAIMS 8
+static char claims[MAX_CLAIMS][160];
+static const char *claim_topics[MAX_CLAIMS];
+static unsigned n_claims;
+
 static void claim(const char *topic, const char *choice, const char *text, const char *ev1,
                   const char *ev2)
 {
@@ -28,6 +34,20 @@ static void claim(const char *topic, const char *choice, const char *text, const
     json_arr_close(&r.j);
     rec_emit(&r);
     kprintf("  %-12s %s\n", topic, text);
+    if (n_claims < MAX_CLAIMS) {
+        claim_topics[n_claims] = topic;
+        k_strlcpy(claims[n_claims++], text, sizeof(claims[0]));
+    }
+}
+
+unsigned verdict_claims(const char **topic, const char **text, unsigned max)
+{
+    unsigned n = n_claims < max ? n_claims : max;
+    for (unsigned i = 0; i < n; i++) {
+        topic[i] = claim_topics[i];
+        text[i] = claims[i];
+    }
+    return n;
 }
 
 static int find_wake(const char *device)

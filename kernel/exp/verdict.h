@@ -41,5 +41,7 @@ extern struct findings findings;
 
 /* The `verdict` records and the human summary, from what ran. */
 void verdict_report(void);
+/* The claims verdict_report() made (topic, one sentence), at most max; returns how many. */
+unsigned verdict_claims(const char **topic, const char **text, unsigned max);
 
 #endif

@@ -1,0 +1,90 @@
+/* kernel/report/summary.c - see summary.h. */
+#include "kernel/report/summary.h"
+
+#include <stdarg.h>
+
+#include "drivers/fbcon.h"
+#include "kernel/arch/smp.h"
+#include "kernel/exp/verdict.h"
+#include "kernel/report/console.h"
+#include "kernel/time/clocks.h"
+#include "ticklab/clocksource.h"
+#include "ticklab/fmt.h"
+#include "ticklab/hrtimer.h"
+#include "ticklab/kstring.h"
+#include "ticklab/tick.h"
+
+static unsigned cols = 80;
+
+static void put(const char *s, size_t n)
+{
+    con_write(CON_SCREEN, s, n);
+    con_write(CON_SCREEN, "\n", 1);
+}
+
+/* One line on the screen, cut to its width. */
+static void line(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void line(const char *fmt, ...)
+{
+    char buf[200];
+    va_list ap;
+    va_start(ap, fmt);
+    fmt_vsnprintf(buf, sizeof(buf), fmt, ap);
+    va_end(ap);
+    size_t n = k_strlen(buf);
+    if (n > cols - 1)
+        n = cols - 1;
+    con_write(CON_SCREEN, buf, n);
+    con_write(CON_SCREEN, "\n", 1);
+}
+
+void summary_show(bool ok, unsigned records)
+{
+    if (!fbcon_active())
+        return;
+    uint32_t c = 80, rows = 25;
+    fbcon_describe(&c, &rows);
+    cols = c > 20 ? c : 80;
+    for (uint32_t i = 0; i < rows; i++)          /* a fresh screen: scroll everything off */
+        con_write(CON_SCREEN, "\n", 1);
+    line("ticklab summary: run %s, %u records (the serial port has every figure)",
+         ok ? "finished ok" : "FAILED", records);
+    struct clocksource *cs = clocksource_current();
+    line("time_ns on %s; TSC %llu Hz (+-%llu.%03llu ppm, by %s); %u of %u CPUs online",
+         cs ? cs->name : "-", (unsigned long long)clock_facts.tsc_hz,
+         (unsigned long long)(clock_facts.tsc_uncertainty_ppb / 1000),
+         (unsigned long long)(clock_facts.tsc_uncertainty_ppb % 1000),
+         clock_facts.tsc_method_ref ? clock_facts.tsc_method_ref : "-", smp_online(),
+         smp_listed());
+    const struct tick_info *ti = tick_info();
+    line("tick on %s, %llu ns per tick", ti->dev ? ti->dev->name : "-",
+         (unsigned long long)ti->period_ns);
+    const char *topic[8], *text[8];
+    unsigned n = verdict_claims(topic, text, 8);
+    if (!n)
+        line("no experiments ran: no verdict");
+    for (unsigned i = 0; i < n; i++) {
+        /* a claim wraps at a space onto lines indented under its text */
+        char buf[200];
+        fmt_snprintf(buf, sizeof(buf), "%-12s %s", topic[i], text[i]);
+        const char *p = buf;
+        size_t len = k_strlen(buf), w = cols - 1, indent = 0;
+        while (len) {
+            size_t room = w - indent, take = len;
+            if (len > room) {
+                take = room;
+                while (take > room / 2 && p[take] != ' ')
+                    take--;
+                if (p[take] != ' ')
+                    take = room;
+            }
+            con_write(CON_SCREEN, "             ", indent);
+            put(p, take);
+            p += take;
+            len -= take;
+            while (len && *p == ' ')
+                p++, len--;
+            indent = 13;
+        }
+    }
+}
