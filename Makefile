@@ -169,8 +169,16 @@ TIMEOUT  ?= 600
 QEMU_EXTRA ?=
 export MACHINE FIRMWARE BOOT ICOUNT ARGS SMP MEM TIMEOUT QEMU_EXTRA
 
+# make run keeps the serial stream in SERIAL_LOG (build/run.log unless given) and ends with
+# the host tool's report of it: where the HTML page is, what was drawn, the capture's state.
+# The exit status is the run's (0: ended ok).
+SERIAL_LOG ?= $(BUILD)/run.log
+export SERIAL_LOG
 run: deps kernel $(if $(filter efi%,$(BOOT)),efi)
-	@scripts/qemu-run.sh
+	@mkdir -p $(dir $(SERIAL_LOG)); rm -f $(SERIAL_LOG); rc=0; scripts/qemu-run.sh || rc=$$?; \
+	if [ -s "$(SERIAL_LOG)" ]; then \
+	    $(PYTHON) tools/ticklab report $(SERIAL_LOG) || true; \
+	fi; exit $$rc
 
 deps:
 	@scripts/setup-deps.sh
