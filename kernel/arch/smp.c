@@ -12,6 +12,7 @@
 #include "kernel/intr/intr.h"
 #include "kernel/report/console.h"
 #include "kernel/report/record.h"
+#include "kernel/time/ce_devices.h"
 #include "kernel/time/clocks.h"
 #include "kernel/time/halt.h"
 #include "ticklab/errno.h"
@@ -73,6 +74,12 @@ static void ap_timer_irq(struct trap_frame *tf, void *ctx)
     (void)tf, (void)ctx;
     intr_eoi_local();
     clockevent_handle_irq(&this_cpu()->lapic_ce);
+}
+
+struct hrtimer_base *smp_hpet_base(void)
+{
+    struct cpu_local *c = this_cpu();
+    return c->index && c->hpet_ready ? &c->hpet_base : 0;
 }
 
 struct hrtimer_base *smp_local_base(void)
@@ -182,6 +189,11 @@ static void report(const struct cpu_local *c, bool started, const char *reason)
         json_str(&r.j, "clock", "tsc");
         json_u64(&r.j, "start_ns", tsc_cyc_to_ns(c->start_tsc_cyc));
         json_bool(&r.j, "hrtimer_base", c->base_ready);
+        if (c->hpet_ready)
+            json_u64(&r.j, "hpet_comparator", c->index);
+        else
+            json_null(&r.j, "hpet_comparator");
+        json_str(&r.j, "hpet_reason", c->hpet_reason);
     }
     rec_emit(&r);
     kprintf("  cpu %u       APIC id %u%s: %s%s\n", c->index, c->apic_id,
@@ -237,8 +249,15 @@ unsigned smp_start(unsigned max_cpus)
         struct cpu_local *c = &cpu_locals[i];
         c->self = c;
         const char *why = start_one(c);
-        if (!why)
+        if (!why) {
             n_online++;
+            /* its own HPET comparator, where one is left: routed to it, an hrtimer base on it
+             * (set up from here: the comparator is global, only its interrupt is the CPU's) */
+            c->hpet_ce = ce_devices_hpet_for_cpu(i, c->apic_id, &c->hpet_reason);
+            c->hpet_ready = c->hpet_ce && hrtimer_base_init(&c->hpet_base, c->hpet_ce, time_ns,
+                                                            c->hpet_slots,
+                                                            SMP_HRTIMER_SLOTS) == 0;
+        }
         report(c, why == 0, why);
     }
     paging_set_page(TRAMP_BASE, PAGE_DATA, 0);

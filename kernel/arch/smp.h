@@ -33,6 +33,12 @@ struct cpu_local {
     struct hrtimer_base base;
     struct tq_slot slots[SMP_HRTIMER_SLOTS];
     bool base_ready;
+    /* an HPET comparator of its own, where the HPET has one left (comparator = index) */
+    struct clockevent *hpet_ce;
+    const char *hpet_reason;
+    struct hrtimer_base hpet_base;
+    struct tq_slot hpet_slots[SMP_HRTIMER_SLOTS];
+    bool hpet_ready;
 };
 
 extern struct cpu_local cpu_locals[CPU_MAX];
@@ -66,5 +72,7 @@ int smp_wait(unsigned cpu, uint64_t bound_ns);
 /* The hrtimer base on this CPU's local APIC timer (the boot CPU: NULL; it uses the kernel's
  * base). */
 struct hrtimer_base *smp_local_base(void);
+/* The hrtimer base on this CPU's own HPET comparator, or NULL (none left, or the boot CPU). */
+struct hrtimer_base *smp_hpet_base(void);
 
 #endif

@@ -2,7 +2,9 @@
  * CPU's own local APIC timer, so that per-core differences show; then the boot CPU once more
  * while every other CPU runs a busy loop (shared memory traffic, interrupts on).
  *
- * On each CPU, on its local APIC timer through an hrtimer base of its own:
+ * On each CPU, on its local APIC timer and on an HPET comparator of its own (comparator n for
+ * CPU n, routed to it, where the HPET has that many; the boot CPU's is the kernel's hrtimer
+ * device when that is the HPET), each through an hrtimer base:
  *  - wake-ups: hrtimers at pseudo-random delays of 2..300 us, the CPU halted in between;
  *    latency = the callback's time_ns() - the deadline (p50, p99, max);
  *  - jitter: ten periodic hrtimers, T = 500 + 13*i us, forwarded from their ideal expiries
@@ -16,6 +18,7 @@
 #include "kernel/exp/harness.h"
 #include "kernel/report/console.h"
 #include "kernel/time/clocks.h"
+#include "kernel/time/hrt_check.h"
 #include "kernel/time/halt.h"
 #include "ticklab/clocksource.h"
 #include "ticklab/hrtimer.h"
@@ -27,8 +30,12 @@
 #define JIT_TIMERS 10u
 #define MAX_INTERVALS 2048u
 
+enum pdev { DEV_LAPIC, DEV_HPET, N_DEVS };
+static const char *const dev_names[N_DEVS] = { "lapic", "hpet" };
+
 struct job {
     unsigned cpu;
+    enum pdev dev;
     unsigned wakes;                   /* wanted */
     uint64_t jitter_ns;               /* how long the periodic timers run */
     /* results */
@@ -47,7 +54,7 @@ struct ptimer {
     int32_t dev[MAX_INTERVALS];
 };
 
-static struct job jobs[CPU_MAX], busy_job;
+static struct job jobs[CPU_MAX][N_DEVS], busy_job;
 static struct ptimer ptimers[CPU_MAX][JIT_TIMERS];
 static struct hrtimer wake_timer[CPU_MAX];
 static volatile bool woke[CPU_MAX];
@@ -114,7 +121,14 @@ static void measure(void *arg)
 {
     struct job *j = arg;
     unsigned c = here();
-    struct hrtimer_base *b = c ? smp_local_base() : &bsp_base;
+    struct hrtimer_base *b;
+    if (j->dev == DEV_LAPIC) {
+        b = c ? smp_local_base() : &bsp_base;
+    } else {
+        b = c ? smp_hpet_base() : hrtimers_base();
+        if (b && k_strcmp(b->dev->name, "hpet"))
+            b = 0;
+    }
     if (!b) {
         j->no_base = true;
         return;
@@ -182,12 +196,17 @@ static void report(const struct job *j, const char *load)
     json_u64(&r.j, "cpu", j->cpu);
     json_u64(&r.j, "apic_id", cpu_locals[j->cpu].apic_id);
     json_str(&r.j, "load", load);
-    json_str(&r.j, "device", "lapic");
+    json_str(&r.j, "device", dev_names[j->dev]);
     json_str(&r.j, "clock", "time_ns");
     if (j->no_base) {
         json_str(&r.j, "status", "skip");
-        json_str(&r.j, "reason", "no hrtimer base on this CPU's LAPIC timer");
+        json_str(&r.j, "reason", j->dev == DEV_LAPIC
+                                     ? "no hrtimer base on this CPU's LAPIC timer"
+                                     : cpu_locals[j->cpu].hpet_reason
+                                           ? cpu_locals[j->cpu].hpet_reason
+                                           : "no HPET comparator of its own");
         rec_emit(&r);
+        kprintf("  cpu %u %-5s %-4s skip\n", j->cpu, dev_names[j->dev], load);
         return;
     }
     int64_t lat[MAX_WAKES];
@@ -211,8 +230,8 @@ static void report(const struct job *j, const char *load)
     json_u64(&r.j, "jitter_stddev_max_ns", sd_max);
     json_u64(&r.j, "jitter_stddev_mean_ns", sd_sum / JIT_TIMERS);
     rec_emit(&r);
-    kprintf("  cpu %u %-4s  %5u wake-ups: p50 %lld p99 %lld max %lld ns;  10 periodic: stddev max "
-            "%llu mean %llu ns\n", j->cpu, load, j->got, (long long)st.median, (long long)st.p99,
+    kprintf("  cpu %u %-5s %-4s %5u wake-ups: p50 %lld p99 %lld max %lld ns; 10 periodic: stddev "
+            "max %llu mean %llu ns\n", j->cpu, dev_names[j->dev], load, j->got, (long long)st.median, (long long)st.p99,
             (long long)st.max, (unsigned long long)sd_max,
             (unsigned long long)(sd_sum / JIT_TIMERS));
     if (j->timed_out)
@@ -233,21 +252,24 @@ static void run(void)
     for (unsigned c = 0; c < CPU_MAX; c++) {
         if (!cpu_locals[c].online)
             continue;
-        struct job *j = &jobs[c];
-        memset(j, 0, sizeof(*j));
-        j->cpu = c;
-        j->wakes = wakes;
-        j->jitter_ns = jitter_ns;
-        if (c == 0 && !bsp_ok) {
-            j->no_base = true;
-        } else {
-            unsigned long f = irq_save();
-            int rc = smp_call(c, measure, j, bound_ns);
-            irq_restore(f);
-            if (rc)
-                rec_error(exp_current(), "a CPU did not finish its measurement in time");
+        for (unsigned d = 0; d < N_DEVS; d++) {
+            struct job *j = &jobs[c][d];
+            memset(j, 0, sizeof(*j));
+            j->cpu = c;
+            j->dev = (enum pdev)d;
+            j->wakes = wakes;
+            j->jitter_ns = jitter_ns;
+            if (c == 0 && d == DEV_LAPIC && !bsp_ok) {
+                j->no_base = true;
+            } else {
+                unsigned long f = irq_save();
+                int rc = smp_call(c, measure, j, bound_ns);
+                irq_restore(f);
+                if (rc)
+                    rec_error(exp_current(), "a CPU did not finish its measurement in time");
+            }
+            report(j, "idle");
         }
-        report(j, "idle");
         exp_progress("cpu done", false);
     }
     /* the boot CPU again, the others busy */

@@ -195,7 +195,7 @@ int intr_init(const struct intr_topology *topo, const struct cpu_info *cpu, bool
 }
 
 static int route_ioapic(uint32_t gsi, uint8_t vector, enum irq_trigger trig,
-                        enum irq_polarity pol, struct intr_route *out)
+                        enum irq_polarity pol, uint32_t dest, struct intr_route *out)
 {
     if (!st.topo)
         return -ENODEV;
@@ -209,9 +209,9 @@ static int route_ioapic(uint32_t gsi, uint8_t vector, enum irq_trigger trig,
     if (st.pin_used[idx][pin / 64] & (1ull << (pin % 64)))
         return -EBUSY;
     /* xAPIC destinations are 8 bits; a larger x2APIC id would need interrupt remapping. */
-    if (st.lapic.id > 0xFF)
+    if (dest > 0xFF)
         return -ENOTSUP;
-    int rc = ioapic_route(io, pin, vector, (uint8_t)st.lapic.id, trig, pol);
+    int rc = ioapic_route(io, pin, vector, (uint8_t)dest, trig, pol);
     if (rc)
         return rc;
     *out = (struct intr_route){ .path = INTR_IOAPIC, .vector = vector, .gsi = gsi,
@@ -228,7 +228,7 @@ int intr_route_isa(unsigned irq, uint8_t vector, irq_handler_fn fn, void *ctx,
         return -EINVAL;
     int rc;
     if (st.mode == INTR_IOAPIC) {
-        rc = route_ioapic(ir.gsi, vector, ir.trigger, ir.polarity, out);
+        rc = route_ioapic(ir.gsi, vector, ir.trigger, ir.polarity, st.lapic.id, out);
     } else {
         vector = (uint8_t)(VEC_PIC_BASE + irq);
         *out = (struct intr_route){ .path = INTR_PIC, .vector = vector, .pin = irq };
@@ -245,11 +245,18 @@ int intr_route_isa(unsigned irq, uint8_t vector, irq_handler_fn fn, void *ctx,
 int intr_route_gsi(uint32_t gsi, enum irq_trigger trigger, enum irq_polarity polarity,
                    irq_handler_fn fn, void *ctx, struct intr_route *out)
 {
+    return intr_route_gsi_to(gsi, trigger, polarity, st.lapic.id, fn, ctx, out);
+}
+
+int intr_route_gsi_to(uint32_t gsi, enum irq_trigger trigger, enum irq_polarity polarity,
+                      uint32_t dest_apic_id, irq_handler_fn fn, void *ctx,
+                      struct intr_route *out)
+{
     if (st.mode != INTR_IOAPIC)
         return -ENODEV;
     if (st.next_gsi_vector > VEC_GSI_LAST)
         return -EBUSY;
-    int rc = route_ioapic(gsi, st.next_gsi_vector, trigger, polarity, out);
+    int rc = route_ioapic(gsi, st.next_gsi_vector, trigger, polarity, dest_apic_id, out);
     if (rc)
         return rc;
     rc = irq_set_handler(out->vector, fn, ctx);

@@ -54,6 +54,11 @@ int intr_route_isa(unsigned irq, uint8_t vector, irq_handler_fn fn, void *ctx,
 /* Routes GSI gsi (IOAPIC only) to a newly allocated vector. */
 int intr_route_gsi(uint32_t gsi, enum irq_trigger trigger, enum irq_polarity polarity,
                    irq_handler_fn fn, void *ctx, struct intr_route *out);
+/* The same, delivered to the CPU with dest_apic_id instead of the boot CPU (an application
+ * processor's own HPET comparator). -ENOTSUP for an id over 255 (no interrupt remapping). */
+int intr_route_gsi_to(uint32_t gsi, enum irq_trigger trigger, enum irq_polarity polarity,
+                      uint32_t dest_apic_id, irq_handler_fn fn, void *ctx,
+                      struct intr_route *out);
 void intr_unmask(const struct intr_route *r);
 void intr_mask(const struct intr_route *r);
 /* End of interrupt for a routed line (LAPIC EOI, or 8259 EOI). */

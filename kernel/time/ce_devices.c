@@ -222,6 +222,77 @@ static int route_comparator(uint32_t route_cap)
     return -1;
 }
 
+/* ---- HPET comparators 1..7 for the other CPUs --------------------------------------------- */
+
+/* struct clockevent's callbacks take no argument: one small pair of functions per comparator. */
+#define HPET_PC(k)                                                                             \
+    static int hpet_pc_next_##k(uint64_t d) { return hpet_set_oneshot(k, hpet_read() + d); }   \
+    static void hpet_pc_stop_##k(void) { hpet_comparator_stop(k); }
+HPET_PC(1) HPET_PC(2) HPET_PC(3) HPET_PC(4) HPET_PC(5) HPET_PC(6) HPET_PC(7)
+static int (*const hpet_pc_next[8])(uint64_t) = { 0, hpet_pc_next_1, hpet_pc_next_2,
+    hpet_pc_next_3, hpet_pc_next_4, hpet_pc_next_5, hpet_pc_next_6, hpet_pc_next_7 };
+static void (*const hpet_pc_stop[8])(void) = { 0, hpet_pc_stop_1, hpet_pc_stop_2, hpet_pc_stop_3,
+    hpet_pc_stop_4, hpet_pc_stop_5, hpet_pc_stop_6, hpet_pc_stop_7 };
+
+static struct hpet_pc {
+    unsigned n;
+    struct intr_route route;
+    struct clockevent ce;
+} hpet_pc[8];
+
+static void hpet_pc_irq(struct trap_frame *tf, void *ctx)
+{
+    struct hpet_pc *h = ctx;
+    (void)tf;
+    hpet_ack(h->n);
+    intr_eoi(&h->route);
+    clockevent_handle_irq(&h->ce);
+}
+
+struct clockevent *ce_devices_hpet_for_cpu(unsigned comparator, uint32_t apic_id,
+                                           const char **why)
+{
+    struct hpet_comparator_caps caps;
+    *why = 0;
+    if (!hpet_ce.usable) {
+        *why = "no usable HPET comparator 0 (its clockevent record says why)";
+        return 0;
+    }
+    if (comparator == 0 || comparator > 7 || hpet_comparator_caps(comparator, &caps)) {
+        *why = "the HPET has no comparator left for this CPU";
+        return 0;
+    }
+    struct hpet_pc *h = &hpet_pc[comparator];
+    h->n = comparator;
+    static const int order[] = { 16, 17, 18, 19, 20, 21, 22, 23 };
+    int gsi = -1;
+    for (unsigned i = 0; i < sizeof(order) / sizeof(order[0]) && gsi < 0; i++) {
+        int g = order[i];
+        if (!(caps.route_cap & (1u << g)))
+            continue;
+        if (intr_route_gsi_to((uint32_t)g, TRIGGER_EDGE, POLARITY_HIGH, apic_id, hpet_pc_irq, h,
+                              &h->route))
+            continue;
+        if (hpet_comparator_route(comparator, (unsigned)g) == 0)
+            gsi = g;
+        else
+            intr_release(&h->route);
+    }
+    if (gsi < 0) {
+        *why = "no free IOAPIC input (16..23) that this comparator can drive";
+        return 0;
+    }
+    intr_unmask(&h->route);
+    h->ce = (struct clockevent){
+        .name = "hpet", .features = CE_ONESHOT, .freq_hz = hpet_ce.freq_hz,
+        .min_delta_cyc = hpet_ce.min_delta_cyc, .max_delta_cyc = hpet_ce.max_delta_cyc,
+        .set_next = hpet_pc_next[comparator], .shutdown = hpet_pc_stop[comparator],
+        .rating = hpet_ce.rating, .usable = true,
+    };
+    h->ce.shutdown();
+    return &h->ce;
+}
+
 static void hpet_ce_init(void)
 {
     struct hpet_comparator_caps caps;

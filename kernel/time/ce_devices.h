@@ -14,5 +14,11 @@ void ce_devices_init(void);
  * interrupt controller; the device keeps counting, its interrupts never arrive. 0 or
  * -ENODEV (no such device, or it has no line). */
 int ce_devices_mask_irq(const char *name);
+/* HPET comparator `comparator` (1..7; 0 is the boot CPU's "hpet") as a one-shot clock event
+ * device whose interrupt goes to the CPU with apic_id, through a free IOAPIC input 16..23.
+ * Not registered: it belongs to that CPU's hrtimer base. NULL with *why when the HPET lacks
+ * that comparator or a route. Boot CPU, after ce_devices_init() and the measurements. */
+struct clockevent *ce_devices_hpet_for_cpu(unsigned comparator, uint32_t apic_id,
+                                           const char **why);
 
 #endif
