@@ -69,7 +69,9 @@ static bool mul_add_div(uint64_t a, uint64_t b, uint64_t add, uint64_t c, uint64
         *out = UINT64_MAX;
         return false;
     }
-    *out = div_128_by_64(hi, lo, c);
+    /* The common case (a product under 2^64: a delay under 18 s at 1 GHz) is one hardware
+     * division; programming a timer sits on this path, so it matters. */
+    *out = hi ? div_128_by_64(hi, lo, c) : lo / c;
     return true;
 }
 

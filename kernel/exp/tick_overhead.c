@@ -48,12 +48,19 @@ static uint64_t busy_loop(uint64_t n)
             seq = irq_probe.seq;
             uint64_t e = irq_probe.entry_tsc, b = irq_probe.eoi_begin_tsc,
                      d = irq_probe.eoi_end_tsc, x = irq_probe.exit_tsc;
+            /* The interrupt came between the last two reads, or just after this one (then
+             * this read is the last before it, and the next is the first after). */
+            uint64_t before = prev, after = now;
+            if (now < x) {
+                before = now;
+                after = now = rdtsc();
+            }
             /* only a set that lies wholly between the two reads (one interrupt, whole) */
-            if (prev <= e && e <= b && b <= d && d <= x && x <= now && n_split < MAX_SPLITS) {
-                split[0][n_split] = e - prev;
+            if (before <= e && e <= b && b <= d && d <= x && x <= after && n_split < MAX_SPLITS) {
+                split[0][n_split] = e - before;
                 split[1][n_split] = (x - e) - (d - b);
                 split[2][n_split] = d - b;
-                split[3][n_split] = now - x;
+                split[3][n_split] = after - x;
                 n_split++;
             }
         }
