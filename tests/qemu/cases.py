@@ -577,6 +577,16 @@ ALL = [
          checks=[end_status("ok"), no_errors, exp_checks.cpus_online(4),
                  exp_checks.percpu_timers_own_cpu(4), exp_checks.tsc_sync(4),
                  exp_checks.percpu_latency(4)]),
+    Case("smp4-icount", "-smp 4, icount: four CPUs up, per-CPU timers, no TSC warp, per-CPU "
+         "latency rows", smp=4, icount=0, timeout_s=400, args="exp=tsc-sync,percpu-latency",
+         checks=[end_status("ok"), no_errors, exp_checks.cpus_online(4),
+                 exp_checks.percpu_timers_own_cpu(4), exp_checks.tsc_sync(4),
+                 exp_checks.percpu_latency(4)]),
+    Case("smp2-plain", "-smp 2, plain emulation: both CPUs up, per-CPU timers, no TSC warp",
+         smp=2, timeout_s=300, args="exp=tsc-sync,percpu-latency",
+         checks=[end_status("ok"), no_errors, exp_checks.cpus_online(2),
+                 exp_checks.percpu_timers_own_cpu(2), exp_checks.tsc_sync(2),
+                 exp_checks.percpu_latency(2)]),
     Case("smp2-ap-not-started", "-smp 2 cpus=1: the second CPU is reported not started, "
          "with the reason, and the run ends cleanly", smp=2, args="exp=tsc-sync cpus=1",
          checks=[end_status("ok"), no_errors, lambda ctx: None if [
