@@ -29,12 +29,15 @@ isr_common:
     push rbx
     push rcx
     push rdx
-    ; The entry time of every interrupt and exception, for the experiments (irq_probe in
-    ; trap.h): the first thing done once the two registers RDTSC writes are saved.
+    ; The entry time of the interrupt, while an experiment asks for it (irq_probe in trap.h:
+    ; `on` at offset 44): the first thing done once the two registers RDTSC writes are saved.
+    cmp byte [rel irq_probe + 44], 0
+    je .no_probe
     rdtsc
     shl rdx, 32
     or rax, rdx
     mov [rel irq_probe], rax
+.no_probe:
     push rsi
     push rdi
     push rbp

@@ -5,12 +5,14 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-/* TSC timestamps of the interrupt path, for the experiments (kernel/exp). entry_tsc is
- * written by the entry stub of every interrupt and exception, right after it saved the two
- * registers RDTSC writes: the "first instruction of the handler" in latency figures. The
- * others are written only while `on` is set: eoi_begin/eoi_end around the acknowledgement
- * of the interrupt controller (intr_eoi), exit_tsc as isr_dispatch returns to the stub;
- * vector and seq (incremented last) say which interrupt the set belongs to. */
+/* TSC timestamps of the interrupt path, for the experiments (kernel/exp), taken only while
+ * `on` is set (so that the tick pays nothing for them otherwise): entry_tsc by the entry
+ * stub of every interrupt and exception, right after it saved the two registers RDTSC
+ * writes (the "first instruction of the handler" in latency figures); eoi_begin/eoi_end
+ * around the acknowledgement of the interrupt controller (intr_eoi); exit_tsc as
+ * isr_dispatch returns to the stub; vector and seq (incremented last) say which interrupt
+ * the set belongs to. One set for all CPUs: an experiment that turns it on keeps the other
+ * CPUs quiet. */
 struct irq_probe {
     volatile uint64_t entry_tsc;       /* first member: isr.asm writes it by address */
     volatile uint64_t eoi_begin_tsc, eoi_end_tsc, exit_tsc;
@@ -19,6 +21,7 @@ struct irq_probe {
     volatile bool on;
 };
 extern struct irq_probe irq_probe;
+_Static_assert(__builtin_offsetof(struct irq_probe, on) == 44, "isr.asm tests irq_probe.on at 44");
 
 struct trap_frame {
     uint64_t r15, r14, r13, r12, r11, r10, r9, r8;

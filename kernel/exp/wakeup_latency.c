@@ -208,6 +208,7 @@ static void run(void)
             "samples each\n", n);
     kprintf("  device        path         wait samples      min      p50      p99     p999       max\n");
     findings.n_wake = 0;
+    irq_probe.on = true;                 /* entry times from the stub */
     for (unsigned w = 0; w < 2; w++) {
       exp_poll_waits = w == 1;
       const char *wait = exp_poll_waits ? "poll" : "hlt";
@@ -249,6 +250,7 @@ static void run(void)
       }
     }
     exp_poll_waits = false;
+    irq_probe.on = false;
 }
 
 const struct experiment exp_wakeup_latency = {

@@ -108,7 +108,7 @@ def tick_overhead(ctx):
         return "overhead does not grow as the tick shrinks: %r" % pct
     for r in ticked:
         if not (r["ticks"] > 0 and 100 <= r["per_tick_ns"] <= 5000
-                and r["split_samples"] == r["ticks"]
+                and r["split_samples"] == r["split_ticks"] > 0
                 and r["entry_cyc"] > 0 and r["handler_cyc"] > 0 and r["return_cyc"] > 0):
             return "tick-overhead row %r" % dict(r)
 
