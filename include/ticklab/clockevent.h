@@ -31,6 +31,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct clocksource;
+
 /* Feature bits (struct clockevent.features). */
 #define CE_PERIODIC    (1u << 0)   /* set_periodic() works: an event every period */
 #define CE_ONESHOT     (1u << 1)   /* set_next() works: one event after a delay */
@@ -65,6 +67,13 @@ struct clockevent {
      * had already passed when the device took it (nothing will fire), or a negative errno. */
     int (*set_next)(uint64_t delta_cyc);
     void (*shutdown)(void);      /* no further events, from either mode */
+    /* Optional, with abs_cs: arms one event for the moment abs_cs's counter reads cs_cyc (a
+     * device that compares against that counter: an HPET comparator against the HPET main
+     * counter). 0, or -ETIME if that moment had passed when the device took it. Used by
+     * clockevent_program_abs_ns() while time_ns() runs on abs_cs: no delay is computed, so
+     * the time between reading the clock and writing the device is not added to the wait. */
+    int (*set_abs)(uint64_t cs_cyc);
+    const struct clocksource *abs_cs;
     int rating;                  /* higher is better; each driver documents its value */
     bool usable;                 /* the driver's verdict; false keeps it from selection */
     const char *unusable_reason; /* why not, a static string, NULL while usable */
@@ -81,6 +90,7 @@ struct clockevent {
                                     handler must see nothing is due yet and re-program) */
     uint64_t etime_retries;      /* extra set_next() calls after -ETIME */
     uint64_t etime_failures;     /* requests that still failed after CLOCKEVENT_ETIME_RETRIES */
+    uint64_t abs_programs;       /* of `programs`, those armed by set_abs (absolute count) */
     struct clockevent *next;     /* registration list, in order of registration */
 };
 
@@ -124,6 +134,13 @@ uint64_t clockevent_cyc_to_ns(const struct clockevent *ce, uint64_t cyc);
  * not usable; or the driver's own error. */
 int clockevent_program_ns(struct clockevent *ce, uint64_t delta_ns);
 
+/* One event at the absolute time abs_ns (time_ns() time; now_ns: a recent time_ns()). With
+ * set_abs, while time_ns() runs on the device's abs_cs and the wait is within max_delta_cyc,
+ * the device is armed for the exact count at which time_ns() reaches abs_ns (never early,
+ * and late by nothing of the programming); a moment already past (-ETIME) falls back to
+ * the relative path with a zero delay. Otherwise clockevent_program_ns(abs_ns - now_ns).
+ * Same returns as clockevent_program_ns(). */
+int clockevent_program_abs_ns(struct clockevent *ce, uint64_t abs_ns, uint64_t now_ns);
 /* Periodic events every period_ns, rounded to the nearest whole device cycle: the device can
  * only divide its own clock. *actual_period_ns (if non-NULL) receives what the hardware
  * really makes, which the caller must report: the PIT at 1 ms is 1193 cycles = 999,847 ns,

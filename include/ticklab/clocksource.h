@@ -145,6 +145,14 @@ int timekeeping_accumulate(void);
  * accumulates. UINT64_MAX before a source is selected (nothing to lose yet). */
 uint64_t timekeeping_max_idle_ns(void);
 
+/* The count of cs at which time_ns() reaches ns (the first such count, so an event armed
+ * for it is never early): what a device that compares against that counter (an HPET
+ * comparator against the HPET main counter) is armed with to fire at an absolute time_ns().
+ * Valid until the next accumulate moves the base (the count it names does not change).
+ * 0; -ENODEV (time_ns() does not run on cs); -ETIME (ns is not after the last accumulate:
+ * *cyc is then the base count, already past); -ERANGE (beyond what one fold can hold). */
+int timekeeping_cycles_at(uint64_t ns, const struct clocksource *cs, uint64_t *cyc);
+
 struct timekeeping_stats {
     uint64_t accumulates;    /* folds done (accumulate, and the fold before a switch) */
     uint64_t late;           /* folds whose delta exceeded 7/8 of the limit */

@@ -196,6 +196,11 @@ static int hpet_ce_set_periodic(uint64_t period_cyc)
     return hpet_set_periodic(HPET_CE_COMPARATOR, period_cyc);
 }
 
+static int hpet_ce_set_abs(uint64_t cyc)
+{
+    return hpet_set_oneshot(HPET_CE_COMPARATOR, cyc);
+}
+
 static void hpet_ce_shutdown(void)
 {
     hpet_comparator_stop(HPET_CE_COMPARATOR);
@@ -227,10 +232,13 @@ static int route_comparator(uint32_t route_cap)
 /* struct clockevent's callbacks take no argument: one small pair of functions per comparator. */
 #define HPET_PC(k)                                                                             \
     static int hpet_pc_next_##k(uint64_t d) { return hpet_set_oneshot(k, hpet_read() + d); }   \
+    static int hpet_pc_abs_##k(uint64_t c) { return hpet_set_oneshot(k, c); }                  \
     static void hpet_pc_stop_##k(void) { hpet_comparator_stop(k); }
 HPET_PC(1) HPET_PC(2) HPET_PC(3) HPET_PC(4) HPET_PC(5) HPET_PC(6) HPET_PC(7)
 static int (*const hpet_pc_next[8])(uint64_t) = { 0, hpet_pc_next_1, hpet_pc_next_2,
     hpet_pc_next_3, hpet_pc_next_4, hpet_pc_next_5, hpet_pc_next_6, hpet_pc_next_7 };
+static int (*const hpet_pc_abs[8])(uint64_t) = { 0, hpet_pc_abs_1, hpet_pc_abs_2,
+    hpet_pc_abs_3, hpet_pc_abs_4, hpet_pc_abs_5, hpet_pc_abs_6, hpet_pc_abs_7 };
 static void (*const hpet_pc_stop[8])(void) = { 0, hpet_pc_stop_1, hpet_pc_stop_2, hpet_pc_stop_3,
     hpet_pc_stop_4, hpet_pc_stop_5, hpet_pc_stop_6, hpet_pc_stop_7 };
 
@@ -288,6 +296,7 @@ struct clockevent *ce_devices_hpet_for_cpu(unsigned comparator, uint32_t apic_id
         .min_delta_cyc = hpet_ce.min_delta_cyc, .max_delta_cyc = hpet_ce.max_delta_cyc,
         .set_next = hpet_pc_next[comparator], .shutdown = hpet_pc_stop[comparator],
         .rating = hpet_ce.rating, .usable = true,
+        .set_abs = hpet_pc_abs[comparator], .abs_cs = hpet_ce.abs_cs,
     };
     h->ce.shutdown();
     return &h->ce;
@@ -316,6 +325,7 @@ static void hpet_ce_init(void)
         .max_delta_cyc = caps.cmp_mask >> 1,
         .set_periodic = caps.periodic ? hpet_ce_set_periodic : 0, .set_next = hpet_ce_set_next,
         .shutdown = hpet_ce_shutdown, .rating = 120, .usable = true,
+        .set_abs = hpet_ce_set_abs, .abs_cs = clock_facts.hpet,
     };
     clockevent_register(&hpet_ce);
 }

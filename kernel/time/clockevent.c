@@ -230,6 +230,25 @@ int clockevent_program_ns(struct clockevent *ce, uint64_t delta_ns)
     return err == -ETIME ? retry_after_etime(ce) : err;
 }
 
+int clockevent_program_abs_ns(struct clockevent *ce, uint64_t abs_ns, uint64_t now_ns)
+{
+    uint64_t wait_ns = abs_ns > now_ns ? abs_ns - now_ns : 0;
+    uint64_t cyc;
+
+    if (ce->set_abs && ce->abs_cs && !check_mode(ce, CE_ONESHOT) &&
+        wait_ns < clockevent_cyc_to_ns(ce, ce->max_delta_cyc) &&
+        timekeeping_cycles_at(abs_ns, ce->abs_cs, &cyc) == 0) {
+        ce->programs++;
+        ce->abs_programs++;
+        int err = ce->set_abs(cyc);
+        if (err != -ETIME)
+            return err;
+        ce->etime_retries++;
+        return clockevent_program_ns(ce, 0);
+    }
+    return clockevent_program_ns(ce, wait_ns);
+}
+
 int clockevent_set_periodic_ns(struct clockevent *ce, uint64_t period_ns,
                                uint64_t *actual_period_ns)
 {

@@ -294,19 +294,56 @@ int timekeeping_accumulate(void)
     return 0;
 }
 
-uint64_t timekeeping_max_idle_ns(void)
+/* A consistent copy of the state, without a counter read. */
+static void tk_state(struct tk_base *b)
 {
-    struct tk_base b;
     uint32_t seq;
 
-    /* Not tk_read(): this needs no counter read. */
     do {
         seq = __atomic_load_n(&tk.seq, __ATOMIC_ACQUIRE);
         barrier();
-        b = tk.copy[seq & 1];
+        *b = tk.copy[seq & 1];
         barrier();
     } while (__atomic_load_n(&tk.seq, __ATOMIC_ACQUIRE) != seq);
+}
+
+uint64_t timekeeping_max_idle_ns(void)
+{
+    struct tk_base b;
+
+    tk_state(&b);
     return b.cs ? b.max_idle_ns : UINT64_MAX;
+}
+
+int timekeeping_cycles_at(uint64_t ns, const struct clocksource *cs, uint64_t *cyc)
+{
+    struct tk_base b;
+
+    tk_state(&b);
+    if (!b.cs || b.cs != cs)
+        return -ENODEV;
+    if (ns <= b.base_ns) {
+        *cyc = b.base_cyc;
+        return -ETIME;
+    }
+    /* The smallest delta with base_ns + ((delta * mult + base_frac) >> shift) >= ns: start
+     * from floor((ns - base_ns) * 2^shift / mult), which base_frac (< 2^shift) can move by
+     * at most one cycle either way, and step to the exact answer. */
+    uint64_t delta;
+    if (!mul_div_u64_checked(ns - b.base_ns, 1ull << b.shift, b.mult, &delta))
+        return -ERANGE;
+    uint64_t limit = tk.stats.limit_cyc;
+    for (int i = 0; i < 4 && delta > 0 && delta - 1 <= limit; i++) {
+        if (tk_ns_at(&b, (b.base_cyc + delta - 1) & cs->mask, 0) < ns)
+            break;                       /* the count before does not reach ns yet */
+        delta--;
+    }
+    for (int i = 0; i < 4 && tk_ns_at(&b, (b.base_cyc + delta) & cs->mask, 0) < ns; i++)
+        delta++;
+    if (delta > limit || tk_ns_at(&b, (b.base_cyc + delta) & cs->mask, 0) < ns)
+        return -ERANGE;
+    *cyc = (b.base_cyc + delta) & cs->mask;
+    return 0;
 }
 
 void timekeeping_get_stats(struct timekeeping_stats *out)

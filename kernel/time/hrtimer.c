@@ -2,6 +2,8 @@
  * storm handling. See hrtimer.h. */
 #include "ticklab/hrtimer.h"
 
+#include "ticklab/clocksource.h"
+
 #include "ticklab/errno.h"
 
 _Static_assert(offsetof(struct hrtimer, node) == 0, "hrtimer must start with its node");
@@ -71,7 +73,12 @@ static int program(struct hrtimer_base *b, uint64_t expires, uint64_t now)
     int err;
 
     b->reprograms++;
-    err = clockevent_program_ns(b->dev, expires > now ? expires - now : 0);
+    /* On time_ns() the device can be armed for the absolute moment (set_abs); on any other
+     * clock only the delay is known. */
+    if (b->now_ns == time_ns)
+        err = clockevent_program_abs_ns(b->dev, expires, now);
+    else
+        err = clockevent_program_ns(b->dev, expires > now ? expires - now : 0);
     b->armed = err == 0;
     b->armed_ns = expires;
     if (err)
