@@ -1,0 +1,134 @@
+/* tests/host/test_abs_program.c - absolute programming: timekeeping_cycles_at() (the count
+ * at which time_ns() reaches a moment, kernel/time/clocksource.c) checked against time_ns()
+ * itself on fake counters, and clockevent_program_abs_ns() (kernel/time/clockevent.c)
+ * choosing set_abs, its -ETIME fallback, and the relative path. */
+#include "ticklab/clockevent.h"
+#include "ticklab/clocksource.h"
+#include "ticklab/errno.h"
+#include "rng.h"
+#include "test.h"
+
+static uint64_t count;            /* the fake counter's true count */
+static uint64_t mask;
+static uint64_t fake_read(void) { return count & mask; }
+static struct clocksource cs, other;
+
+static void source(uint64_t freq_hz, unsigned bits, uint64_t start)
+{
+    clocksource_test_reset();
+    mask = bits == 64 ? UINT64_MAX : (1ull << bits) - 1;
+    count = start;
+    cs = (struct clocksource){ .name = "fake", .read = fake_read, .mask = mask,
+                               .freq_hz = freq_hz, .rating = 100, .usable = true };
+    other = (struct clocksource){ .name = "other", .read = fake_read, .mask = mask,
+                                  .freq_hz = freq_hz, .rating = 1, .usable = true };
+    REQUIRE(clocksource_register(&cs) == 0);
+    REQUIRE(clocksource_register(&other) == 0);
+    REQUIRE(clocksource_select("fake", NULL, 0) == &cs);
+}
+
+/* time_ns() when the counter reads `at` (a count of the current epoch, i.e. >= count). */
+static uint64_t ns_at_count(uint64_t at)
+{
+    uint64_t saved = count;
+    count = at;
+    uint64_t ns = time_ns();
+    count = saved;
+    return ns;
+}
+
+/* For HPET-, TSC- and PM-timer-like rates, after folds that leave sub-ns remainders: the
+ * count returned reaches the moment and the count before it does not, for 20000 random
+ * moments up to 50 ms ahead, across a 32-bit wrap. */
+TEST(timekeeping_cycles_at_is_the_first_count_reaching_the_moment)
+{
+    static const uint64_t freqs[] = { 100000000, 14318180, 2100000000, 3579545, 1000000000 };
+    rng_seed(0x616273ull);
+    for (unsigned f = 0; f < sizeof(freqs) / sizeof(freqs[0]); f++) {
+        source(freqs[f], freqs[f] == 3579545 ? 24 : 32, 0xffffffffull - 5000000);
+        for (int fold = 0; fold < 20; fold++) {
+            count += 7777 + (uint64_t)fold * 131;       /* leave remainders in base_frac */
+            timekeeping_accumulate();
+            uint64_t now = time_ns();
+            for (int i = 0; i < 1000; i++) {
+                uint64_t span = freqs[f] == 3579545 ? 4000000 : 50000000;   /* PM: 24 bits */
+                uint64_t ns = now + 1 + rng() % span;
+                uint64_t cyc;
+                if (!CHECK_EQ_I64(timekeeping_cycles_at(ns, &cs, &cyc), 0))
+                    return;
+                /* cyc is a counter value: bring it back to the true count near `count` */
+                uint64_t at = count + ((cyc - (count & mask)) & mask);
+                if (!CHECK(ns_at_count(at) >= ns) || !CHECK(ns_at_count(at - 1) < ns)) {
+                    printf("    f=%llu ns=%llu cyc=%llu\n", (unsigned long long)freqs[f],
+                           (unsigned long long)ns, (unsigned long long)cyc);
+                    return;
+                }
+            }
+        }
+    }
+}
+
+TEST(timekeeping_cycles_at_refuses_other_sources_and_the_past)
+{
+    uint64_t cyc = 0;
+    source(100000000, 64, 1000);
+    count += 100000;
+    timekeeping_accumulate();
+    uint64_t now = time_ns();
+    CHECK_EQ_I64(timekeeping_cycles_at(now + 1000, &other, &cyc), -ENODEV);
+    CHECK_EQ_I64(timekeeping_cycles_at(now, &cs, &cyc), -ETIME);      /* not after the base */
+    CHECK_EQ_I64(timekeeping_cycles_at(now - 5, &cs, &cyc), -ETIME);
+    CHECK_EQ_I64(timekeeping_cycles_at(now + 1000, &cs, &cyc), 0);
+    CHECK_EQ_U64(cyc, count + 100);                                   /* 10 ns per cycle */
+    /* beyond what one fold can hold */
+    CHECK_EQ_I64(timekeeping_cycles_at(now + 1000000000000000000ull, &cs, &cyc), -ERANGE);
+}
+
+/* ---- clockevent_program_abs_ns ------------------------------------------------------------ */
+
+static uint64_t abs_armed, rel_armed;
+static int abs_rc, abs_calls, rel_calls;
+static int dev_abs(uint64_t c) { abs_calls++; abs_armed = c; return abs_rc; }
+static int dev_rel(uint64_t d) { rel_calls++; rel_armed = d; return 0; }
+static void dev_stop(void) {}
+
+/* A device that compares against the counter time_ns() runs on is armed with the exact
+ * count (set_abs); one whose moment has passed (-ETIME) falls back to the shortest relative
+ * delay; without set_abs, or on another clock, or beyond max_delta, the relative delay is
+ * computed from now. */
+TEST(clockevent_program_abs_uses_the_count_when_it_can)
+{
+    source(100000000, 64, 5000);
+    count += 12345;
+    timekeeping_accumulate();
+    uint64_t now = time_ns();
+    clockevent_test_reset();
+    struct clockevent ce = { .name = "cmp", .features = CE_ONESHOT, .freq_hz = 100000000,
+                             .min_delta_cyc = 3, .max_delta_cyc = 1000000, .set_next = dev_rel,
+                             .shutdown = dev_stop, .set_abs = dev_abs, .abs_cs = &cs,
+                             .usable = true };
+    REQUIRE(clockevent_register(&ce) == 0);
+    abs_calls = rel_calls = 0;
+    abs_rc = 0;
+    CHECK_EQ_I64(clockevent_program_abs_ns(&ce, now + 5000, now), 0);
+    CHECK_EQ_I64(abs_calls, 1);
+    CHECK_EQ_I64(rel_calls, 0);
+    CHECK_EQ_U64(abs_armed, count + 500);
+    CHECK_EQ_U64(ce.abs_programs, 1);
+
+    abs_rc = -ETIME;                               /* passed while being written */
+    CHECK_EQ_I64(clockevent_program_abs_ns(&ce, now + 5000, now), 0);
+    CHECK_EQ_I64(rel_calls, 1);
+    CHECK_EQ_U64(rel_armed, 3);                    /* the shortest delay */
+
+    abs_rc = 0;
+    CHECK_EQ_I64(clockevent_program_abs_ns(&ce, now + 20000000, now), 0);  /* > max_delta */
+    CHECK_EQ_I64(rel_calls, 2);
+    CHECK_EQ_U64(rel_armed, 1000000);
+
+    ce.abs_cs = &other;                            /* time_ns() does not run on its counter */
+    CHECK_EQ_I64(clockevent_program_abs_ns(&ce, now + 5000, now + 1000), 0);
+    CHECK_EQ_I64(rel_calls, 3);
+    CHECK_EQ_U64(rel_armed, 400);                  /* (5000 - 1000) ns at 10 ns per cycle */
+    CHECK_EQ_I64(abs_calls, 2);                    /* only the first two went by the count */
+}
