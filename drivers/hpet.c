@@ -153,8 +153,16 @@ static void quiet_comparators(void)
         hpet_comparator_stop(n);
 }
 
+/* The clocksource's read where the counter is 64 bits wide and 64-bit accesses are allowed:
+ * one load, nothing to decide (time_ns() is on every timer interrupt's path). */
+static uint64_t hpet_read64(void)
+{
+    return mmio_read64(hpet.mmio + MAIN_CNT);
+}
+
 static void fill_clocksource(uint32_t period_fs)
 {
+    hpet_cs.read = hpet.counter64 && !hpet.access32 ? hpet_read64 : hpet_read;
     hpet_cs.mask = hpet.counter64 ? CLOCKSOURCE_MASK(64) : CLOCKSOURCE_MASK(32);
     hpet_cs.nominal_hz = (HPET_FS_PER_SEC + period_fs / 2) / period_fs;
     /* The rate is the hardware's own statement, not a guess: usable before calibration. */

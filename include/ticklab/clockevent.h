@@ -80,6 +80,7 @@ struct clockevent {
 
     /* ---- set by the time core ---- */
     void (*event)(struct clockevent *);   /* called for every event; NULL: counted only */
+    void *event_ctx;                      /* the owner's, for ->event (the hrtimer base) */
 
     /* ---- kept by the core (register zeroes them); read-only for everybody else ---- */
     uint64_t events;             /* clockevent_handle_irq() calls */

@@ -135,6 +135,10 @@ struct clocksource *clocksource_list(void);      /* first registered; follow ->n
  * (see the top of this file); late beyond max_cyc only costs accuracy, not correctness:
  * the conversion here uses a 128-bit product. */
 uint64_t time_ns(void);
+/* time_ns(), with `other` (e.g. the TSC) read right after the clocksource's counter, in the
+ * same pass: a pair of readings of two clocks a few instructions apart, for mapping a
+ * timestamp taken on `other` into time_ns() time. */
+uint64_t time_ns_paired(uint64_t (*other)(void), uint64_t *other_out);
 
 /* Folds the cycles elapsed since the last accumulate into the base. Call it from the tick
  * (or an hrtimer) at least every timekeeping_max_idle_ns(). Returns 0, -ENODEV (no source

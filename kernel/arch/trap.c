@@ -52,7 +52,7 @@ void isr_dispatch(struct trap_frame *tf)
     }
     if (handlers[v].fn) {
         handlers[v].fn(tf, handlers[v].ctx);
-        if (irq_probe.on) {
+        if (irq_probe.split) {
             irq_probe.vector = v;
             irq_probe.exit_tsc = rdtsc_ordered();
             irq_probe.seq++;

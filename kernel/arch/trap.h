@@ -6,19 +6,20 @@
 #include <stdint.h>
 
 /* TSC timestamps of the interrupt path, for the experiments (kernel/exp), taken only while
- * `on` is set (so that the tick pays nothing for them otherwise): entry_tsc by the entry
- * stub of every interrupt and exception, right after it saved the two registers RDTSC
- * writes (the "first instruction of the handler" in latency figures); eoi_begin/eoi_end
- * around the acknowledgement of the interrupt controller (intr_eoi); exit_tsc as
- * isr_dispatch returns to the stub; vector and seq (incremented last) say which interrupt
- * the set belongs to. One set for all CPUs: an experiment that turns it on keeps the other
+ * asked for (so that the tick pays nothing for them otherwise). While `on`: entry_tsc, by
+ * the entry stub of every interrupt and exception, right after it saved the two registers
+ * RDTSC writes (the "first instruction of the handler" in latency figures). While `split`
+ * as well: eoi_begin/eoi_end around the acknowledgement of the interrupt controller
+ * (intr_eoi), exit_tsc as isr_dispatch returns to the stub; vector and seq (incremented
+ * last) say which interrupt the set belongs to. One set for all CPUs: an experiment that turns it on keeps the other
  * CPUs quiet. */
 struct irq_probe {
     volatile uint64_t entry_tsc;       /* first member: isr.asm writes it by address */
     volatile uint64_t eoi_begin_tsc, eoi_end_tsc, exit_tsc;
     volatile uint64_t seq;
     volatile uint32_t vector;
-    volatile bool on;
+    volatile bool on;                  /* entry_tsc */
+    volatile bool split;               /* eoi_begin/eoi_end, exit_tsc, vector, seq too */
 };
 extern struct irq_probe irq_probe;
 _Static_assert(__builtin_offsetof(struct irq_probe, on) == 44, "isr.asm tests irq_probe.on at 44");

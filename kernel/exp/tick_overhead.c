@@ -54,7 +54,7 @@ static uint64_t plain_loop(uint64_t n)
 static uint64_t split_loop(uint64_t n)
 {
     unsigned long flags = irq_save();
-    irq_probe.on = true;
+    irq_probe.on = irq_probe.split = true;
     uint64_t seq = irq_probe.seq;
     irq_enable();
     uint64_t prev = rdtsc(), t0 = prev;
@@ -83,7 +83,7 @@ static uint64_t split_loop(uint64_t n)
         prev = now;
     }
     irq_disable();
-    irq_probe.on = false;
+    irq_probe.on = irq_probe.split = false;
     irq_restore(flags);
     return prev - t0;
 }

@@ -286,7 +286,7 @@ void intr_mask(const struct intr_route *r)
 
 void intr_eoi(const struct intr_route *r)
 {
-    bool probe = irq_probe.on;
+    bool probe = irq_probe.split;
     if (probe)
         irq_probe.eoi_begin_tsc = rdtsc_ordered();
     if (r->path == INTR_PIC)

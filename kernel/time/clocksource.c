@@ -277,6 +277,23 @@ uint64_t time_ns(void)
     return b.cs ? tk_ns_at(&b, now_cyc, NULL) : b.base_ns;
 }
 
+uint64_t time_ns_paired(uint64_t (*other)(void), uint64_t *other_out)
+{
+    struct tk_base b;
+    uint32_t seq;
+    uint64_t now_cyc;
+
+    do {
+        seq = __atomic_load_n(&tk.seq, __ATOMIC_ACQUIRE);
+        barrier();
+        b = tk.copy[seq & 1];
+        now_cyc = b.cs ? b.cs->read() : 0;
+        *other_out = other();
+        barrier();
+    } while (__atomic_load_n(&tk.seq, __ATOMIC_ACQUIRE) != seq);
+    return b.cs ? tk_ns_at(&b, now_cyc, NULL) : b.base_ns;
+}
+
 int timekeeping_accumulate(void)
 {
     struct tk_base b;

@@ -23,11 +23,9 @@ static uint64_t add_sat(uint64_t a, uint64_t b)
 
 static void ce_event(struct clockevent *ce)
 {
-    for (unsigned i = 0; i < HRTIMER_MAX_BASES; i++)
-        if (bases[i] && bases[i]->dev == ce) {
-            hrtimer_interrupt(bases[i]);
-            return;
-        }
+    struct hrtimer_base *b = ce->event_ctx;
+    if (b && b->dev == ce)
+        hrtimer_interrupt(b);
 }
 
 int hrtimer_base_init(struct hrtimer_base *base, struct clockevent *dev,
@@ -48,6 +46,7 @@ int hrtimer_base_init(struct hrtimer_base *base, struct clockevent *dev,
                                    .storm_limit = HRTIMER_STORM_LIMIT };
     tq_init(&base->q, slots, capacity);
     bases[free_slot] = base;
+    dev->event_ctx = base;
     dev->event = ce_event;
     if (dev->shutdown)
         dev->shutdown();
@@ -63,6 +62,7 @@ void hrtimer_base_release(struct hrtimer_base *base)
         if (base->dev->shutdown)
             base->dev->shutdown();
         base->dev->event = 0;
+        base->dev->event_ctx = 0;
         base->armed = false;
     }
 }
