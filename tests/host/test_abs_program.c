@@ -132,3 +132,24 @@ TEST(clockevent_program_abs_uses_the_count_when_it_can)
     CHECK_EQ_U64(rel_armed, 400);                  /* (5000 - 1000) ns at 10 ns per cycle */
     CHECK_EQ_I64(abs_calls, 2);                    /* only the first two went by the count */
 }
+
+/* time_ns_paired(): the same time as time_ns() at the same count, and the other clock read
+ * after the counter, in the same pass. */
+static uint64_t order_log[4], order_n;
+static uint64_t logged_read(void) { order_log[order_n++ & 3] = 1; return count & mask; }
+static uint64_t other_clock(void) { order_log[order_n++ & 3] = 2; return 777; }
+
+TEST(time_ns_paired_reads_the_counter_then_the_other_clock)
+{
+    source(100000000, 64, 1000);
+    count += 123456;
+    uint64_t want = time_ns();
+    cs.read = logged_read;
+    order_n = 0;
+    uint64_t other_val = 0;
+    CHECK_EQ_U64(time_ns_paired(other_clock, &other_val), want);
+    CHECK_EQ_U64(other_val, 777);
+    CHECK_EQ_U64(order_n, 2);
+    CHECK_EQ_U64(order_log[0], 1);
+    CHECK_EQ_U64(order_log[1], 2);
+}
