@@ -9,7 +9,9 @@
  * Jiffies are 64 bits and start 2 s before the low 32 bits wrap, so every run that ticks
  * for two seconds crosses the wrap. A lost tick (an interrupt that never came) shows as a gap
  * of two or more periods between two handler runs, measured with time_ns(); the missing
- * jiffies are added so that jiffies keep pace with time, and counted. Each tick folds the
+ * jiffies are added so that jiffies keep pace with time, and counted. An interrupt under half
+ * a period after the previous one (the on-time successor of a late one, whose gap already
+ * counted both periods) advances nothing and is counted as early. Each tick folds the
  * clocksource into time_ns() (timekeeping_accumulate) and runs the due wheel timers. */
 #ifndef TICKLAB_TIME_TICK_H
 #define TICKLAB_TIME_TICK_H
@@ -32,6 +34,9 @@ struct tick_info {
     uint64_t jiffies_start;
     uint64_t ticks;             /* handler runs */
     uint64_t lost;              /* periods with no interrupt, caught up */
+    uint64_t early;             /* handler runs under half a period after the previous one:
+                                   a late interrupt's period was already counted, so these
+                                   do not advance jiffies */
     uint64_t max_gap_ns;        /* longest time between two handler runs */
     uint64_t rearm_retries;     /* one-shot mode: -ETIME retries */
     uint64_t nohz_stops;        /* times the tick was stopped for idle */

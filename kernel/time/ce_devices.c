@@ -145,6 +145,18 @@ static int deadline_set_next(uint64_t delta_cyc)
     return 0;
 }
 
+/* The same for an absolute TSC count (clockevent_program_abs_ns() while time_ns() runs on
+ * the TSC): no delay computed, nothing of the programming added to the wait. */
+static int deadline_set_abs(uint64_t tsc_cyc)
+{
+    int rc = lapic_timer_deadline_mode(VEC_LAPIC_TIMER);
+    if (rc)
+        return rc;
+    lapic_owner = &deadline_ce;
+    lapic_timer_set_deadline(tsc_cyc ? tsc_cyc : 1);     /* 0 would disarm it */
+    return 0;
+}
+
 static void deadline_shutdown(void)
 {
     lapic_timer_set_deadline(0);
@@ -166,7 +178,7 @@ static void deadline_ce_init(void)
         .name = "tsc_deadline", .features = CE_ONESHOT | CE_DEADLINE, .freq_hz = clock_facts.tsc_hz,
         .min_delta_cyc = 1, .max_delta_cyc = UINT64_MAX >> 1,
         .set_next = deadline_set_next, .shutdown = deadline_shutdown, .rating = 200,
-        .usable = true,
+        .usable = true, .set_abs = deadline_set_abs, .abs_cs = clock_facts.tsc,
     };
     clockevent_register(&deadline_ce);
 }

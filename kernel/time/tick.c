@@ -50,10 +50,17 @@ static void account(uint64_t now, bool was_idle)
         t.max_gap_ns = gap;
     uint64_t periods = (gap + t.period_ns / 2) / t.period_ns;
     uint64_t step = periods > 1 ? periods : 1;
-    if (was_idle)
+    if (was_idle) {
         t.idle_skipped += step - 1;
-    else
+    } else if (periods == 0) {
+        /* Under half a period after the last run: the interrupt for a period the last run
+         * already counted (it came late, was counted with the one it delayed, and this one
+         * came on time). Counting it again would put jiffies ahead of the time. */
+        t.early++;
+        step = 0;
+    } else {
         t.lost += step - 1;
+    }
     jiffies += step;
 }
 

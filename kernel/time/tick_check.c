@@ -42,7 +42,8 @@ void tick_check_run(uint64_t run_ms)
     if (!run_ms || !tick_running())
         return;
     unsigned long flags = irq_save();
-    uint64_t ticks0 = ti->ticks, lost0 = ti->lost, j0 = jiffies, t0 = time_ns();
+    uint64_t ticks0 = ti->ticks, lost0 = ti->lost, early0 = ti->early, j0 = jiffies,
+             t0 = time_ns();
     one_second.added_ns = t0;
     one_second.expires = j0 + ti->hz;
     timer_init(&one_second.timer, on_one_second, 0);
@@ -73,6 +74,7 @@ void tick_check_run(uint64_t run_ms)
     json_u64(&r.j, "ticks", ticks);
     json_u64(&r.j, "expected_ticks", elapsed / ti->period_ns);
     json_u64(&r.j, "lost", ti->lost - lost0);
+    json_u64(&r.j, "early", ti->early - early0);
     json_u64(&r.j, "jiffies_start", j0);
     json_u64(&r.j, "jiffies_end", jiffies);
     json_bool(&r.j, "crossed_32bit_wrap", (j0 >> 32) != (jiffies >> 32));

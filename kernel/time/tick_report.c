@@ -34,6 +34,7 @@ void tick_report_stats(void)
     json_str(&r.j, "device", t->dev ? t->dev->name : 0);
     json_u64(&r.j, "ticks", t->ticks);
     json_u64(&r.j, "lost", t->lost);
+    json_u64(&r.j, "early", t->early);
     json_u64(&r.j, "jiffies_start", t->jiffies_start);
     json_u64(&r.j, "jiffies_end", jiffies);
     json_bool(&r.j, "crossed_32bit_wrap", (t->jiffies_start >> 32) != (jiffies >> 32));

@@ -283,7 +283,11 @@ def tick(device, period_ns, hz_actual=None):
 def tick_exact(crosses_wrap=True):
     def check(ctx):
         c = ctx.one("tick_check")
-        if c.get("lost") != 0 or abs(c["ticks"] - c["expected_ticks"]) > 1:
+        # No interrupt may be lost. One that comes late shows as a "lost" period caught up
+        # at once and an "early" successor that advances nothing: delayed, not lost (QEMU's
+        # main-loop race on a loaded host, see deterministic()). So lost == early, and the
+        # handler ran once per period.
+        if c.get("lost") != c.get("early") or abs(c["ticks"] - c["expected_ticks"]) > 1:
             return "tick_check %r" % dict(c)
         if crosses_wrap and not c.get("crossed_32bit_wrap"):
             return "jiffies did not cross the 32-bit wrap: %r" % dict(c)
