@@ -136,10 +136,12 @@ uint64_t clockevent_cyc_to_ns(const struct clockevent *ce, uint64_t cyc);
 int clockevent_program_ns(struct clockevent *ce, uint64_t delta_ns);
 
 /* One event at the absolute time abs_ns (time_ns() time; now_ns: a recent time_ns()). With
- * set_abs, while time_ns() runs on the device's abs_cs and the wait is within max_delta_cyc,
- * the device is armed for the exact count at which time_ns() reaches abs_ns (never early,
- * and late by nothing of the programming); a moment already past (-ETIME) falls back to
- * the relative path with a zero delay. Otherwise clockevent_program_ns(abs_ns - now_ns).
+ * set_abs and the wait within max_delta_cyc, the device is armed for the count of its abs_cs
+ * at which time_ns() reaches abs_ns: exact when time_ns() runs on abs_cs, otherwise mapped
+ * through a pair of readings of both clocks taken together (time_ns_paired) at abs_cs's
+ * stated rate, plus one count so it is never early. Either way nothing of the programming
+ * adds to the wait. A moment already past (-ETIME) falls back to the relative path with a
+ * zero delay. Without set_abs: clockevent_program_ns(abs_ns - now_ns).
  * Same returns as clockevent_program_ns(). */
 int clockevent_program_abs_ns(struct clockevent *ce, uint64_t abs_ns, uint64_t now_ns);
 /* Periodic events every period_ns, rounded to the nearest whole device cycle: the device can

@@ -3,6 +3,7 @@
  * that pick the row); a claim whose figures were not measured says so instead. */
 #include "kernel/exp/verdict.h"
 
+#include "kernel/config.h"
 #include "kernel/report/console.h"
 #include "kernel/report/record.h"
 #include "ticklab/clockevent.h"
@@ -67,8 +68,10 @@ static void clocksource_claim(void)
         return;
     }
     fmt_snprintf(text, sizeof(text),
-                 "%s: the highest-rated usable source (rating %d), read in %u TSC cycles "
-                 "(median); time_ns() runs on it", cs->name, cs->rating, cs->read_cost_cyc);
+                 "%s: %s (rating %d), read in %u TSC cycles (median); time_ns() runs on it",
+                 cs->name, cfg.clocksource[0] ? "chosen by clocksource= on the command line"
+                                              : "the highest-rated usable source",
+                 cs->rating, cs->read_cost_cyc);
     char ev[48];
     fmt_snprintf(ev, sizeof(ev), "clocksource:name=%s", cs->name);
     claim("clocksource", cs->name, text, "clocksource_selected", ev);

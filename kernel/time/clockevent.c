@@ -230,6 +230,24 @@ int clockevent_program_ns(struct clockevent *ce, uint64_t delta_ns)
     return err == -ETIME ? retry_after_etime(ce) : err;
 }
 
+/* The count of cs at which time_ns() reaches abs_ns: exact when time_ns() runs on cs;
+ * otherwise mapped through one pair of readings of both clocks taken together, at cs's
+ * stated rate (over a wait of milliseconds a rate error of ppm is nanoseconds). */
+static int abs_count(const struct clocksource *cs, uint64_t abs_ns, uint64_t *cyc)
+{
+    int rc = timekeeping_cycles_at(abs_ns, cs, cyc);
+    if (rc != -ENODEV || !cs->freq_hz || !cs->read)
+        return rc;
+    uint64_t c, t = time_ns_paired(cs->read, &c);
+    if (abs_ns <= t)
+        return -ETIME;
+    uint64_t d;
+    if (!mul_div_u64_checked(abs_ns - t, cs->freq_hz, NSEC_PER_SEC, &d))
+        return -ERANGE;
+    *cyc = (c + d + 1) & cs->mask;       /* +1: the cycle in progress, so never early */
+    return 0;
+}
+
 int clockevent_program_abs_ns(struct clockevent *ce, uint64_t abs_ns, uint64_t now_ns)
 {
     uint64_t wait_ns = abs_ns > now_ns ? abs_ns - now_ns : 0;
@@ -237,7 +255,7 @@ int clockevent_program_abs_ns(struct clockevent *ce, uint64_t abs_ns, uint64_t n
 
     if (ce->set_abs && ce->abs_cs && !check_mode(ce, CE_ONESHOT) &&
         wait_ns < clockevent_cyc_to_ns(ce, ce->max_delta_cyc) &&
-        timekeeping_cycles_at(abs_ns, ce->abs_cs, &cyc) == 0) {
+        abs_count(ce->abs_cs, abs_ns, &cyc) == 0) {
         ce->programs++;
         ce->abs_programs++;
         int err = ce->set_abs(cyc);

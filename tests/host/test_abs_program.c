@@ -126,11 +126,17 @@ TEST(clockevent_program_abs_uses_the_count_when_it_can)
     CHECK_EQ_I64(rel_calls, 2);
     CHECK_EQ_U64(rel_armed, 1000000);
 
-    ce.abs_cs = &other;                            /* time_ns() does not run on its counter */
+    /* time_ns() does not run on its counter: the count is mapped through a pair of readings
+     * (both fakes read the same count here, `other` at 1 MHz: 1 us per count) */
+    other.freq_hz = 1000000;
+    ce.abs_cs = &other;
+    CHECK_EQ_I64(clockevent_program_abs_ns(&ce, now + 5000, now), 0);
+    CHECK_EQ_I64(abs_calls, 3);
+    CHECK_EQ_U64(abs_armed, count + 5 + 1);        /* 5 us = 5 counts, +1 never early */
+    ce.set_abs = 0;                                /* no absolute mode: the delay */
     CHECK_EQ_I64(clockevent_program_abs_ns(&ce, now + 5000, now + 1000), 0);
     CHECK_EQ_I64(rel_calls, 3);
     CHECK_EQ_U64(rel_armed, 400);                  /* (5000 - 1000) ns at 10 ns per cycle */
-    CHECK_EQ_I64(abs_calls, 2);                    /* only the first two went by the count */
 }
 
 /* time_ns_paired(): the same time as time_ns() at the same count, and the other clock read

@@ -528,6 +528,22 @@ ALL = [
                               else "intervals %r; output %r" % (iv, ctx.data[-600:]))(
              [int(m) for m in __import__("re").findall(rb"minimal: interval \d+ (\d+) ns",
                                                          ctx.data)])]),
+    # Absolute programming when time_ns() does not run on the device's counter: with
+    # clocksource=tsc the HPET comparator is armed through a pair of readings (time_ns, HPET
+    # count), so its hrtimer entry stays within the HPET's 10 ns granularity plus the stub
+    # and the pairing's few instructions (under 50 ns); the LAPIC timer, programmed by delay,
+    # pays the ~200 instructions between the clock read and the device write.
+    Case("exp-hpet-abs-on-tsc-icount", "clocksource=tsc: the HPET is still armed by absolute "
+         "count (entry p99 < 50 ns), the LAPIC by delay (> 150 ns)", icount=0, timeout_s=200,
+         args="exp=wakeup-latency clocksource=tsc",
+         checks=[end_status("ok"), no_errors, has_record("clocksource_selected", name="tsc"),
+                 lambda ctx: (lambda r: None if r[("hpet", "hrtimer_irq")]["p99_ns"] < 50 and
+                              r[("lapic", "hrtimer_irq")]["p99_ns"] > 150
+                              else "entry p99 hpet %r lapic %r" % (
+                                  r[("hpet", "hrtimer_irq")]["p99_ns"],
+                                  r[("lapic", "hrtimer_irq")]["p99_ns"]))(
+                     {(x["device"], x["path"]): x for x in exp_checks.results(ctx, "wakeup-latency")
+                      if x.get("wait") == "hlt"})]),
     Case("tick-stops-no-hang", "the RTC on the host clock under icount: ticks stop coming, "
          "the backup wake-up ends the wait; the run still ends", icount=0,
          args="exp=none hz=1024 clockevent=rtc tickcheck_ms=500", timeout_s=60,
