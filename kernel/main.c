@@ -216,7 +216,8 @@ void kmain(uint32_t magic, uint32_t info_phys)
     ce_check_all(cfg.cecheck);
     start_tick();
     hrtimers_init();
-    smp_start(cfg.cpus ? (unsigned)cfg.cpus : CPU_MAX);
+    smp_start(cfg.cpus ? (unsigned)cfg.cpus : CPU_MAX,
+              bootinfo_low_ram_covers(&boot, SMP_START_PAGE, 0x1000));
     percpu_check_run();
     tick_check_run(cfg.tickcheck_ms);
     hrt_check_run(cfg.hrtcheck);

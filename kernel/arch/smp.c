@@ -22,7 +22,7 @@
 #include "ticklab/lapic.h"
 #include "ticklab/lapic_timer.h"
 
-#define TRAMP_BASE 0x7000u              /* boot/trampoline.asm, below 1 MiB, page aligned */
+#define TRAMP_BASE SMP_START_PAGE       /* boot/trampoline.asm says the same */
 #define MSR_GS_BASE 0xC0000101u
 #define MSR_EFER_ADDR 0xC0000080u
 #define AP_STACK_SIZE (16u * 1024u)
@@ -201,7 +201,7 @@ static void report(const struct cpu_local *c, bool started, const char *reason)
             started ? "" : reason);
 }
 
-unsigned smp_start(unsigned max_cpus)
+unsigned smp_start(unsigned max_cpus, bool start_page_is_ram)
 {
     struct cpu_local *bsp = &cpu_locals[0];
     bsp->index = 0;
@@ -226,6 +226,11 @@ unsigned smp_start(unsigned max_cpus)
         }
         if (n >= max_cpus) {
             report(&tmp, false, "cpus= on the command line");
+            continue;
+        }
+        if (!start_page_is_ram) {
+            report(&tmp, false, "the memory map does not list the start page (0x7000) as "
+                                "available RAM");
             continue;
         }
         cpu_locals[n] = tmp;

@@ -14,6 +14,7 @@
 #include "ticklab/hrtimer.h"
 
 #define SMP_HRTIMER_SLOTS 64
+#define SMP_START_PAGE 0x7000u   /* where the other CPUs start (boot/trampoline.asm) */
 #define VEC_AP_TIMER  0xF1   /* the application processors' local APIC timers */
 #define VEC_SMP_WAKE  0xF8   /* "look at your work slot" / "your work is done" */
 
@@ -53,8 +54,10 @@ static inline struct cpu_local *this_cpu(void)
 
 /* Once, on the boot CPU, after the clock event devices are set up: starts up to max_cpus
  * CPUs in all (1: none but the boot CPU) and reports one `cpu_start` record per CPU the MADT
- * lists. Returns how many are online, the boot CPU included. */
-unsigned smp_start(unsigned max_cpus);
+ * lists. start_page_is_ram: the memory map lists SMP_START_PAGE as available RAM; when it
+ * does not, no other CPU is started (the page could hold firmware data) and each says so.
+ * Returns how many are online, the boot CPU included. */
+unsigned smp_start(unsigned max_cpus, bool start_page_is_ram);
 /* Online CPUs (the boot CPU included) and the MADT's count of usable CPUs. */
 unsigned smp_online(void);
 unsigned smp_listed(void);

@@ -129,11 +129,25 @@ static void fb_from(struct fb_info *fb, const uint8_t *p, size_t len)
     }
 }
 
-static void mmap_entry(struct boot_info *bi, uint64_t len, uint32_t type)
+static void mmap_entry(struct boot_info *bi, uint64_t base, uint64_t len, uint32_t type)
 {
     bi->mmap_entries++;
-    if (type == MMAP_AVAILABLE)
-        bi->mem_usable_bytes += len;
+    if (type != MMAP_AVAILABLE)
+        return;
+    bi->mem_usable_bytes += len;
+    if (base < 0x100000 && bi->n_low_ram < BOOT_LOW_RAM_MAX) {
+        bi->low_ram[bi->n_low_ram].base = base;
+        bi->low_ram[bi->n_low_ram++].len = len;
+    }
+}
+
+bool bootinfo_low_ram_covers(const struct boot_info *bi, uint64_t base, uint64_t len)
+{
+    for (unsigned i = 0; i < bi->n_low_ram; i++)
+        if (bi->low_ram[i].base <= base && base + len >= base &&
+            base + len - bi->low_ram[i].base <= bi->low_ram[i].len)
+            return true;
+    return false;
 }
 
 static void parse_mb1(const uint8_t *info, size_t avail, void *(*to_virt)(uint64_t),
@@ -161,7 +175,7 @@ static void parse_mb1(const uint8_t *info, size_t avail, void *(*to_virt)(uint64
                 note(bi, "multiboot1 memory map entry shorter than 20 bytes");
                 break;
             }
-            mmap_entry(bi, rd64(m + off + 12), rd32(m + off + 20));
+            mmap_entry(bi, rd64(m + off + 4), rd64(m + off + 12), rd32(m + off + 20));
             off += size + 4;
         }
     }
@@ -214,7 +228,7 @@ static void parse_mb2_tag(struct boot_info *bi, uint32_t type, const uint8_t *bo
             break;
         }
         for (size_t off = 8; off + esize <= len; off += esize)
-            mmap_entry(bi, rd64(body + off + 8), rd32(body + off + 16));
+            mmap_entry(bi, rd64(body + off), rd64(body + off + 8), rd32(body + off + 16));
         break;
     }
     case MB2_TAG_FB:

@@ -53,6 +53,8 @@ struct efi_firmware {
     bool cmdline_from_file;           /* the line came from EFI_CMDLINE_FILE */
 };
 
+#define BOOT_LOW_RAM_MAX 8
+
 struct boot_info {
     enum boot_path path;
     bool uefi;                        /* firmware: UEFI (EFI tags present) or BIOS */
@@ -65,9 +67,17 @@ struct boot_info {
     struct fb_info fb;
     uint64_t mem_usable_bytes;        /* sum of type-1 (available) memory map ranges */
     uint32_t mmap_entries;
+    struct {                          /* available ranges starting below 1 MiB (the other
+                                         CPUs' start page must be one of them) */
+        uint64_t base, len;
+    } low_ram[BOOT_LOW_RAM_MAX];
+    unsigned n_low_ram;
     struct efi_firmware efi;          /* the firmware the EFI application ran on */
     const char *problem;              /* first malformation found, or NULL */
 };
+
+/* True when one available memory-map range below 1 MiB holds all of [base, base + len). */
+bool bootinfo_low_ram_covers(const struct boot_info *bi, uint64_t base, uint64_t len);
 
 /* info points at the loader's block (already mapped); avail bounds how many bytes may be
  * read from it (the caller maps MB2_INFO_MAX). For Multiboot1, strings and tables that

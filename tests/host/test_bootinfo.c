@@ -273,6 +273,11 @@ TEST(bootinfo_efi_block_round_trip)
     CHECK_EQ_U64(bi.rsdp_len, 36);
     CHECK_EQ_U64(bi.mmap_entries, 4);
     CHECK_EQ_U64(bi.mem_usable_bytes, (0xA0 + 0x89 + 0x77 + 0x100) * 4096ull);
+    /* the other CPUs' start page (0x7000) lies in the first 640 KiB; the VGA hole does not */
+    CHECK(bootinfo_low_ram_covers(&bi, 0x7000, 0x1000));
+    CHECK(bootinfo_low_ram_covers(&bi, 0x9F000, 0x1000));
+    CHECK(!bootinfo_low_ram_covers(&bi, 0x9F800, 0x1000));
+    CHECK(!bootinfo_low_ram_covers(&bi, 0xA0000, 0x1000));
     free(blk);
     free(buf);
 }
