@@ -161,9 +161,10 @@ TEST(bootinfo_unknown_magic)
 /* Multiboot1: the loader's strings live elsewhere; to_virt maps "physical" 0x1000 to the
  * line the running test set. */
 static const char *mb1_cmdline;
+static uint8_t *mb1_mmap;
 static void *mb1_virt(uint64_t phys)
 {
-    return phys == 0x1000 ? (void *)mb1_cmdline : NULL;
+    return phys == 0x1000 ? (void *)mb1_cmdline : phys == 0x2000 ? (void *)mb1_mmap : NULL;
 }
 
 /* A Multiboot1 block of exactly its fixed size with only the command line (flag bit 2),
@@ -187,6 +188,40 @@ TEST(bootinfo_mb1_strips_image_path_and_defaults_to_text_mode)
     CHECK_EQ_STR(bi.cmdline, "hz=300 exp=none");
     CHECK_EQ_STR(bi.image, "/boot/ticklab.elf");
     CHECK(bi.fb.kind == FB_EGA_TEXT);
+}
+
+/* The Multiboot1 memory map as QEMU and SeaBIOS give it: the available ranges counted, and
+ * those below 1 MiB kept, so the other CPUs' start page can be checked against them. */
+TEST(bootinfo_mb1_memory_map_low_ram)
+{
+    static const struct { uint64_t base, len; uint32_t type; } e[] = {
+        { 0x0, 0x9FC00, 1 }, { 0x9FC00, 0x400, 2 }, { 0xF0000, 0x10000, 2 },
+        { 0x100000, 0x1FEE0000, 1 },
+    };
+    uint8_t map[4 * 24];
+    for (unsigned i = 0; i < 4; i++) {
+        uint32_t size = 20;
+        memcpy(map + i * 24, &size, 4);
+        memcpy(map + i * 24 + 4, &e[i].base, 8);
+        memcpy(map + i * 24 + 12, &e[i].len, 8);
+        memcpy(map + i * 24 + 20, &e[i].type, 4);
+    }
+    mb1_mmap = map;
+    uint8_t *blk = calloc(1, 116);
+    uint32_t flags = 1u << 6, len = sizeof(map), addr = 0x2000;
+    memcpy(blk, &flags, 4);
+    memcpy(blk + 44, &len, 4);
+    memcpy(blk + 48, &addr, 4);
+    struct boot_info bi;
+    bootinfo_parse(MB1_BOOT_MAGIC, blk, 116, mb1_virt, &bi);
+    free(blk);
+    CHECK(bi.problem == NULL);
+    CHECK_EQ_U64(bi.mmap_entries, 4);
+    CHECK_EQ_U64(bi.mem_usable_bytes, 0x9FC00ull + 0x1FEE0000ull);
+    CHECK_EQ_U64(bi.n_low_ram, 1);
+    CHECK(bootinfo_low_ram_covers(&bi, 0x7000, 0x1000));
+    CHECK(!bootinfo_low_ram_covers(&bi, 0x9F000, 0x1000));      /* ends in the EBDA */
+    CHECK(!bootinfo_low_ram_covers(&bi, 0xF0000, 0x1000));
 }
 
 TEST(bootinfo_mb1_keeps_first_word_with_equals)
