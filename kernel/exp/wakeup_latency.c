@@ -69,9 +69,11 @@ static inline __attribute__((always_inline)) void sample(void)
     uint64_t t = time_ns_paired(tsc_now, &c);
     uint64_t now = t - tsc_cyc_to_ns(c - here);
     uint64_t entry = t - tsc_cyc_to_ns(c - irq_probe.entry_tsc);
-    if (now < deadline_ns) {
-        /* before its deadline: an interrupt left over from an earlier programming (latched
-         * before the device was shut down), not this one. Counted; the real one follows. */
+    if (t < deadline_ns) {
+        /* before its deadline even by a clock read taken after it began: an interrupt left
+         * over from an earlier programming (latched before the device was shut down), not
+         * this one. Counted; the real one follows. (Not by `now`: a mapping error of a few
+         * ns must never throw away a genuine wake-up.) */
         n_stale++;
         return;
     }
