@@ -152,8 +152,8 @@ _start32:
     hlt
     jmp .halt
 
-bits 64
-_start64:
+; The kernel's data selector in DS, ES and SS; FS and GS null (both 64-bit entries).
+%macro LOAD_DATA_SEGMENTS 0
     mov ax, 0x10
     mov ds, ax
     mov es, ax
@@ -161,6 +161,11 @@ _start64:
     xor ax, ax
     mov fs, ax
     mov gs, ax
+%endmacro
+
+bits 64
+_start64:
+    LOAD_DATA_SEGMENTS
     mov rsp, boot_stack_top
     xor ebp, ebp
     ; edi = magic, esi = info (zero-extended by the 32-bit moves above)
@@ -193,13 +198,7 @@ _start_efi64:
     push rax
     retfq
 .reload_cs:
-    mov ax, 0x10
-    mov ds, ax
-    mov es, ax
-    mov ss, ax
-    xor ax, ax
-    mov fs, ax
-    mov gs, ax
+    LOAD_DATA_SEGMENTS
 
     ; The same tables as the 32-bit path: 0..4 GiB in 2 MiB pages. .boot.bss was zeroed by
     ; the application, which loads the image's whole memory size.
