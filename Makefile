@@ -43,19 +43,22 @@ FONT_SRC := /usr/share/grub/ascii.h
 all: kernel
 kernel: $(BUILD)/ticklab.elf
 
-$(FONT): $(FONT_SRC)
+# The font comes from GRUB's source of its own (grub-common). Not a prerequisite: under -j
+# make would look for it before `deps` had installed it; the recipe checks it instead.
+$(FONT): | deps
 	@mkdir -p $(dir $@)
-	sed -e 's/^unsigned char ascii_bitmaps\[\]/static const unsigned char font8x16[]/' $< > $@
+	@test -f $(FONT_SRC) || { echo "missing $(FONT_SRC): Debian package grub-common (make deps)" >&2; exit 1; }
+	sed -e 's/^unsigned char ascii_bitmaps\[\]/static const unsigned char font8x16[]/' $(FONT_SRC) > $@
 
 # V=1 shows the whole commands.
 Q := $(if $(V),,@)
 
-$(BUILD)/k/%.o: %.c $(FONT)
+$(BUILD)/k/%.o: %.c $(FONT) | deps
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $<")
 	$(Q)$(CC) $(KCFLAGS) -MMD -MP -c $< -o $@
 
-$(BUILD)/k/%.o: %.asm
+$(BUILD)/k/%.o: %.asm | deps
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  NASM    $<")
 	$(Q)$(NASM) -f elf64 -g -o $@ $<
@@ -82,7 +85,7 @@ $(BUILD)/ex/main.o: $(EX_DIR)/main.c lib
 	@$(if $(Q),echo "  CC      $<")
 	$(Q)$(CC) $(filter-out -I. -Iinclude -I$(BUILD)/gen -D%,$(KCFLAGS)) -I$(BUILD)/include \
 	    -c $< -o $@
-$(BUILD)/ex/entry.o: $(EX_DIR)/entry.asm
+$(BUILD)/ex/entry.o: $(EX_DIR)/entry.asm | deps
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  NASM    $<")
 	$(Q)$(NASM) -f elf64 -o $@ $<
@@ -95,7 +98,7 @@ example: $(BUILD)/minimal.elf
 -include $(KOBJS:.o=.d) $(TL_OBJS:.o=.d)
 
 # ---- images ---------------------------------------------------------------------------
-$(BUILD)/ticklab.iso: $(BUILD)/ticklab.elf boot/grub.cfg scripts/mkiso.sh
+$(BUILD)/ticklab.iso: $(BUILD)/ticklab.elf boot/grub.cfg scripts/mkiso.sh | deps
 	scripts/mkiso.sh $@ 5
 iso: $(BUILD)/ticklab.iso
 
@@ -120,7 +123,7 @@ EFI_OBJS  := $(patsubst %.c,$(BUILD)/efi/%.o,$(EFI_SRCS)) $(BUILD)/efi/kernel_im
 EFI_SECTIONS := -j .text -j .sdata -j .data -j .dynamic -j .dynsym -j .rel -j .rela \
                 -j '.rel.*' -j '.rela.*' -j .reloc
 
-$(BUILD)/efi/%.o: %.c
+$(BUILD)/efi/%.o: %.c | deps
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC-EFI  $<")
 	$(Q)$(CC) $(EFI_CFLAGS) -MMD -MP -c $< -o $@
@@ -174,22 +177,38 @@ export MACHINE FIRMWARE BOOT ICOUNT ARGS SMP MEM TIMEOUT QEMU_EXTRA
 # The exit status is the run's (0: ended ok).
 SERIAL_LOG ?= $(BUILD)/run.log
 export SERIAL_LOG
-run: deps kernel $(if $(filter efi%,$(BOOT)),efi)
+run: kernel $(if $(filter efi%,$(BOOT)),efi) | deps
 	@mkdir -p $(dir $(SERIAL_LOG)); rm -f $(SERIAL_LOG); rc=0; scripts/qemu-run.sh || rc=$$?; \
 	if [ -s "$(SERIAL_LOG)" ]; then \
 	    $(PYTHON) tools/ticklab report $(SERIAL_LOG) || true; \
 	fi; exit $$rc
 
+# The packages, checked (and installed, as root) before anything is built: every compile
+# rule has `| deps` as an order-only prerequisite, so even under -j nothing starts before
+# the check has finished. Phony, so it runs on every make; it takes a fraction of a second
+# when everything is there. `make deps-test` adds what only the tests need.
+.PHONY: deps deps-test
 deps:
-	@scripts/setup-deps.sh
+	@scripts/setup-deps.sh run
+deps-test:
+	@scripts/setup-deps.sh test
 
 # ---- tests ----------------------------------------------------------------------------
 include tests/host/host.mk
 include tests/fuzz/fuzz.mk
 include tests/bench/bench.mk
 
-test: deps
-	@scripts/run-tests.sh
+# `make test` runs every suite through scripts/run-tests.sh, which installs the test
+# packages itself and ends with the line `N passed, N failed` in every case. Make would add
+# its own "*** [test] Error 1" after that line when a test fails; it does not in question
+# mode (-q), where a `+` recipe that exits 1 makes make exit 1 quietly (GNU make's rule for
+# a recursive make asked a question). So `make test` alone runs in that mode; run-tests.sh
+# takes the q back out of MAKEFLAGS before it builds anything.
+ifeq ($(MAKECMDGOALS),test)
+MAKEFLAGS += -q
+endif
+test:
+	+@scripts/run-tests.sh
 
 qemu-test: kernel example iso efi
 	$(PYTHON) tests/qemu/boottest.py
@@ -208,4 +227,5 @@ help:
 	@echo "make usb        build build/ticklab-usb.img (the same image, to dd to a USB stick)"
 	@echo "make run        boot in QEMU; variables: MACHINE FIRMWARE BOOT ICOUNT ARGS SMP MEM TIMEOUT QEMU_EXTRA"
 	@echo "make test       host unit tests (ASan/UBSan), tool tests, QEMU boot tests"
-	@echo "make deps       install the Debian packages the build and tests need (as root)"
+	@echo "make deps       install the Debian packages building, booting and reporting need (as root)"
+	@echo "make deps-test  the same, and the packages only the tests need"

@@ -9,6 +9,33 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 PY=/usr/bin/python3
 total_pass=0 total_fail=0 broken=()
+t_start=$(date +%s)
+
+# `make test` runs this in make's question mode (see the Makefile): take the q back out of
+# the flags the sub-makes below inherit, or they would build nothing. The jobserver stays.
+if [ -n "${MAKEFLAGS:-}" ]; then
+    first=${MAKEFLAGS%% *}
+    [[ $first == -* || $first == *=* ]] || MAKEFLAGS=${first//q/}${MAKEFLAGS#"$first"}
+    export MAKEFLAGS
+fi
+
+summary() {
+    echo
+    for b in "${broken[@]}"; do echo "broken suite: $b"; done
+    echo "tests took $(( $(date +%s) - t_start )) s"
+    echo "$total_pass passed, $total_fail failed"
+    [ "$total_fail" = 0 ]
+    exit
+}
+
+# Every package the tests need, before anything is built (and installed, as root): a
+# missing one is one line naming its package, then the summary.
+echo "== packages: scripts/setup-deps.sh test"
+if ! scripts/setup-deps.sh test; then
+    broken+=("packages (scripts/setup-deps.sh test)")
+    total_fail=$((total_fail + 1))
+    summary
+fi
 
 # Adds a suite's `N passed, N failed` line (or pytest's summary) to the totals. A suite that
 # printed no summary counts as one failure, so a crash never passes silently.
@@ -50,8 +77,4 @@ suite host make -s host-test
 suite fuzz make -s fuzz-short
 suite tools $PY -m pytest -q -p no:cacheprovider tools/tests
 suite qemu $PY tests/qemu/boottest.py
-
-echo
-for b in "${broken[@]}"; do echo "broken suite: $b"; done
-echo "$total_pass passed, $total_fail failed"
-[ "$total_fail" = 0 ]
+summary

@@ -1,26 +1,114 @@
 #!/usr/bin/env bash
-# Installs the Debian packages that building, booting and testing ticklab need. Does nothing
-# when all are present; runs `apt-get update` only when a package cannot be found otherwise.
+# setup-deps.sh [run|test] [--check]
+#
+# Makes sure the Debian packages a command needs are installed, and installs the missing ones
+# (as root). Two sets:
+#   run   what building, booting and reporting need (make, make run, make iso/efi/usb, the
+#         host tool's report): compilers, NASM, QEMU, GRUB, OVMF, gnu-efi, Python with
+#         pyserial and matplotlib
+#   test  run + what only the tests need (make test): clang and its sanitizer/fuzzer
+#         runtime, pytest, hypothesis, chromium for the report page's browser test
+# Each package is found by what it provides (a command, a file, a Python module), not by its
+# name in dpkg, so the check is also right where a tool came from elsewhere. A missing one is
+# named in one line with the package that provides it. --check only reports (exit 1 when
+# something is missing); without it the missing packages are installed, after one line that
+# says how many packages that is and how many megabytes, and `apt-get update` runs first
+# only when apt does not know a package.
 set -euo pipefail
 
-PKGS=(gcc make binutils nasm clang git qemu-system-x86 grub-pc-bin grub-efi-amd64-bin
-      grub-common xorriso mtools ovmf gnu-efi python3 python3-serial python3-matplotlib
-      python3-pytest chromium)
+set_name=run check_only=0
+for a in "$@"; do
+    case $a in
+        run|test) set_name=$a ;;
+        --check) check_only=1 ;;
+        *) echo "setup-deps: unknown argument '$a' (accepted: run, test, --check)" >&2; exit 2 ;;
+    esac
+done
 
-missing=()
-for p in "${PKGS[@]}"; do
-    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+# probe|package: cmd:NAME (on PATH), file:PATH (a glob: any match), py:MODULE (importable by
+# /usr/bin/python3, the interpreter the host tool runs under).
+RUN_PROBES=(
+    cmd:gcc\|gcc  cmd:make\|make  cmd:ld\|binutils  cmd:objcopy\|binutils  cmd:nasm\|nasm
+    cmd:git\|git
+    cmd:qemu-system-x86_64\|qemu-system-x86
+    file:/usr/share/grub/ascii.h\|grub-common  cmd:grub-mkrescue\|grub-common
+    file:/usr/lib/grub/i386-pc/boot.img\|grub-pc-bin
+    file:/usr/lib/grub/x86_64-efi/kernel.img\|grub-efi-amd64-bin
+    cmd:xorriso\|xorriso  cmd:mformat\|mtools
+    file:/usr/share/ovmf/OVMF.fd\|ovmf
+    file:/usr/lib/crt0-efi-x86_64.o\|gnu-efi  file:/usr/include/efi/efi.h\|gnu-efi
+    cmd:/usr/bin/python3\|python3  py:serial\|python3-serial  py:matplotlib\|python3-matplotlib
+)
+TEST_PROBES=(
+    cmd:clang\|clang
+    'file:/usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a|libclang-rt-14-dev'
+    'file:/usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.asan-x86_64.a|libclang-rt-14-dev'
+    py:pytest\|python3-pytest  py:hypothesis\|python3-hypothesis
+    cmd:chromium\|chromium
+)
+probes=("${RUN_PROBES[@]}")
+[ "$set_name" = test ] && probes+=("${TEST_PROBES[@]}")
+
+present() {
+    local kind=${1%%:*} what=${1#*:}
+    case $kind in
+        cmd) command -v "$what" >/dev/null 2>&1 ;;
+        file) compgen -G "$what" >/dev/null ;;
+        py) [ -x /usr/bin/python3 ] && /usr/bin/python3 -c "import $what" >/dev/null 2>&1 ;;
+    esac
+}
+
+missing=() lines=()
+for p in "${probes[@]}"; do
+    probe=${p%|*} pkg=${p##*|}
+    present "$probe" && continue
+    lines+=("setup-deps: missing ${probe#*:} (${probe%%:*}): Debian package $pkg")
+    [[ " ${missing[*]} " == *" $pkg "* ]] || missing+=("$pkg")
 done
 [ ${#missing[@]} -eq 0 ] && exit 0
 
-if [ "$(id -u)" != 0 ]; then
-    echo "setup-deps: missing Debian packages: ${missing[*]}" >&2
-    echo "setup-deps: run as root (or: sudo apt-get install ${missing[*]})" >&2
+if [ "$check_only" = 1 ] || [ "$(id -u)" != 0 ]; then
+    printf '%s\n' "${lines[@]}" >&2
+    target=deps; [ "$set_name" = test ] && target=deps-test
+    [ "$check_only" = 1 ] || echo "setup-deps: run as root to install them (make $target), or: sudo apt-get install ${missing[*]}" >&2
     exit 1
 fi
-echo "setup-deps: installing ${missing[*]}"
+
 export DEBIAN_FRONTEND=noninteractive
-if ! apt-get install -y --no-install-recommends "${missing[@]}"; then
-    apt-get update
-    apt-get install -y --no-install-recommends "${missing[@]}"
+apt_opts=(-y -q --no-install-recommends)
+# apt knows a package when it has a candidate version; a fresh machine may have no lists yet.
+known() { apt-cache policy "$1" 2>/dev/null | grep -q 'Candidate: [^(]'; }
+for pkg in "${missing[@]}"; do
+    if ! known "$pkg"; then
+        echo "setup-deps: apt does not know $pkg yet: apt-get update"
+        apt-get update -q
+        break
+    fi
+done
+for pkg in "${missing[@]}"; do
+    known "$pkg" && continue
+    echo "setup-deps: apt has no package $pkg even after apt-get update (are Debian 12's" \
+         "main sources in /etc/apt/sources.list?)" >&2
+    exit 1
+done
+# What it will take, in one line, before it starts: apt's own plan, not a guess.
+plan=$(apt-get install --assume-no -q --no-install-recommends "${missing[@]}" 2>/dev/null || true)
+count=$(sed -n 's/^\([0-9][0-9]*\) upgraded, \([0-9][0-9]*\) newly installed.*/\2/p' <<< "$plan")
+fetch=$(sed -n 's/^Need to get \([^ ]* [kMG]*B\).*/\1/p' <<< "$plan")
+disk=$(sed -n 's/^After this operation, \([^ ]* [kMG]*B\).*/\1/p' <<< "$plan")
+echo "setup-deps ($set_name): installing ${missing[*]}: ${count:-?} packages with their" \
+     "dependencies, ${fetch:-?} to download, ${disk:-?} on disk"
+if ! apt-get install "${apt_opts[@]}" "${missing[@]}"; then
+    apt-get update -q
+    apt-get install "${apt_opts[@]}" "${missing[@]}"
 fi
+# Installed is not the same as found: say what is still missing instead of failing later.
+still=()
+for p in "${probes[@]}"; do
+    present "${p%|*}" || still+=("${p%|*} (${p##*|})")
+done
+if [ ${#still[@]} -gt 0 ]; then
+    echo "setup-deps: still missing after the install: ${still[*]}" >&2
+    exit 1
+fi
+echo "setup-deps ($set_name): done"

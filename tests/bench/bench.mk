@@ -25,7 +25,7 @@ BENCH_OBJS    := $(BENCH_OUT)/tq_rbtree.o $(BENCH_OUT)/tq_heap.o $(BENCH_OUT)/st
                  $(BENCH_OUT)/bench_q_rbtree.o $(BENCH_OUT)/bench_q_heap.o \
                  $(BENCH_OUT)/bench_main.o
 
-$(BENCH_OUT)/tq_%.o: kernel/time/tq_%.c $(BENCH_HDRS) tests/bench/bench.mk
+$(BENCH_OUT)/tq_%.o: kernel/time/tq_%.c $(BENCH_HDRS) tests/bench/bench.mk | deps
 	@mkdir -p $(@D)
 	$(BENCH_CC) $(BENCH_KCFLAGS) -c $< -o $@
 

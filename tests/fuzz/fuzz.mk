@@ -21,7 +21,7 @@ FUZZ_ACPI_HDRS := include/ticklab/acpi.h tests/host/acpi_fixture.h
 FUZZ_ACPI_FIXTURES := $(wildcard tests/host/fixtures/acpi/*/manifest)
 FUZZ_EXTRACT := tests/host/fixtures/acpi/extract.py
 
-$(FUZZ_OUT)/fuzz_acpi: $(FUZZ_ACPI_SRCS) $(FUZZ_ACPI_HDRS) tests/fuzz/fuzz.mk
+$(FUZZ_OUT)/fuzz_acpi: $(FUZZ_ACPI_SRCS) $(FUZZ_ACPI_HDRS) tests/fuzz/fuzz.mk | deps-test
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $(FUZZ_ACPI_SRCS)
 

@@ -59,7 +59,7 @@ HOST_HDRS += include/ticklab/ce_search.h
 HOST_LIB_SRCS += kernel/time/hrtimer.c
 HOST_HDRS += include/ticklab/hrtimer.h
 
-build/host/tests: $(HOST_LIB_SRCS) $(HOST_TEST_SRCS) $(HOST_HDRS) tests/host/host.mk
+build/host/tests: $(HOST_LIB_SRCS) $(HOST_TEST_SRCS) $(HOST_HDRS) tests/host/host.mk | deps
 	@mkdir -p $(@D)
 	$(HOST_CC) $(HOST_CFLAGS) -o $@ $(HOST_LIB_SRCS) $(HOST_TEST_SRCS) -lm
 
