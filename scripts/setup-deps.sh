@@ -77,7 +77,12 @@ fi
 export DEBIAN_FRONTEND=noninteractive
 apt_opts=(-y -q --no-install-recommends)
 # apt knows a package when it has a candidate version; a fresh machine may have no lists yet.
-known() { apt-cache policy "$1" 2>/dev/null | grep -q 'Candidate: [^(]'; }
+# (Read whole, not piped to grep -q: with pipefail an early grep exit fails the pipe.)
+known() {
+    local policy
+    policy=$(apt-cache policy "$1" 2>/dev/null) || return 1
+    [[ $policy == *"Candidate: "[!\(]* ]]
+}
 for pkg in "${missing[@]}"; do
     if ! known "$pkg"; then
         echo "setup-deps: apt does not know $pkg yet: apt-get update"
