@@ -14,27 +14,21 @@ PYTHON    := /usr/bin/python3
 KCFLAGS := -std=c11 -O2 -g -Wall -Wextra -Werror -ffreestanding -fno-builtin -fno-stack-protector \
            -fno-pic -fno-pie -mno-red-zone -mgeneral-regs-only -mcmodel=small \
            -fno-omit-frame-pointer -fno-asynchronous-unwind-tables \
-           -I. -Iinclude -I$(BUILD)/gen -DTICKLAB_VERSION='"$(VERSION)"' -DTICKLAB_GIT='"$(GIT_REV)"'
+           -I. -Ilibticklab/include -I$(BUILD)/gen -DTICKLAB_VERSION='"$(VERSION)"' -DTICKLAB_GIT='"$(GIT_REV)"'
 KLDFLAGS := -nostdlib -static -z noexecstack -z max-page-size=0x1000 --no-warn-rwx-segments -T linker.ld
 
-LIB_SRCS    := $(wildcard lib/*.c)
-DRIVER_SRCS := $(wildcard drivers/*.c)
-KERNEL_SRCS := $(wildcard kernel/*.c kernel/*/*.c)
-ASM_SRCS    := $(wildcard boot/*.asm kernel/arch/*.asm)
-
-# libticklab.a (docs/library.md): the timer drivers, the time core and the helpers they use,
-# behind the public headers in include/ticklab/. The kernel links it like any other user.
-TL_SRCS := $(addprefix drivers/,acpi.c acpi_pm.c cpuid.c hpet.c ioapic.c lapic.c \
-                                lapic_timer.c pic8259.c pit8254.c rtc_cmos.c tsc.c) \
-           $(addprefix kernel/time/,calibrate.c ce_search.c clockevent.c clocksource.c \
-                                    cs_measure.c hrtimer.c tick.c wheel.c tq_heap.c tq_rbtree.c) \
-           $(addprefix lib/,muldiv.c stats.c hist.c kstring.c fmt.c)
+# Two rooms (docs/library.md): libticklab/ is the library, libticklab.a (the timer drivers,
+# the time core and the pure logic they need, behind the public headers in
+# libticklab/include/ticklab/); nothing in it includes anything of kernel/. kernel/ is the
+# ticklab kernel, which links the archive like any other user.
+TL_SRCS := $(wildcard libticklab/drivers/*.c libticklab/time/*.c libticklab/base/*.c)
 TL_OBJS := $(patsubst %.c,$(BUILD)/k/%.o,$(TL_SRCS))
-TL_HDRS := $(wildcard include/ticklab/*.h)
+TL_HDRS := $(wildcard libticklab/include/ticklab/*.h)
 LIBTICKLAB := $(BUILD)/libticklab.a
 
-KOBJS := $(patsubst %.c,$(BUILD)/k/%.o,$(filter-out $(TL_SRCS),$(LIB_SRCS) $(DRIVER_SRCS) \
-                                                                $(KERNEL_SRCS))) \
+KERNEL_SRCS := $(wildcard kernel/*.c kernel/*/*.c)
+ASM_SRCS    := $(wildcard boot/*.asm kernel/arch/*.asm)
+KOBJS := $(patsubst %.c,$(BUILD)/k/%.o,$(KERNEL_SRCS)) \
          $(patsubst %.asm,$(BUILD)/k/%.o,$(ASM_SRCS))
 FONT  := $(BUILD)/gen/font8x16.h
 FONT_SRC := /usr/share/grub/ascii.h
@@ -83,7 +77,7 @@ EX_OBJS := $(BUILD)/ex/main.o $(BUILD)/ex/entry.o
 $(BUILD)/ex/main.o: $(EX_DIR)/main.c lib
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $<")
-	$(Q)$(CC) $(filter-out -I. -Iinclude -I$(BUILD)/gen -D%,$(KCFLAGS)) -I$(BUILD)/include \
+	$(Q)$(CC) $(filter-out -I. -Ilibticklab/include -I$(BUILD)/gen -D%,$(KCFLAGS)) -I$(BUILD)/include \
 	    -c $< -o $@
 $(BUILD)/ex/entry.o: $(EX_DIR)/entry.asm | deps
 	@mkdir -p $(dir $@)
@@ -117,7 +111,7 @@ EFI_INC   := /usr/include/efi
 EFI_LIB   := /usr/lib
 EFI_CFLAGS := -std=c11 -O2 -Wall -Wextra -Werror -ffreestanding -fpic -fshort-wchar \
               -mno-red-zone -fno-stack-protector -fno-strict-aliasing -DEFI_FUNCTION_WRAPPER \
-              -I$(EFI_INC) -I$(EFI_INC)/x86_64 -I. -Iinclude -DTICKLAB_VERSION='"$(VERSION)"'
+              -I$(EFI_INC) -I$(EFI_INC)/x86_64 -I. -Ilibticklab/include -DTICKLAB_VERSION='"$(VERSION)"'
 EFI_SRCS  := $(wildcard boot/efi/*.c)
 EFI_OBJS  := $(patsubst %.c,$(BUILD)/efi/%.o,$(EFI_SRCS)) $(BUILD)/efi/kernel_image.o
 EFI_SECTIONS := -j .text -j .sdata -j .data -j .dynamic -j .dynsym -j .rel -j .rela \

@@ -2,7 +2,7 @@
 #include "kernel/config.h"
 
 #include "kernel/exp/experiment.h"
-#include "lib/cmdline.h"
+#include "kernel/lib/cmdline.h"
 #include "ticklab/kstring.h"
 
 struct config cfg;

@@ -10,8 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "drivers/fbcon.h"
-#include "lib/cmdline.h"
+#include "kernel/console/fbcon.h"
+#include "kernel/lib/cmdline.h"
 
 #define MB1_BOOT_MAGIC 0x2BADB002u
 #define MB2_BOOT_MAGIC 0x36D76289u

@@ -11,7 +11,7 @@
 #include "kernel/exp/harness.h"
 #include "kernel/exp/verdict.h"
 #include "kernel/report/console.h"
-#include "kernel/time/clocks.h"
+#include "kernel/timers/clocks.h"
 
 #define MSR_SMI_COUNT 0x34u
 #define WINDOWS_MAX 1000u

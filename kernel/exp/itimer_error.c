@@ -19,10 +19,10 @@
 #include "kernel/report/console.h"
 #include "ticklab/clockevent.h"
 #include "ticklab/clocksource.h"
-#include "kernel/time/hrt_check.h"
+#include "kernel/checks/hrt_check.h"
 #include "ticklab/hrtimer.h"
 #include "ticklab/tick.h"
-#include "kernel/time/tick_check.h"
+#include "kernel/checks/tick_check.h"
 #include "ticklab/wheel.h"
 #include "ticklab/kstring.h"
 

@@ -19,7 +19,7 @@
 #include "kernel/report/console.h"
 #include "ticklab/clockevent.h"
 #include "ticklab/clocksource.h"
-#include "kernel/time/hrt_check.h"
+#include "kernel/checks/hrt_check.h"
 #include "ticklab/hrtimer.h"
 #include "ticklab/kstring.h"
 #include "ticklab/stats.h"

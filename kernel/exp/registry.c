@@ -9,7 +9,7 @@
 #include "kernel/exp/verdict.h"
 #include "kernel/report/console.h"
 #include "kernel/report/record.h"
-#include "kernel/time/ce_devices.h"
+#include "kernel/timers/ce_devices.h"
 
 extern const struct experiment exp_period_compare, exp_periodic_jitter, exp_itimer_error,
     exp_sleep_accuracy, exp_tick_overhead, exp_hrtimer_cost, exp_wakeup_latency, exp_hwlat,

@@ -22,7 +22,7 @@
 #include "kernel/exp/harness.h"
 #include "kernel/exp/verdict.h"
 #include "kernel/report/console.h"
-#include "kernel/time/clocks.h"
+#include "kernel/timers/clocks.h"
 #include "ticklab/tick.h"
 #include "ticklab/stats.h"
 

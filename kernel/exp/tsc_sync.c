@@ -19,7 +19,7 @@
 #include "kernel/exp/verdict.h"
 #include "kernel/report/console.h"
 #include "kernel/run.h"
-#include "kernel/time/clocks.h"
+#include "kernel/timers/clocks.h"
 #include "ticklab/io.h"
 #include "ticklab/kstring.h"
 #include "ticklab/lapic.h"

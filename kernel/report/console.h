@@ -6,8 +6,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "drivers/fbcon.h"
-#include "drivers/uart16550.h"
+#include "kernel/console/fbcon.h"
+#include "kernel/console/uart16550.h"
 
 #define CON_SERIAL 1u
 #define CON_SCREEN 2u

@@ -6,7 +6,7 @@
 #define TICKLAB_REPORT_RECORD_H
 #include <stdint.h>
 
-#include "lib/json.h"
+#include "kernel/lib/json.h"
 
 #define REC_MAX 2048     /* bytes of JSON in one record */
 

@@ -3,11 +3,11 @@
 
 #include <stdarg.h>
 
-#include "drivers/fbcon.h"
+#include "kernel/console/fbcon.h"
 #include "kernel/arch/smp.h"
 #include "kernel/exp/verdict.h"
 #include "kernel/report/console.h"
-#include "kernel/time/clocks.h"
+#include "kernel/timers/clocks.h"
 #include "ticklab/clocksource.h"
 #include "ticklab/fmt.h"
 #include "ticklab/hrtimer.h"

@@ -1,7 +1,7 @@
 # tests/bench/bench.mk - micro-benchmarks on the build machine: -O2, no sanitizers.
 #
 #   make bench     build build/bench/bench_tqueue and run it (about 20 s): the hrtimer
-#                  queues (kernel/time/tq_rbtree.c, tq_heap.c) in TSC ticks, table on stdout;
+#                  queues (libticklab/time/tq_rbtree.c, tq_heap.c) in TSC ticks, table on stdout;
 #                  then boot the kernel under QEMU -icount (tests/bench/guest_bench.py, about
 #                  30 s): wakeup latency per device and path, tick cost, against the goals
 #
@@ -15,21 +15,21 @@ BENCH_OUT := build/bench
 # frame pointers, not position-independent), so the timings are of the kernel's code.
 BENCH_KCFLAGS := -std=c11 -O2 -g -Wall -Wextra -Werror -ffreestanding -fno-builtin \
                  -fno-stack-protector -fno-pie -mno-red-zone -mgeneral-regs-only \
-                 -fno-omit-frame-pointer -I. -Iinclude
+                 -fno-omit-frame-pointer -I. -Ilibticklab/include
 # The harness is an ordinary program; -mno-red-zone because it pushes inside inline asm.
-BENCH_CFLAGS  := -std=c11 -O2 -g -Wall -Wextra -Werror -fno-pie -mno-red-zone -I. -Iinclude
+BENCH_CFLAGS  := -std=c11 -O2 -g -Wall -Wextra -Werror -fno-pie -mno-red-zone -I. -Ilibticklab/include
 BENCH_SRC     := tests/bench/bench_tqueue.c
-BENCH_HDRS    := include/ticklab/tqueue.h include/ticklab/tq_rbtree.h include/ticklab/tq_heap.h \
-                 include/ticklab/stats.h include/ticklab/io.h
+BENCH_HDRS    := libticklab/include/ticklab/tqueue.h libticklab/include/ticklab/tq_rbtree.h libticklab/include/ticklab/tq_heap.h \
+                 libticklab/include/ticklab/stats.h libticklab/include/ticklab/io.h
 BENCH_OBJS    := $(BENCH_OUT)/tq_rbtree.o $(BENCH_OUT)/tq_heap.o $(BENCH_OUT)/stats.o \
                  $(BENCH_OUT)/bench_q_rbtree.o $(BENCH_OUT)/bench_q_heap.o \
                  $(BENCH_OUT)/bench_main.o
 
-$(BENCH_OUT)/tq_%.o: kernel/time/tq_%.c $(BENCH_HDRS) tests/bench/bench.mk | deps
+$(BENCH_OUT)/tq_%.o: libticklab/time/tq_%.c $(BENCH_HDRS) tests/bench/bench.mk | deps
 	@mkdir -p $(@D)
 	$(BENCH_CC) $(BENCH_KCFLAGS) -c $< -o $@
 
-$(BENCH_OUT)/stats.o: lib/stats.c $(BENCH_HDRS) tests/bench/bench.mk
+$(BENCH_OUT)/stats.o: libticklab/base/stats.c $(BENCH_HDRS) tests/bench/bench.mk
 	@mkdir -p $(@D)
 	$(BENCH_CC) $(BENCH_KCFLAGS) -c $< -o $@
 

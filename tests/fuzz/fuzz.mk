@@ -14,10 +14,10 @@ FUZZ_CC      ?= clang
 FUZZ_SECONDS ?= 60
 FUZZ_PYTHON  ?= /usr/bin/python3
 FUZZ_CFLAGS  := -std=c11 -g -O1 -Wall -Wextra -Werror -fsanitize=fuzzer,address,undefined \
-                -fno-sanitize-recover=all -DTICKLAB_HOSTED -I. -Iinclude -Ilib -Itests/host
+                -fno-sanitize-recover=all -DTICKLAB_HOSTED -I. -Ilibticklab/include -Ikernel/lib -Itests/host
 FUZZ_OUT     := build/fuzz
-FUZZ_ACPI_SRCS := tests/fuzz/fuzz_acpi.c drivers/acpi.c tests/host/acpi_fixture.c
-FUZZ_ACPI_HDRS := include/ticklab/acpi.h tests/host/acpi_fixture.h
+FUZZ_ACPI_SRCS := tests/fuzz/fuzz_acpi.c libticklab/drivers/acpi.c tests/host/acpi_fixture.c
+FUZZ_ACPI_HDRS := libticklab/include/ticklab/acpi.h tests/host/acpi_fixture.h
 FUZZ_ACPI_FIXTURES := $(wildcard tests/host/fixtures/acpi/*/manifest)
 FUZZ_EXTRACT := tests/host/fixtures/acpi/extract.py
 

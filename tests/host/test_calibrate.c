@@ -1,4 +1,4 @@
-/* tests/host/test_calibrate.c - kernel/time/calibrate.c on the fake PC: the TSC (running
+/* tests/host/test_calibrate.c - libticklab/time/calibrate.c on the fake PC: the TSC (running
  * +50 ppm fast) measured against the PM timer, the HPET (64- and 32-bit) and the PIT's
  * channel 2, read through the io.h primitives by test-local clocksources; stalls injected
  * into single reads; dead counters; the LAPIC timer against the calibrated TSC; the CPUID
@@ -21,7 +21,7 @@ typedef unsigned __int128 u128;
 /* 2.1 GHz nominal, +50 ppm: 2,100,105,000 Hz */
 #define TSC_TRUE_HZ (FAKE_TSC_DEFAULT_HZ + FAKE_TSC_DEFAULT_HZ / 1000000 * TSC_ERR_PPM)
 
-/* ---- test-local counters, read through include/ticklab/io.h -------------------------------------- */
+/* ---- test-local counters, read through libticklab/include/ticklab/io.h -------------------------------------- */
 
 #define HPET_GEN_CONF 0x10
 #define HPET_COUNTER  0xF0

@@ -1,4 +1,4 @@
-/* tests/host/test_clockevent.c - kernel/time/clockevent.c with fake devices whose callbacks
+/* tests/host/test_clockevent.c - libticklab/time/clockevent.c with fake devices whose callbacks
  * are test code: ns -> cycle rounding that never fires early, the min/max clamp, the -ETIME
  * retry (then success, and forever), registration checks, selection rules, and the periodic
  * rounding for a PIT (1,193,182 Hz), a LAPIC-like 1 GHz and an HPET-like 100 MHz timer. */

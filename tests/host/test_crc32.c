@@ -1,4 +1,4 @@
-/* tests/host/test_crc32.c - lib/crc32.c against published check values and against the
+/* tests/host/test_crc32.c - kernel/lib/crc32.c against published check values and against the
  * bitwise definition of the CRC. */
 #include <stdlib.h>
 

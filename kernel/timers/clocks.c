@@ -1,0 +1,192 @@
+/* kernel/timers/clocks.c - see clocks.h. */
+#include "kernel/timers/clocks.h"
+
+#include "ticklab/acpi_pm.h"
+#include "ticklab/hpet.h"
+#include "ticklab/io.h"
+#include "ticklab/lapic_timer.h"
+#include "ticklab/pit8254.h"
+#include "ticklab/tsc.h"
+#include "kernel/arch/paging.h"
+#include "kernel/config.h"
+#include "kernel/discover/acpi_report.h"
+#include "kernel/discover/cpu_report.h"
+#include "kernel/report/console.h"
+#include "kernel/report/record.h"
+#include "kernel/run.h"
+#include "ticklab/calibrate.h"
+#include "kernel/timers/clock_report.h"
+#include "ticklab/cs_measure.h"
+#include "kernel/checks/wrapcheck.h"
+#include "ticklab/muldiv.h"
+
+/* How long a counter gets to show it moves: 2^26 TSC cycles is 6.7 ms at 10 GHz and
+ * 64 ms at 1 GHz, thousands of ticks of the slowest reference (PIT, 838 ns). */
+#define PROBE_CYC (1ull << 26)
+
+struct clock_facts clock_facts;
+
+enum { CAL_HPET, CAL_PM, CAL_PIT, CAL_CPUID15, CAL_CPUID16, CAL_N };
+static struct cal_result tsc_cal[CAL_N];
+
+static uint64_t cal_window_ns(void)
+{
+    switch (cfg.profile) {
+    case PROFILE_FULL: return 500000000ull;
+    case PROFILE_SOAK: return 2000000000ull;
+    default: return 50000000ull;
+    }
+}
+
+uint64_t tsc_cyc_to_ns(uint64_t cyc)
+{
+    return clock_facts.tsc_hz ? mul_div_u64(cyc, 1000000000ull, clock_facts.tsc_hz) : 0;
+}
+
+uint64_t tsc_ns_to_cyc(uint64_t ns)
+{
+    return mul_div_u64(ns, clock_facts.tsc_hz, 1000000000ull);
+}
+
+static struct clocksource *bring_up_hpet(void)
+{
+    const struct acpi_hpet_info *h = &acpi_facts.hpet;
+    if (!h->present) {
+        clock_report_absent("hpet", h->reason ? h->reason : "no HPET table");
+        return 0;
+    }
+    void *mmio = phys_map(h->addr, HPET_MMIO_BYTES);
+    struct hpet_info info;
+    if (!mmio || hpet_init((uintptr_t)mmio, false, &info)) {
+        clock_report_absent("hpet", mmio ? info.reason : "cannot map the HPET block");
+        return 0;
+    }
+    hpet_enable();
+    hpet_counting(PROBE_CYC);
+    return hpet_clocksource();
+}
+
+static struct clocksource *bring_up_pm(void)
+{
+    const struct acpi_fadt_info *f = &acpi_facts.fadt;
+    const char *reason = 0;
+    if (!f->present || !f->pm_timer_present) {
+        clock_report_absent("acpi_pm", !f->present ? "no FADT" : f->pm_timer_reason);
+        return 0;
+    }
+    if (acpi_pm_init(f->pm_timer_port, f->pm_timer_32bit, &reason)) {
+        clock_report_absent("acpi_pm", reason);
+        return 0;
+    }
+    if (acpi_pm_counting(PROBE_CYC))
+        acpi_pm_check_monotonic(1000);
+    return acpi_pm_clocksource();
+}
+
+static void register_all(void)
+{
+    struct clock_facts *c = &clock_facts;
+    c->tsc = tsc_clocksource_init();
+    c->hpet = bring_up_hpet();
+    c->acpi_pm = bring_up_pm();
+    c->pit = pit_clocksource_init(PROBE_CYC);
+    c->lapic = lapic_timer_clocksource_start();
+    struct clocksource *all[] = { c->tsc, c->hpet, c->acpi_pm, c->pit, c->lapic };
+    for (unsigned i = 0; i < sizeof(all) / sizeof(all[0]); i++)
+        if (all[i])
+            clocksource_register(all[i]);
+}
+
+static void calibrate_one(struct clocksource *ref, struct cal_result *out, const char *name)
+{
+    if (!ref || !ref->usable) {
+        calibrate_tsc(0, tsc_read_ordered, cal_window_ns(), out);   /* fills a SKIP */
+        out->ref = name;
+        out->reason = ref ? ref->unusable_reason : "reference absent";
+        return;
+    }
+    calibrate_tsc(ref, tsc_read_ordered, cal_window_ns(), out);
+}
+
+static void calibrate_tsc_all(void)
+{
+    struct clock_facts *c = &clock_facts;
+    calibrate_one(c->hpet, &tsc_cal[CAL_HPET], "hpet");
+    calibrate_one(c->acpi_pm, &tsc_cal[CAL_PM], "acpi_pm");
+    calibrate_one(c->pit, &tsc_cal[CAL_PIT], "pit");
+    calibrate_from_cpuid15(&cpu_facts, &tsc_cal[CAL_CPUID15]);
+    calibrate_from_cpuid16(&cpu_facts, &tsc_cal[CAL_CPUID16]);
+    int idx = calibrate_choose(tsc_cal, CAL_N);
+    if (idx >= 0) {
+        c->tsc_hz = tsc_cal[idx].freq_hz;
+        c->tsc_uncertainty_ppb = tsc_cal[idx].uncertainty_ppb;
+        c->tsc_method_ref = tsc_cal[idx].ref;
+        if (c->tsc)
+            clocksource_set_freq(c->tsc, c->tsc_hz);   /* makes it usable */
+    } else if (c->tsc) {
+        c->tsc->usable = false;
+        c->tsc->unusable_reason = "no calibration method succeeded";
+    }
+    for (unsigned i = 0; i < CAL_N; i++)
+        clock_report_calibration(&tsc_cal[i]);
+}
+
+static void calibrate_lapic(void)
+{
+    struct clock_facts *c = &clock_facts;
+    struct cal_result r;
+    if (!c->lapic)
+        return;
+    if (!c->tsc_hz) {
+        c->lapic->usable = false;
+        c->lapic->unusable_reason = "no calibrated TSC to measure it against";
+        return;
+    }
+    struct cal_target t = { .name = "lapic", .read = c->lapic->read, .mask = c->lapic->mask,
+                            .max_hz = c->tsc_hz };
+    calibrate_pair(&t, c->tsc, c->tsc_uncertainty_ppb, cal_window_ns(), &r);
+    if (calibrate_choose(&r, 1) == 0) {
+        c->lapic_hz = r.freq_hz;
+        c->lapic_uncertainty_ppb = r.uncertainty_ppb;
+        clocksource_set_freq(c->lapic, r.freq_hz);
+    } else {
+        c->lapic->usable = false;
+        c->lapic->unusable_reason = r.reason;
+    }
+    clock_report_calibration(&r);
+}
+
+static void measure_all(void)
+{
+    bool wraps = cfg.wrapcheck == TRI_ON ||
+                 (cfg.wrapcheck == TRI_AUTO && cfg.profile != PROFILE_QUICK);
+    uint64_t mono = cfg.profile == PROFILE_QUICK ? 2000 : 100000;
+    for (struct clocksource *cs = clocksource_list(); cs; cs = cs->next) {
+        struct cs_measure m;
+        struct wrap_result w;
+        cs_measure(cs, 1000, mono, &m);
+        cs->read_cost_cyc = (uint32_t)m.cost_median_cyc;     /* TSC cycles, measured */
+        wrapcheck_run(cs, wraps, &w);
+        clock_report_source(cs, &m, &w);
+    }
+}
+
+static void select_source(void)
+{
+    char why[96] = "";
+    struct clocksource *cs = clocksource_select(cfg.clocksource[0] ? cfg.clocksource : 0, why,
+                                                sizeof(why));
+    clock_report_selected(cs, cfg.clocksource, why);
+    if (!cs)
+        run_mark_failed("no usable clocksource");
+}
+
+void clocks_init(void)
+{
+    kprintf("\nClock sources and calibration (figures in TSC cycles unless named)\n");
+    register_all();
+    calibrate_tsc_all();
+    calibrate_lapic();
+    measure_all();
+    select_source();
+}

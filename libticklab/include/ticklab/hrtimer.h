@@ -1,0 +1,116 @@
+/* libticklab/include/ticklab/hrtimer.h - high-resolution timers: one-shot deadlines in ns on a clock event
+ * device, ordered by the tqueue (tqueue.h), the device reprogrammed only when the earliest
+ * deadline changes. Pure logic: the clock is a function pointer (the kernel passes time_ns,
+ * host tests a fake), the device a struct clockevent. No allocation, no locks, no FPU.
+ *
+ * Reprogramming rule (what `reprograms` counts: calls of clockevent_program_ns):
+ * - outside the interrupt, after a start or cancel, the device is programmed iff the queue
+ *   is non-empty and (the device is not armed, or the head's expiry differs from the
+ *   expiry it is armed for); if the queue became empty and the device was armed it is shut
+ *   down (`shutdowns`);
+ * - hrtimer_interrupt() considers the device fired (not armed) on entry; after running what
+ *   is due it programs the new head once (more only on -ETIME / a head already due again:
+ *   `retries`, then a hang), or shuts the device down if the queue is empty;
+ * - starts and cancels made by callbacks never touch the device: the interrupt's end does.
+ *
+ * Single CPU, not reentrant: callers keep interrupts off around start/cancel. */
+#ifndef TICKLAB_TIME_HRTIMER_H
+#define TICKLAB_TIME_HRTIMER_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ticklab/clockevent.h"
+#include "ticklab/tqueue.h"
+
+/* Passes of run-what-is-due + program in one interrupt before it declares a hang. */
+#define HRTIMER_MAX_TRIES 3
+/* Longest breathing delay programmed after a hang (Linux: 100 ms). */
+#define HRTIMER_HANG_MAX_DELAY_NS 100000000ull
+/* Default storm limit: more expiries than this in one interrupt stop the pass; the rest
+ * runs min_delta later. Also what bounds a callback that re-arms itself in the past. */
+#define HRTIMER_STORM_LIMIT 4096u
+
+enum hrtimer_restart { HRTIMER_NORESTART, HRTIMER_RESTART };
+enum hrtimer_mode { HRTIMER_MODE_ABS, HRTIMER_MODE_REL };
+
+struct hrtimer {
+    struct tq_node node;      /* first member; zeroed = not queued */
+    /* Runs from hrtimer_interrupt with the timer dequeued. To repeat: advance expires_ns
+     * (hrtimer_forward) and return HRTIMER_RESTART. May start/cancel any timer, itself
+     * included (a timer the callback started again itself stays as started). */
+    enum hrtimer_restart (*fn)(struct hrtimer *);
+    uint64_t expires_ns;      /* absolute, in now_ns() time */
+};
+
+struct hrtimer_base {
+    struct tq q;
+    struct clockevent *dev;
+    uint64_t (*now_ns)(void);
+    uint32_t storm_limit;     /* HRTIMER_STORM_LIMIT after init; may be changed */
+    bool in_interrupt;        /* callbacks are running: no device programming */
+    bool armed;               /* the device is armed for armed_ns */
+    bool hang_pending;        /* a hang delay is armed: starts do not reprogram until it fires */
+    uint64_t armed_ns;
+    struct hrtimer *running;  /* the timer whose callback runs, or NULL */
+    /* statistics */
+    uint64_t interrupts;      /* hrtimer_interrupt calls */
+    uint64_t reprograms;      /* clockevent_program_ns calls */
+    uint64_t shutdowns;       /* device shutdowns (queue became empty) */
+    uint64_t expired;         /* callbacks run */
+    uint64_t retries;         /* extra passes in an interrupt (-ETIME or head due again) */
+    uint64_t hangs;           /* interrupts that gave up after HRTIMER_MAX_TRIES passes */
+    uint64_t max_hang_ns;     /* longest time spent in such an interrupt */
+    uint64_t storm_detected;  /* interrupts that hit storm_limit expiries */
+    uint64_t program_errors;  /* clockevent_program_ns failures (nothing armed) */
+    uint64_t restart_errors;  /* HRTIMER_RESTART that could not be queued (queue full) */
+    uint64_t rescued;         /* hrtimer_rescue() runs: device events that never came */
+};
+
+/* Bases that can exist at once (one per clock event device). */
+#define HRTIMER_MAX_BASES 8
+
+/* slots[capacity] is the queue's storage. Sets dev->event to the hrtimer interrupt handler,
+ * which runs the base on that device (a base initialised again, or another base on the
+ * same device, replaces the old one), and shuts the device down. 0, -EINVAL, or -EBUSY
+ * (HRTIMER_MAX_BASES bases exist). */
+int hrtimer_base_init(struct hrtimer_base *base, struct clockevent *dev,
+                      uint64_t (*now_fn)(void), struct tq_slot *slots, uint32_t capacity);
+/* Gives the device back: shut down, no event handler. Timers still queued stay queued and
+ * never fire; callers cancel them first. */
+void hrtimer_base_release(struct hrtimer_base *base);
+
+/* Queues t (re-queues it if already queued) to expire at expires_ns (ABS) or now +
+ * expires_ns (REL, saturating at UINT64_MAX = never). An expiry in the past fires after the
+ * device's min delta. If the device cannot be armed at all (-ETIME after its retries), the
+ * interrupt handler is run by hand, from this caller's context. 0, -EINVAL (no fn, bad
+ * mode), -ENOMEM (queue full). */
+int hrtimer_start(struct hrtimer_base *base, struct hrtimer *t, uint64_t expires_ns,
+                  enum hrtimer_mode mode);
+
+/* Dequeues t. true if it was queued. Does not wait for a running callback (single CPU). */
+bool hrtimer_cancel(struct hrtimer_base *base, struct hrtimer *t);
+
+/* For a timer that is NOT queued (its callback): if expires_ns <= now_ns, adds the fewest
+ * intervals that put expires_ns strictly after now_ns and returns how many (the overrun
+ * count, >= 1). Returns 0 and changes nothing if expires_ns > now_ns, interval_ns is 0, or
+ * t is queued. Never overflows: if no such time fits in 64 bits, expires_ns saturates to
+ * UINT64_MAX (and the count to UINT64_MAX if it does not fit either). */
+uint64_t hrtimer_forward(struct hrtimer *t, uint64_t now_ns, uint64_t interval_ns);
+
+/* The clock event handler: runs every due timer in deadline order, then programs the
+ * device for the new head (see the top of this file); bounded, never loops forever. */
+void hrtimer_interrupt(struct hrtimer_base *base);
+
+/* Lost-event rescue, for the caller's periodic check (ticklab calls it after every wake-up
+ * from HLT, which a backup device bounds): when the earliest timer is more than grace_ns
+ * overdue, the device's event was lost (hardware or an emulator dropped it); counts it in
+ * `rescued`, shuts the device down and runs hrtimer_interrupt() by hand. true if it did.
+ * Interrupts off; never from a callback. */
+bool hrtimer_rescue(struct hrtimer_base *base, uint64_t grace_ns);
+/* hrtimer_rescue() on every base; returns how many it rescued. */
+unsigned hrtimer_rescue_all(uint64_t grace_ns);
+
+static inline bool hrtimer_queued(const struct hrtimer *t) { return tq_queued(&t->node); }
+
+#endif
