@@ -1,7 +1,6 @@
 /* kernel/config.c - the command-line options and their defaults. */
 #include "kernel/config.h"
 
-#include "kernel/exp/experiment.h"
 #include "kernel/lib/cmdline.h"
 #include "ticklab/kstring.h"
 
@@ -76,8 +75,8 @@ static bool opts_seen(const struct cmdline_opt *opts, size_t n, const char *key)
     return false;
 }
 
-int config_parse(const char *line, void (*on_error)(void *, const char *, size_t, const char *,
-                                                    const char *))
+int config_parse(const char *line, const char *const *exp_names, const char *exp_accepted,
+                 void (*on_error)(void *, const char *, size_t, const char *, const char *))
 {
     static char console_word[32];
     unsigned profile = PROFILE_QUICK, qemu_exit = TRI_AUTO, crash = CRASH_NONE, dump = 0;
@@ -93,7 +92,7 @@ int config_parse(const char *line, void (*on_error)(void *, const char *, size_t
         { .key = "profile", .type = CMDLINE_ENUM, .dest = &profile, .choices = profiles,
           .accepted = "quick, full or soak" },
         { .key = "exp", .type = CMDLINE_LIST, .dest = &cfg.exp_mask,
-          .choices = experiment_names(), .accepted = experiment_names_text() },
+          .choices = exp_names, .accepted = exp_accepted },
         { .key = "console", .type = CMDLINE_STR, .dest = console_word,
           .max = sizeof(console_word),
           .accepted = "com1..com4, 0xPORT or none, optionally ,BAUD (a divisor of 115200)" },

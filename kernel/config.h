@@ -42,10 +42,13 @@ struct config {
 extern struct config cfg;
 
 /* Parses line into cfg, reporting each bad word as an `error` record (via the callback
- * installed by the caller, see kernel/main.c). Returns the number of bad words. The
- * console= word is applied after parsing by the caller. */
-int config_parse(const char *line, void (*on_error)(void *, const char *, size_t, const char *,
-                                                    const char *));
+ * installed by the caller, see kernel/main.c). exp_names: the experiments exp= may name
+ * (NULL-terminated, in the bit order of cfg.exp_mask), exp_accepted: their one-line list
+ * for the error record; the caller gets them from the experiment registry, so config knows
+ * nothing of experiments. Returns the number of bad words. The console= word is applied
+ * after parsing by the caller. */
+int config_parse(const char *line, const char *const *exp_names, const char *exp_accepted,
+                 void (*on_error)(void *, const char *, size_t, const char *, const char *));
 const char *profile_name(enum profile p);
 
 #endif

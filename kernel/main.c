@@ -7,11 +7,12 @@
 #include "ticklab/pic8259.h"
 #include "kernel/arch/cpu.h"
 #include "kernel/arch/paging.h"
-#include "kernel/arch/smp.h"
+#include "kernel/smp/smp.h"
 #include "kernel/boot/bootinfo.h"
 #include "kernel/config.h"
 #include "kernel/debug.h"
 #include "kernel/exp/experiment.h"
+#include "kernel/exp/harness.h"
 #include "kernel/intr/intr.h"
 #include "kernel/inventory.h"
 #include "kernel/discover/acpi_report.h"
@@ -20,7 +21,9 @@
 #include "kernel/discover/topology_acpi.h"
 #include "kernel/report/console.h"
 #include "kernel/report/record.h"
+#include "kernel/report/stop.h"
 #include "kernel/run.h"
+#include "kernel/timers/timers.h"
 #include "kernel/checks/ce_check.h"
 #include "kernel/timers/ce_devices.h"
 #include "kernel/checks/ce_measure.h"
@@ -30,6 +33,8 @@
 #include "ticklab/tick.h"
 #include "kernel/timers/tick_report.h"
 #include "kernel/checks/tick_check.h"
+#include "kernel/checks/tsc_warp.h"
+#include "kernel/checks/wrapcheck.h"
 #include "ticklab/errno.h"
 #include "ticklab/fmt.h"
 #include "ticklab/kstring.h"
@@ -102,7 +107,7 @@ static void consoles_init(void)
     int serial = -1;
     if (cfg.console_port)
         serial = console_serial_init(cfg.console_port, cfg.console_baud);
-    console_screen_init(&boot.fb);
+    console_screen_init(&boot.fb, phys_map);
     kprintf("ticklab %s (%s): PC timer measurement kit\n", TICKLAB_VERSION, TICKLAB_GIT);
     if (cfg.console_port && serial != 0)
         kprintf("no serial port answers at %#x: output goes to the screen only\n",
@@ -122,7 +127,7 @@ static void send_boot_record(void)
     if (boot.image[0])
         json_str(&r.j, "image", boot.image);
     json_bool(&r.j, "cmdline_truncated", boot.cmdline_truncated);
-    json_bool(&r.j, "qemu", running_under_qemu());
+    json_bool(&r.j, "qemu", stop_under_qemu());
     json_str(&r.j, "profile", profile_name(cfg.profile));
     json_u64(&r.j, "hz", cfg.hz);
     if (boot.efi.present) {
@@ -140,57 +145,18 @@ static void send_boot_record(void)
     rec_emit(&r);
 }
 
-static void start_tick(void)
-{
-    char why[96] = "";
-    int rc = tick_start(cfg.hz, cfg.clockevent[0] ? cfg.clockevent : 0, cfg.tick_oneshot, why,
-                        sizeof(why));
-    if (rc && rc != -ERANGE && cfg.clockevent[0]) {
-        /* The named device exists but cannot make this HZ (the RTC makes powers of two). */
-        fmt_snprintf(why, sizeof(why), "clockevent=%s cannot tick at HZ=%llu (error %d)",
-                     cfg.clockevent, (unsigned long long)cfg.hz, rc);
-        char ignored[8];
-        rc = tick_start(cfg.hz, 0, cfg.tick_oneshot, ignored, sizeof(ignored));
-    }
-    if (cfg.clockevent[0] && why[0]) {
-        struct rec r;
-        rec_begin(&r, "error");
-        json_str(&r.j, "what", "clockevent");
-        json_str(&r.j, "requested", cfg.clockevent);
-        json_str(&r.j, "reason", why);
-        json_str(&r.j, "action", rc ? "no tick" : "best usable device used");
-        rec_emit(&r);
-    }
-    if (rc && cfg.hz != 1000) {
-        /* hz outside 100..10000 that no device makes: say so, tick at the default. */
-        struct rec r;
-        rec_begin(&r, "error");
-        json_str(&r.j, "what", "hz");
-        json_u64(&r.j, "requested", cfg.hz);
-        json_i64(&r.j, "err", rc);
-        json_str(&r.j, "action", "default 1000 used");
-        rec_emit(&r);
-        cfg.hz = 1000;
-        char ignored[8];
-        rc = tick_start(cfg.hz, cfg.clockevent[0] ? cfg.clockevent : 0, cfg.tick_oneshot, ignored,
-                        sizeof(ignored));
-    }
-    if (rc) {
-        rec_error("tick", "no clock event device can drive the tick");
-        run_mark_failed("no tick");
-        return;
-    }
-    kernel_wheel_start();
-    tick_report_start();
-}
-
 void kmain(uint32_t magic, uint32_t info_phys)
 {
     cpu_tables_init();
     paging_init();
+    smp_boot_cpu_init();
     pic_remap_and_mask();
     bootinfo_parse(magic, phys_to_virt(info_phys), MB2_INFO_MAX, to_virt, &boot);
-    config_parse(boot.cmdline, defer_error);
+    config_parse(boot.cmdline, experiment_names(), experiment_names_text(), defer_error);
+    stop_configure(cfg.qemu_exit == TRI_ON    ? STOP_EXIT_ALWAYS
+                   : cfg.qemu_exit == TRI_OFF ? STOP_EXIT_NEVER
+                                              : STOP_EXIT_AUTO,
+                   cfg.reboot);
     consoles_init();
 
     send_boot_record();
@@ -210,21 +176,30 @@ void kmain(uint32_t magic, uint32_t info_phys)
         run_mark_failed("no usable local APIC");
     else if (!irq_check_pit())
         run_mark_failed("timer interrupts are not delivered");
-    clocks_init();
+    if (clocks_init())
+        run_mark_failed("no usable clocksource");
     ce_devices_init();
     ce_measure_all();
+    wrapcheck_report_all();
     ce_check_all(cfg.cecheck);
-    start_tick();
-    hrtimers_init();
+    if (timers_tick_start(&cfg.hz, cfg.clockevent, cfg.tick_oneshot))
+        run_mark_failed("no tick");
+    timers_base_init();
+    timers_smp_hooks();
     smp_start(cfg.cpus ? (unsigned)cfg.cpus : CPU_MAX,
-              bootinfo_low_ram_covers(&boot, SMP_START_PAGE, 0x1000));
-    percpu_check_run();
+              bootinfo_low_ram_covers(&boot, SMP_START_PAGE, 0x1000), clock_facts.tsc_hz);
+    if (!tsc_warp_check())
+        kprintf("  tsc         not one clock on every CPU: demoted\n");
+    if (!percpu_check_run())
+        run_mark_failed("an application processor's own timers did not all fire on it");
     tick_check_run(cfg.tickcheck_ms);
     hrt_check_run(cfg.hrtcheck);
     idle_check_run(cfg.idlecheck_ms, cfg.nohz);
     debug_crash(cfg.crash);
     unsigned ran = experiments_run(cfg.exp_mask);
     kprintf("%u experiment(s) ran\n", ran);
+    if (exp_defects())
+        run_mark_failed("an experiment found a defect of the kit (its error record says which)");
     tick_stop();
     if (tick_info()->dev)
         tick_report_stats();

@@ -1,4 +1,5 @@
-/* kernel/run.h - how a run ends: the `end` record, then exit QEMU or halt. */
+/* kernel/run.h - how a run ends when it ends normally: marked failed or not along the way,
+ * then the summary screen and kernel/report/stop.h's `end` record and exit. */
 #ifndef TICKLAB_RUN_H
 #define TICKLAB_RUN_H
 #include <stdbool.h>
@@ -6,10 +7,7 @@
 /* Marks the run failed (it goes on; the end record will say "failed"). */
 void run_mark_failed(const char *why);
 bool run_failed(void);
-/* Sends `end` and stops: writes isa-debug-exit under QEMU (0x10 ok -> exit 33, 0x11 failed
- * -> exit 35), else halts (or reboots when reboot=1). Never returns. */
+/* The summary screen, then stop_run(). Never returns. */
 __attribute__((noreturn)) void run_finish(void);
-/* True when the hypervisor CPUID leaf says QEMU (TCG or KVM). */
-bool running_under_qemu(void);
 
 #endif

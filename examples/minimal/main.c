@@ -1,16 +1,20 @@
 /* examples/minimal/main.c - a kernel that is not ticklab, using only libticklab.a: it
  * calibrates the TSC against the PIT, makes the LAPIC timer a clock event device, starts a
  * 1 ms periodic hrtimer on the best one-shot device it registered and prints 10 measured
- * intervals. Everything outside the library is its own: entry, page tables, IDT, serial
- * console, and the porting layer (docs/library.md): memset/memcpy/memmove/memcmp and
- * rdmsr_safe, plus the interrupt glue below. */
+ * intervals. The clock event device is the library's own (struct lapic_timer_ce), its
+ * shortest delta found by the library's search; everything outside the library is this
+ * kernel's: entry, page tables, IDT, serial console, and the porting layer
+ * (docs/library.md): memset/memcpy/memmove/memcmp and rdmsr_safe, plus the interrupt glue
+ * below (EOI, then the driver's irq function). */
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "ticklab/calibrate.h"
+#include "ticklab/ce_search.h"
 #include "ticklab/clockevent.h"
 #include "ticklab/clocksource.h"
+#include "ticklab/cpuid.h"
 #include "ticklab/hrtimer.h"
 #include "ticklab/io.h"
 #include "ticklab/lapic.h"
@@ -138,23 +142,38 @@ static void idt_load(void)
     __asm__ volatile("lidt %0" : : "m"(p));
 }
 
-/* ---- the LAPIC timer as a clock event device ---------------------------------------------- */
+/* ---- the LAPIC timer: the library's clock event device --------------------------------- */
 
-static int lapic_set_next(uint64_t cyc)
-{
-    return lapic_timer_oneshot(TIMER_VECTOR, (uint32_t)cyc, 1);
-}
-
-static struct clockevent lapic_ce = {
-    .name = "lapic", .features = CE_ONESHOT, .max_delta_cyc = 0xFFFFFFFFu,
-    .set_next = lapic_set_next, .shutdown = lapic_timer_stop, .rating = 150, .usable = true,
-};
+static struct lapic_timer_ce lapic_timer;
 
 /* The interrupt glue: acknowledge the controller, then hand the event to the library. */
 void example_timer_irq(void)
 {
     lapic_eoi();
-    clockevent_handle_irq(&lapic_ce);
+    lapic_timer_ce_irq(&lapic_timer);
+}
+
+/* The min-delta search waits for events by polling their count, bounded by the TSC. */
+static uint64_t tsc_hz;
+
+static uint64_t events_seen(void *ctx)
+{
+    return ((struct clockevent *)ctx)->events;
+}
+
+static bool wait_event(void *ctx, uint64_t before, uint64_t bound_ns)
+{
+    uint64_t t0 = tsc_read(), bound = bound_ns * (tsc_hz / 1000000ull) / 1000ull;
+    __asm__ volatile("sti");
+    while (events_seen(ctx) == before && tsc_read() - t0 < bound)
+        cpu_relax();
+    __asm__ volatile("cli");
+    return events_seen(ctx) != before;
+}
+
+static void count_only(struct clockevent *ce)
+{
+    (void)ce;
 }
 
 /* ---- the example ---------------------------------------------------------------------------- */
@@ -200,7 +219,9 @@ void example_main(void)
 
     /* the TSC, calibrated against the PIT's channel 2 over 50 ms */
     struct clocksource *pit = pit_clocksource_init(10000000);
-    struct clocksource *tsc = tsc_clocksource_init();
+    struct cpu_info cpu;
+    cpu_probe(&cpu);
+    struct clocksource *tsc = tsc_clocksource_init(&cpu);
     struct cal_result cal;
     if (!pit || calibrate_tsc(pit, tsc_read_ordered, 50000000ull, &cal) != 0)
         fail("TSC calibration against the PIT");
@@ -220,19 +241,27 @@ void example_main(void)
     if (calibrate_pair(&target, tsc, 0, 20000000ull, &cal) != 0)
         fail("LAPIC timer calibration against the TSC");
     lapic_timer_stop();
-    lapic_ce.freq_hz = cal.freq_hz;
-    /* its shortest delta: what one programming costs, in timer cycles (measured) */
-    uint64_t c0 = tsc_read_ordered();
-    for (int i = 0; i < 16; i++)
-        lapic_timer_oneshot(TIMER_VECTOR, 0xFFFFFFFFu, 1);
-    uint64_t prog_ns = (tsc_read_ordered() - c0) * 1000000000ull / 16 / tsc->freq_hz;
-    lapic_timer_stop();
-    lapic_ce.min_delta_cyc = prog_ns * cal.freq_hz / 1000000000ull + 1;
-    if (clockevent_register(&lapic_ce) != 0)
-        fail("clockevent_register");
 
-    struct clockevent *best = clockevent_select(NULL, CE_ONESHOT, why, sizeof(why));
-    if (!best || hrtimer_base_init(&base, best, time_ns, slots, 4) != 0)
+    /* the library's clock event devices for this CPU's timer; its shortest delta measured */
+    tsc_hz = tsc->freq_hz;
+    lapic_timer_ce_init(&lapic_timer, 0, TIMER_VECTOR, cal.freq_hz, tsc, &cpu);
+    struct clockevent *ce = &lapic_timer.lapic;
+    if (clockevent_register(ce) != 0 || clockevent_claim(ce, count_only, 0) != 0)
+        fail("clockevent_register");
+    struct ce_search_ops ops = { events_seen, wait_event, ce };
+    uint32_t etime = 0;
+    clockevent_set_min_delta(ce, ce_search_min_delta(ce, &ops, &etime));
+    clockevent_release(ce);
+    puts_serial("minimal: LAPIC timer ");
+    put_i64((int64_t)cal.freq_hz);
+    puts_serial(" Hz, min delta ");
+    put_i64((int64_t)ce->min_delta_ns);
+    puts_serial(" ns\n");
+    if (lapic_timer.deadline.usable)
+        clockevent_register(&lapic_timer.deadline);
+
+    struct clockevent *best = clockevent_select(NULL, CE_ONESHOT, 0, NULL, why, sizeof(why));
+    if (!best || hrtimer_base_init(&base, best, &hrtimer_clock_time_ns, slots, 4) != 0)
         fail("no one-shot clock event device");
     puts_serial("minimal: hrtimer on ");
     puts_serial(best->name);

@@ -12,44 +12,11 @@
 #define IST_NMI           2
 #define IST_MACHINE_CHECK 3
 
-#define CPU_MAX 8             /* CPUs ticklab starts (the boot CPU and 7 others) */
+#define CPU_MAX 16            /* CPUs ticklab starts (the boot CPU and 15 others) */
 
 void cpu_tables_init(void);   /* GDT + TSS + IDT for the boot CPU */
 /* For application processor `cpu` (1..CPU_MAX-1), on that CPU: its own GDT and TSS (with
  * the given IST stack tops), the shared IDT. */
 void cpu_tables_init_ap(unsigned cpu, uint64_t df_top, uint64_t nmi_top, uint64_t mc_top);
-
-static inline uint64_t read_cr2(void)
-{
-    uint64_t v;
-    __asm__ volatile("mov %%cr2, %0" : "=r"(v));
-    return v;
-}
-static inline uint64_t read_cr3(void)
-{
-    uint64_t v;
-    __asm__ volatile("mov %%cr3, %0" : "=r"(v));
-    return v;
-}
-static inline void write_cr3(uint64_t v)
-{
-    __asm__ volatile("mov %0, %%cr3" : : "r"(v) : "memory");
-}
-static inline uint64_t read_cr0(void)
-{
-    uint64_t v;
-    __asm__ volatile("mov %%cr0, %0" : "=r"(v));
-    return v;
-}
-static inline uint64_t read_cr4(void)
-{
-    uint64_t v;
-    __asm__ volatile("mov %%cr4, %0" : "=r"(v));
-    return v;
-}
-static inline void write_cr4(uint64_t v)
-{
-    __asm__ volatile("mov %0, %%cr4" : : "r"(v) : "memory");
-}
 
 #endif

@@ -1,11 +1,11 @@
 /* kernel/arch/fault.c - see fault.h. */
 #include "kernel/arch/fault.h"
 
-#include "kernel/arch/cpu.h"
+#include "kernel/arch/cr.h"
 #include "kernel/arch/paging.h"
 #include "kernel/report/console.h"
 #include "kernel/report/record.h"
-#include "kernel/run.h"
+#include "kernel/report/stop.h"
 
 #define VEC_NMI 2
 #define VEC_DF  8
@@ -58,7 +58,7 @@ void fault_handle(struct trap_frame *tf)
     static int depth;
     if (++depth > 1) {
         /* A fault while reporting a fault: say nothing more, just stop. */
-        run_finish();
+        stop_run(true, "fault while reporting a fault");
     }
     uint64_t cr2 = read_cr2();
     const char *guard = (v == VEC_PF || v == VEC_DF) ? paging_guard_name(cr2) : 0;
@@ -81,6 +81,5 @@ void fault_handle(struct trap_frame *tf)
             v < 32 ? names[v] : "irq", (unsigned long long)tf->rip,
             (unsigned long long)cr2, guard ? ": stack overflow into the guard page of stack " : "",
             guard ? guard : "");
-    run_mark_failed(guard ? "stack overflow" : "CPU exception");
-    run_finish();
+    stop_run(true, guard ? "stack overflow" : "CPU exception");
 }

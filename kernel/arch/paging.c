@@ -4,7 +4,7 @@
 #include <stddef.h>
 
 #include "ticklab/io.h"
-#include "kernel/arch/cpu.h"
+#include "kernel/arch/cr.h"
 #include "ticklab/kstring.h"
 
 #define PTE_P    (1ull << 0)

@@ -5,12 +5,14 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "kernel/arch/frame.h"
+
 /* TSC timestamps of the interrupt path, for the experiments (kernel/exp), taken only while
  * asked for (so that the tick pays nothing for them otherwise). While `on`: entry_tsc, by
  * the entry stub of every interrupt and exception, right after it saved the two registers
  * RDTSC writes (the "first instruction of the handler" in latency figures). While `split`
  * as well: eoi_begin/eoi_end around the acknowledgement of the interrupt controller
- * (intr_eoi), exit_tsc as isr_dispatch returns to the stub; vector and seq (incremented
+ *  (intr_eoi), exit_tsc as irq_dispatch returns to the stub; vector and seq (incremented
  * last) say which interrupt the set belongs to. One set for all CPUs: an experiment that turns it on keeps the other
  * CPUs quiet. */
 struct irq_probe {
@@ -23,22 +25,22 @@ struct irq_probe {
 };
 extern struct irq_probe irq_probe;
 _Static_assert(__builtin_offsetof(struct irq_probe, on) == 44, "isr.asm tests irq_probe.on at 44");
-
-struct trap_frame {
-    uint64_t r15, r14, r13, r12, r11, r10, r9, r8;
-    uint64_t rbp, rdi, rsi, rdx, rcx, rbx, rax;
-    uint64_t vector, error_code;
-    uint64_t rip, cs, rflags, rsp, ss;     /* pushed by the CPU */
-};
-_Static_assert(sizeof(struct trap_frame) == 22 * 8, "trap_frame layout");
+_Static_assert(__builtin_offsetof(struct irq_probe, split) == 45,
+               "isr.asm tests irq_probe.split at 45");
 
 typedef void (*irq_handler_fn)(struct trap_frame *tf, void *ctx);
 
-void isr_dispatch(struct trap_frame *tf);
+/* From kernel/arch/isr.asm: vectors 0-31 to the fault reporter, 32-255 to their handlers;
+ * irq_probe_exit after a handler while irq_probe.split (the exit stamp). */
+void exception_dispatch(struct trap_frame *tf);
+void irq_dispatch(struct trap_frame *tf);
+void irq_probe_exit(const struct trap_frame *tf);
 /* Install a handler for vector 32..255. Returns -EINVAL for an exception vector or
  * -EBUSY when one is installed already. */
 int irq_set_handler(unsigned vector, irq_handler_fn fn, void *ctx);
 void irq_clear_handler(unsigned vector);
 uint64_t irq_count(unsigned vector);
+/* Interrupts that came at `vector` with no handler installed. */
+uint64_t irq_unexpected(unsigned vector);
 
 #endif

@@ -34,7 +34,7 @@ static uint64_t lcg(uint64_t *s)
 static bool wait_stamps(struct clockevent *ce, unsigned want, uint64_t bound_ns)
 {
     uint64_t c0 = rdtsc(), bound = tsc_ns_to_cyc(bound_ns);
-    halt_backup_start(ce->name);     /* without one, halt_once() polls with interrupts on */
+    halt_backup_start(ce);           /* without one, halt_once() polls with interrupts on */
     while (n_stamps < want && rdtsc() - c0 < bound)
         halt_once();
     halt_backup_stop();
@@ -50,7 +50,7 @@ static uint64_t start_periodic(struct clockevent *ce)
     uint64_t p = ce->min_delta_cyc ? ce->min_delta_cyc : 1;
     while (clockevent_cyc_to_ns(ce, p) < PERIOD_NS && p * 2 <= ce->max_delta_cyc)
         p *= 2;
-    return ce->set_periodic(p) == 0 ? clockevent_cyc_to_ns(ce, p) : 0;
+    return clockevent_set_state(ce, CE_STATE_PERIODIC, p) == 0 ? clockevent_cyc_to_ns(ce, p) : 0;
 }
 
 static void report(struct clockevent *ce, const char *mode, unsigned expected, unsigned got,
@@ -84,11 +84,11 @@ static void check_periodic(struct clockevent *ce, unsigned n)
     struct stats st = { 0 };
     n_stamps = 0;
     want_stamps = n + 1;
-    ce->event = on_event;
+    if (clockevent_claim(ce, on_event, &stamp))
+        return;
     uint64_t period = start_periodic(ce);
     bool ok = period && wait_stamps(ce, n + 1, (n + 2) * PERIOD_NS * 4 + 100000000ull);
-    ce->shutdown();
-    ce->event = 0;
+    clockevent_release(ce);
     unsigned got = n_stamps ? n_stamps - 1 : 0;
     for (unsigned i = 0; i < got; i++)
         sample[i] = (int64_t)(stamp[i + 1] - stamp[i]) - (int64_t)period;
@@ -102,9 +102,10 @@ static void check_oneshot(struct clockevent *ce, unsigned n)
 {
     struct stats st = { 0 };
     uint64_t seed = 0x7469636B6C6162ull;      /* "ticklab" */
-    uint64_t min_ns = clockevent_cyc_to_ns(ce, ce->min_delta_cyc ? ce->min_delta_cyc : 1);
+    uint64_t min_ns = ce->min_delta_ns;
     unsigned got = 0, early = 0;
-    ce->event = on_event;
+    if (clockevent_claim(ce, on_event, &stamp))
+        return;
     for (unsigned i = 0; i < n; i++) {
         uint64_t delta = min_ns + lcg(&seed) % ONESHOT_SPAN_NS;
         n_stamps = 0;
@@ -116,8 +117,7 @@ static void check_oneshot(struct clockevent *ce, unsigned n)
         early += late < 0;
         sample[got++] = late;
     }
-    ce->shutdown();
-    ce->event = 0;
+    clockevent_release(ce);
     stats_i64(sample, got, &st);
     report(ce, "oneshot", n, got, 0, &st, early);
     if (got != n)
@@ -131,7 +131,7 @@ void ce_check_all(uint64_t events)
         return;
     unsigned long flags = irq_save();
     for (struct clockevent *ce = clockevent_list(); ce; ce = ce->next) {
-        if (!ce->usable)
+        if (ce->cpu != 0 || !clockevent_is_free(ce))
             continue;
         if (ce->features & CE_PERIODIC)
             check_periodic(ce, n);

@@ -59,9 +59,10 @@ static bool fire_check(struct clockevent *ce, unsigned *attempts)
         if (ce->features & CE_ONESHOT)
             rc = clockevent_program_ns(ce, FIRE_CHECK_NS);
         else
-            rc = ce->set_periodic(periodic_probe_cyc(ce, FIRE_CHECK_NS));
+            rc = clockevent_set_state(ce, CE_STATE_PERIODIC,
+                                      periodic_probe_cyc(ce, FIRE_CHECK_NS));
         bool ok = rc == 0 && wait_fire(before, FIRE_BOUND_NS);
-        ce->shutdown();
+        clockevent_shutdown(ce);
         if (ok)
             return true;
     }
@@ -82,20 +83,25 @@ static bool wait_ops(void *ctx, uint64_t before, uint64_t bound_ns)
 
 static const struct ce_search_ops search_ops = { events_seen, wait_ops, 0 };
 
+/* What one event's programming costs: the per-event call alone (the state is set once,
+ * before the samples), in TSC cycles around it. */
 static void program_cost(struct clockevent *ce, struct stats *out)
 {
     uint64_t delta = clockevent_ns_to_cyc_up(ce, COST_DELTA_NS);
     if (delta > ce->max_delta_cyc)
         delta = ce->max_delta_cyc;
+    bool oneshot = (ce->features & CE_ONESHOT) != 0;
+    if (oneshot)
+        clockevent_program_cyc(ce, delta);
     for (unsigned i = 0; i < COST_SAMPLES; i++) {
         uint64_t t0 = rdtsc_ordered();
-        if (ce->features & CE_ONESHOT)
-            ce->set_next(delta);
+        if (oneshot)
+            clockevent_program_cyc(ce, delta);
         else
-            ce->set_periodic(periodic_probe_cyc(ce, COST_DELTA_NS));
+            clockevent_set_state(ce, CE_STATE_PERIODIC, periodic_probe_cyc(ce, COST_DELTA_NS));
         cost[i] = rdtsc_ordered() - t0;
     }
-    ce->shutdown();
+    clockevent_shutdown(ce);
     stats_u64(cost, COST_SAMPLES, out);
 }
 
@@ -106,10 +112,12 @@ static void features_member(struct json *j, unsigned f)
         json_elem_str(j, "periodic");
     if (f & CE_ONESHOT)
         json_elem_str(j, "oneshot");
-    if (f & CE_DEADLINE)
-        json_elem_str(j, "deadline");
-    if (f & CE_STOPS_IN_C3)
-        json_elem_str(j, "stops_in_c3");
+    if (f & CE_ABS)
+        json_elem_str(j, "abs");
+    if (f & CE_PERCPU)
+        json_elem_str(j, "percpu");
+    if (f & CE_STOPS_IN_IDLE)
+        json_elem_str(j, "stops_in_idle");
     json_arr_close(j);
 }
 
@@ -118,16 +126,19 @@ static void measure_one(struct clockevent *ce)
     uint32_t etime = 0;
     struct stats c = { 0 };
     unsigned long flags = irq_save();
-    ce->event = count_event;
+    if (clockevent_claim(ce, count_event, (void *)&cost)) {
+        irq_restore(flags);
+        return;
+    }
     irq_enable();
     unsigned attempts = 0;
     bool fires = fire_check(ce, &attempts);
     if (fires && (ce->features & CE_ONESHOT))
-        ce->min_delta_cyc = ce_search_min_delta(ce, &search_ops, &etime);
+        clockevent_set_min_delta(ce, ce_search_min_delta(ce, &search_ops, &etime));
     if (fires)
         program_cost(ce, &c);
     irq_disable();
-    ce->event = 0;
+    clockevent_release(ce);
     irq_restore(flags);
     if (!fires) {
         ce->usable = false;
@@ -148,7 +159,7 @@ static void measure_one(struct clockevent *ce)
     json_u64(&r.j, "fire_check_attempts", attempts);
     if (fires) {
         json_u64(&r.j, "min_delta_cyc", ce->min_delta_cyc);
-        json_u64(&r.j, "min_delta_ns", clockevent_cyc_to_ns(ce, ce->min_delta_cyc));
+        json_u64(&r.j, "min_delta_ns", ce->min_delta_ns);
         json_u64(&r.j, "search_etime", etime);
         json_u64(&r.j, "program_cost_min_tsc_cyc", (uint64_t)c.min);
         json_u64(&r.j, "program_cost_median_tsc_cyc", (uint64_t)c.median);
@@ -159,7 +170,7 @@ static void measure_one(struct clockevent *ce)
         kprintf("  %-12s %10llu Hz  min delta %llu cyc (%llu ns)  program %lld/%lld/%lld TSC cyc\n",
                 ce->name, (unsigned long long)ce->freq_hz,
                 (unsigned long long)ce->min_delta_cyc,
-                (unsigned long long)clockevent_cyc_to_ns(ce, ce->min_delta_cyc),
+                (unsigned long long)ce->min_delta_ns,
                 (long long)c.min, (long long)c.median, (long long)c.p99);
     else
         kprintf("  %-12s NOT usable: %s\n", ce->name, ce->unusable_reason);
@@ -172,6 +183,6 @@ void ce_measure_all(void)
         return;
     }
     for (struct clockevent *ce = clockevent_list(); ce; ce = ce->next)
-        if (ce->usable)
+        if (ce->usable && ce->cpu == 0)
             measure_one(ce);
 }

@@ -1,10 +1,11 @@
 /* kernel/checks/percpu_check.c - see percpu_check.h. */
 #include "kernel/checks/percpu_check.h"
 
-#include "kernel/arch/smp.h"
+#include "kernel/smp/smp.h"
 #include "kernel/report/console.h"
 #include "kernel/report/record.h"
 #include "kernel/timers/clocks.h"
+#include "kernel/timers/timers.h"
 #include "ticklab/clocksource.h"
 #include "ticklab/hrtimer.h"
 #include "ticklab/io.h"
@@ -21,6 +22,7 @@ static struct check {
     int64_t late_ns[TIMERS];
     volatile unsigned fired;
     bool no_base;
+    const char *why;
 } checks[CPU_MAX];
 
 static enum hrtimer_restart on_timer(struct hrtimer *t)
@@ -37,7 +39,7 @@ static enum hrtimer_restart on_timer(struct hrtimer *t)
 static void run_here(void *arg)
 {
     struct check *k = arg;
-    struct hrtimer_base *b = k->hpet ? smp_hpet_base() : smp_local_base();
+    struct hrtimer_base *b = k->hpet ? timers_hpet_base(&k->why) : timers_lapic_base(&k->why);
     if (!b) {
         k->no_base = true;
         return;
@@ -57,7 +59,15 @@ static void run_here(void *arg)
     irq_restore(flags);
 }
 
-static void check_one(unsigned cpu, bool hpet)
+static bool probe_result[CPU_MAX];
+
+/* On the application processor: whether it has a base on an HPET comparator of its own. */
+static void probe_hpet(void *arg)
+{
+    probe_result[smp_this_cpu()] = timers_hpet_base((const char **)arg) != 0;
+}
+
+static bool check_one(unsigned cpu, bool hpet)
 {
     struct cpu_local *c = &cpu_locals[cpu];
     struct check *k = &checks[cpu];
@@ -87,7 +97,8 @@ static void check_one(unsigned cpu, bool hpet)
     json_u64(&r.j, "early", early);
     json_i64(&r.j, "late_max_ns", late_max);
     json_str(&r.j, "reason", rc ? "the CPU did not finish within the bound"
-                                : k->no_base ? "no hrtimer base on this CPU" : 0);
+                                : k->no_base ? (k->why ? k->why : "no hrtimer base on this CPU")
+                                             : 0);
     rec_emit(&r);
     kprintf("  cpu %u       %u/%u hrtimers on its own %s fired, %u on it, late max %lld ns\n",
             cpu, k->fired, TIMERS, hpet ? "HPET comparator" : "LAPIC timer", own,
@@ -95,15 +106,22 @@ static void check_one(unsigned cpu, bool hpet)
     if (rc || k->fired != TIMERS || own != TIMERS)
         rec_error("percpu_timer_check", "an application processor's timers did not all "
                                         "fire on it");
+    return rc == 0 && k->fired == TIMERS && own == TIMERS;
 }
 
-void percpu_check_run(void)
+bool percpu_check_run(void)
 {
+    bool all = true;
     for (unsigned cpu = 1; cpu < CPU_MAX; cpu++) {
         if (!cpu_locals[cpu].online)
             continue;
-        check_one(cpu, false);
-        if (cpu_locals[cpu].hpet_ready)
-            check_one(cpu, true);
+        all &= check_one(cpu, false);
+        const char *why;
+        unsigned long flags = irq_save();
+        bool has_hpet = smp_call(cpu, probe_hpet, &why, 100000000ull) == 0 && probe_result[cpu];
+        irq_restore(flags);
+        if (has_hpet)
+            all &= check_one(cpu, true);
     }
+    return all;
 }

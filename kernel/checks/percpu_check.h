@@ -5,7 +5,11 @@
  * never early. */
 #ifndef TICKLAB_TIME_PERCPU_CHECK_H
 #define TICKLAB_TIME_PERCPU_CHECK_H
+#include <stdbool.h>
 
-void percpu_check_run(void);
+/* False when an online CPU's LAPIC timer base is missing or its timers did not all fire on
+ * it (each case has its record and an `error` record): the run must not end "ok" then. A
+ * CPU without an HPET comparator of its own is no failure (the HPET has only so many). */
+bool percpu_check_run(void);
 
 #endif

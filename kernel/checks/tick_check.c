@@ -8,25 +8,13 @@
 #include "ticklab/clocksource.h"
 #include "kernel/timers/halt.h"
 #include "ticklab/tick.h"
-
-struct wheel kernel_wheel;
+#include "kernel/timers/timers.h"
 
 static struct {
     struct wheel_timer timer;
     uint64_t added_ns, expires, fired_jiffies, fired_ns;
     volatile bool fired;
 } one_second;
-
-static void wheel_hook(uint64_t now)
-{
-    wheel_advance(&kernel_wheel, now);
-}
-
-void kernel_wheel_start(void)
-{
-    wheel_init(&kernel_wheel, jiffies);
-    tick_set_hook(wheel_hook);
-}
 
 static void on_one_second(struct wheel_timer *t, void *ctx)
 {
@@ -53,7 +41,7 @@ void tick_check_run(uint64_t run_ms)
      * the TSC bounds the whole wait. */
     uint64_t bound_cyc = tsc_ns_to_cyc(run_ms * 1000000ull) * 2 + tsc_ns_to_cyc(100000000ull);
     uint64_t c0 = rdtsc();
-    halt_backup_start(ti->dev->name);
+    halt_backup_start(ti->dev);
     uint64_t wakes0 = halt_backup_wakes();
     while (time_ns() - t0 < run_ms * 1000000ull && rdtsc() - c0 < bound_cyc)
         halt_once();
@@ -142,7 +130,7 @@ void idle_check_run(uint64_t run_ms, bool nohz)
     timer_add(&kernel_wheel, &half_way.timer, half_way.expires);
 
     uint64_t c0 = rdtsc(), bound_cyc = tsc_ns_to_cyc(run_ms * 2000000ull + 100000000ull);
-    halt_backup_start(ti->dev->name);
+    halt_backup_start(ti->dev);
     uint64_t wakes0 = halt_backup_wakes();
     while (time_ns() < end && rdtsc() - c0 < bound_cyc) {
         if (nohz && !tick_nohz_stopped()) {

@@ -6,12 +6,6 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "ticklab/wheel.h"
-
-extern struct wheel kernel_wheel;
-
-/* Starts the kernel wheel on the tick (call once the tick runs). */
-void kernel_wheel_start(void);
 /* Waits run_ms in HLT with the tick running; nothing when run_ms is 0. */
 void tick_check_run(uint64_t run_ms);
 /* Idles run_ms in HLT with a wheel timer half way, the tick stopped between events when

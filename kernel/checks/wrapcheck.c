@@ -2,44 +2,22 @@
 #include "kernel/checks/wrapcheck.h"
 
 #include "ticklab/io.h"
-#include "ticklab/pit8254.h"
-#include "kernel/intr/intr.h"
+#include "kernel/timers/halt.h"
 #include "ticklab/calibrate.h"
+#include "kernel/config.h"
+#include "kernel/timers/clock_report.h"
+#include "kernel/timers/ce_devices.h"
 #include "kernel/timers/clocks.h"
+#include "ticklab/lapic_timer.h"
 #include "ticklab/kstring.h"
 #include "ticklab/muldiv.h"
 
-/* Wake-ups every 20 ms from PIT channel 0 while waiting in HLT: well under a quarter of the
- * shortest wrap run this way (the 24-bit PM timer's 4.69 s). The PIT's own 16-bit channel 2
- * wraps every 54.9 ms, too fast for that: it is polled. */
-#define WAKE_PERIOD_NS     20000000ull
+/* Counters that wrap in a second or more are read once per HLT, and every HLT ends by the
+ * backup wake-up within HALT_BACKUP_NS (50 ms): well under a quarter of the shortest wrap run
+ * this way (the 24-bit PM timer's 4.69 s). The PIT's own 16-bit channel 2 wraps every
+ * 54.9 ms, too fast for that: it is polled. */
 #define HALT_MIN_WRAP_NS   1000000000ull
 #define POLL_CAP           (1ull << 32)
-
-static volatile uint64_t wakes;
-static struct intr_route wake_route;
-
-static void on_wake(struct trap_frame *tf, void *ctx)
-{
-    (void)tf, (void)ctx;
-    wakes++;
-    intr_eoi(&wake_route);
-}
-
-static bool start_wakeups(void)
-{
-    if (intr_route_isa(0, VEC_ISA_BASE + 0, on_wake, 0, &wake_route))
-        return false;
-    pit_ch0_periodic(pit_reload_for_hz(1000000000ull / WAKE_PERIOD_NS));
-    intr_unmask(&wake_route);
-    return true;
-}
-
-static void stop_wakeups(void)
-{
-    pit_ch0_stop();
-    intr_release(&wake_route);
-}
 
 static const char *skip_reason(const struct clocksource *cs, bool enabled)
 {
@@ -64,14 +42,11 @@ void wrapcheck_run(const struct clocksource *cs, bool enabled, struct wrap_resul
     }
     uint64_t run_cyc = tsc_ns_to_cyc(cs->wrap_ns * 2 + cs->wrap_ns / 5);
     unsigned long flags = irq_save();
-    out->halted = cs->wrap_ns >= HALT_MIN_WRAP_NS && start_wakeups();
+    out->halted = cs->wrap_ns >= HALT_MIN_WRAP_NS && halt_backup_start(0);
     uint64_t last = cs->read(), acc = 0, t0 = rdtsc_ordered(), now = t0;
     while (now - t0 < run_cyc && out->reads < POLL_CAP) {
-        if (out->halted) {
-            irq_enable();
-            cpu_halt();             /* a PIT wake-up every 20 ms */
-            irq_disable();
-        }
+        if (out->halted)
+            halt_once();            /* ends by the backup within 50 ms */
         uint64_t v = cs->read();
         acc += cs_delta(cs, v, last);
         last = v;
@@ -79,7 +54,7 @@ void wrapcheck_run(const struct clocksource *cs, bool enabled, struct wrap_resul
         now = rdtsc_ordered();
     }
     if (out->halted)
-        stop_wakeups();
+        halt_backup_stop();
     irq_restore(flags);
 
     out->run_ns = tsc_cyc_to_ns(now - t0);
@@ -89,4 +64,34 @@ void wrapcheck_run(const struct clocksource *cs, bool enabled, struct wrap_resul
     bool ok = out->err_ppb < WRAPCHECK_PASS_PPB && out->err_ppb > -WRAPCHECK_PASS_PPB &&
               out->wraps >= 2;
     out->status = ok ? "ok" : "lost";
+}
+
+static void ignore_event(struct clockevent *ce)
+{
+    (void)ce;
+}
+
+void wrapcheck_report_all(void)
+{
+    bool wraps = cfg.wrapcheck == TRI_ON ||
+                 (cfg.wrapcheck == TRI_AUTO && cfg.profile != PROFILE_QUICK);
+    for (struct clocksource *cs = clocksource_list(); cs; cs = cs->next) {
+        const struct cs_measure *m = clocks_measure_of(cs);
+        if (!m)
+            continue;
+        struct wrap_result w;
+        /* The LAPIC's counter is also the boot CPU's LAPIC timer: while its wrap run goes,
+         * the clock event device is held (so no wait borrows it) and the counter runs free
+         * again; the device is left shut down, its next state call sets it up anew. */
+        struct clockevent *timer = cs == clock_facts.lapic && wraps ? ce_devices_lapic(0) : 0;
+        if (timer && clockevent_claim(timer, ignore_event, &w) != 0)
+            timer = 0;
+        if (timer)
+            lapic_timer_clocksource_start();
+        wrapcheck_run(cs, wraps, &w);
+        if (timer)
+            clockevent_release(timer);
+        clock_report_source(cs, m, &w);
+    }
+    clocks_report_selected();
 }

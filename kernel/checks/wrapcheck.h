@@ -7,22 +7,16 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "kernel/timers/clock_report.h"
 #include "ticklab/clocksource.h"
 
 #define WRAPCHECK_MAX_RUN_NS  30000000000ull   /* two wraps must fit in 30 s */
 #define WRAPCHECK_PASS_PPB    1000000           /* 0.1 % */
 
-struct wrap_result {
-    const char *status;        /* "ok", "lost", "skipped", "off" */
-    const char *reason;        /* skipped/off: why */
-    uint64_t run_ns;           /* by the TSC */
-    uint64_t counter_ns;       /* by the counter, accumulated */
-    uint64_t wraps;            /* whole wraps crossed */
-    uint64_t reads;
-    int64_t err_ppb;           /* (counter_ns - run_ns) / run_ns */
-    bool halted;               /* waited in HLT between reads (PIT IRQ0 wake-ups) */
-};
-
+/* After the clock event devices are up (the halts need a backup wake-up). */
 void wrapcheck_run(const struct clocksource *cs, bool enabled, struct wrap_result *out);
+/* Every registered source: its wrap run (wrapcheck=on, or profiles other than quick), then
+ * its `clocksource` record (measurements from clocks_init), then `clocksource_selected`. */
+void wrapcheck_report_all(void);
 
 #endif

@@ -1,7 +1,6 @@
 /* kernel/console/fbcon.c - see fbcon.h. */
 #include "kernel/console/fbcon.h"
 
-#include "kernel/arch/paging.h"
 #include "ticklab/errno.h"
 #include "ticklab/kstring.h"
 
@@ -85,13 +84,13 @@ static bool layout_ok(const struct fb_info *f)
     return f->pitch >= f->width * ((f->bpp + 7) / 8);
 }
 
-int fbcon_init(const struct fb_info *fb)
+int fbcon_init(const struct fb_info *fb, void *(*map)(uint64_t phys, uint64_t bytes))
 {
     con.active = false;
     if (!layout_ok(fb))
         return -EINVAL;
     uint64_t bytes = (uint64_t)fb->pitch * fb->height;
-    con.base = phys_map(fb->phys, bytes);
+    con.base = map(fb->phys, bytes);
     if (!con.base)
         return -ENOMEM;
     con.fb = *fb;

@@ -20,9 +20,10 @@ struct fb_info {
     uint8_t red_pos, red_size, green_pos, green_size, blue_pos, blue_size;
 };
 
-/* Returns -EINVAL for a layout it cannot draw (bpp, sizes, pitch), -ENOMEM when the
- * framebuffer cannot be mapped; the console then stays off. */
-int fbcon_init(const struct fb_info *fb);
+/* map: the caller's way to map the framebuffer (the kernel's paging), so that the console
+ * hardware needs nothing above it. Returns -EINVAL for a layout it cannot draw (bpp,
+ * sizes, pitch), -ENOMEM when the framebuffer cannot be mapped; the console then stays off. */
+int fbcon_init(const struct fb_info *fb, void *(*map)(uint64_t phys, uint64_t bytes));
 bool fbcon_active(void);
 void fbcon_write(const char *s, unsigned long n);
 void fbcon_describe(uint32_t *cols, uint32_t *rows);

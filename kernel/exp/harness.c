@@ -10,7 +10,7 @@
 #include "ticklab/hrtimer.h"
 #include "kernel/timers/halt.h"
 #include "ticklab/tick.h"
-#include "kernel/checks/tick_check.h"
+#include "kernel/timers/timers.h"
 #include "ticklab/wheel.h"
 #include "ticklab/fmt.h"
 #include "ticklab/kstring.h"
@@ -107,8 +107,8 @@ bool exp_tick_set(uint64_t period_ns, const char *device)
         k_strlcpy(here, boot_tick.device, sizeof(here));
     const char *want = device ? device : (here[0] ? here : 0);
     /* A device with an owner (the hrtimer base's) is not the tick's to take. */
-    struct clockevent *ce = want ? clockevent_find(want) : 0;
-    if (ce && ce->event && !(tick_running() && tick_info()->dev == ce))
+    struct clockevent *ce = want ? clockevent_find(want, 0) : 0;
+    if (ce && !clockevent_is_free(ce) && !(tick_running() && tick_info()->dev == ce))
         want = here[0] ? here : 0;
     if (want && tick_is(want, period_ns))
         return true;
@@ -132,7 +132,7 @@ bool exp_tick_set(uint64_t period_ns, const char *device)
         rec_emit(&r);
         return false;
     }
-    kernel_wheel_start();
+    timers_wheel_restart();
     return true;
 }
 
@@ -153,15 +153,15 @@ void exp_tick_restore(void)
                       sizeof(why)) != 0)
         rec_error("tick", "the boot tick could not be restored after an experiment");
     /* On the new jiffies count; experiments leave no wheel timers behind. */
-    kernel_wheel_start();
+    timers_wheel_restart();
 }
 
 static bool wait_common(volatile bool *done, volatile unsigned *count, unsigned want,
-                        uint64_t until_ns, uint64_t bound_ns, const char *busy_device,
+                        uint64_t until_ns, uint64_t bound_ns, const struct clockevent *busy,
                         const char *what, bool report)
 {
     uint64_t c0 = rdtsc(), bound = tsc_ns_to_cyc(bound_ns);
-    halt_backup_start(busy_device ? busy_device : "");
+    halt_backup_start(busy);
     bool ok;
     for (;;) {
         ok = done ? *done : count ? *count >= want : time_ns() >= until_ns;
@@ -177,7 +177,7 @@ static bool wait_common(volatile bool *done, volatile unsigned *count, unsigned 
             halt_once();
         }
         if (report)
-            rescued += hrtimer_rescue_all(EXP_RESCUE_GRACE_NS);
+            rescued += timers_rescue(EXP_RESCUE_GRACE_NS);
         exp_progress(what, false);
     }
     halt_backup_stop();
@@ -187,7 +187,7 @@ static bool wait_common(volatile bool *done, volatile unsigned *count, unsigned 
         json_str(&r.j, "what", exp_current());
         json_str(&r.j, "reason", "interrupts stopped coming: wait ended by the TSC bound");
         json_str(&r.j, "waiting_for", what);
-        json_str(&r.j, "device", busy_device);
+        json_str(&r.j, "device", busy ? busy->name : 0);
         json_u64(&r.j, "bound_ns", bound_ns);
         if (count) {
             json_u64(&r.j, "got", *count);
@@ -200,27 +200,47 @@ static bool wait_common(volatile bool *done, volatile unsigned *count, unsigned 
     return ok;
 }
 
-bool exp_wait(volatile bool *done, uint64_t bound_ns, const char *busy_device, const char *what)
+bool exp_wait(volatile bool *done, uint64_t bound_ns, const struct clockevent *busy, const char *what)
 {
-    return wait_common(done, 0, 0, 0, bound_ns, busy_device, what, true);
+    return wait_common(done, 0, 0, 0, bound_ns, busy, what, true);
 }
 
-bool exp_wait_quiet(volatile bool *done, uint64_t bound_ns, const char *busy_device)
+bool exp_wait_quiet(volatile bool *done, uint64_t bound_ns, const struct clockevent *busy)
 {
-    return wait_common(done, 0, 0, 0, bound_ns, busy_device, "", false);
+    return wait_common(done, 0, 0, 0, bound_ns, busy, "", false);
 }
 
 bool exp_wait_count(volatile unsigned *count, unsigned want, uint64_t bound_ns,
-                    const char *busy_device, const char *what)
+                    const struct clockevent *busy, const char *what)
 {
-    return wait_common(0, count, want, 0, bound_ns, busy_device, what, true);
+    return wait_common(0, count, want, 0, bound_ns, busy, what, true);
 }
 
-bool exp_sleep_until(uint64_t end_ns, const char *busy_device, const char *what)
+bool exp_sleep_until(uint64_t end_ns, const struct clockevent *busy, const char *what)
 {
     uint64_t now = time_ns();
     uint64_t span = end_ns > now ? end_ns - now : 0;
-    return wait_common(0, 0, 0, end_ns, 2 * span + 1000000000ull, busy_device, what, true);
+    return wait_common(0, 0, 0, end_ns, 2 * span + 1000000000ull, busy, what, true);
+}
+
+static unsigned defects;
+
+void exp_defect(const char *what, const char *device)
+{
+    defects++;
+    struct rec r;
+    rec_begin(&r, "error");
+    json_str(&r.j, "what", exp_current());
+    json_str(&r.j, "reason", what);
+    json_str(&r.j, "device", device);
+    json_bool(&r.j, "defect", true);
+    rec_emit(&r);
+    kprintf("  [%s] DEFECT: %s (%s)\n", exp_current(), what, device ? device : "-");
+}
+
+unsigned exp_defects(void)
+{
+    return defects;
 }
 
 uint32_t exp_rand(uint64_t *state)

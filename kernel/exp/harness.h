@@ -9,6 +9,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "ticklab/clockevent.h"
+
 #include "kernel/report/record.h"
 
 struct clockevent;
@@ -40,27 +42,32 @@ void exp_tick_off(void);
 void exp_tick_restore(void);
 
 /* Waits in HLT with interrupts on until *done becomes true or bound_ns of TSC time pass.
- * busy_device names the clock event device being waited for (the backup wake-up uses
+ * busy is the clock event device being waited for (the backup wake-up uses
  * another). Interrupts must be off on entry; they are off on return. false on timeout, after
  * an `error` record naming what: the caller reports what it has and goes on. */
-bool exp_wait(volatile bool *done, uint64_t bound_ns, const char *busy_device,
+bool exp_wait(volatile bool *done, uint64_t bound_ns, const struct clockevent *busy,
               const char *what);
 /* The same without the `error` record and without the rescue of lost hrtimer events: for
  * callers that count a lost event themselves and go on. */
-bool exp_wait_quiet(volatile bool *done, uint64_t bound_ns, const char *busy_device);
+bool exp_wait_quiet(volatile bool *done, uint64_t bound_ns, const struct clockevent *busy);
 /* When set, the waits poll with interrupts on instead of halting (a busy CPU: no wake-up
  * from HLT in the latency). */
 extern bool exp_poll_waits;
 /* The same for a count reaching want. */
 bool exp_wait_count(volatile unsigned *count, unsigned want, uint64_t bound_ns,
-                    const char *busy_device, const char *what);
+                    const struct clockevent *busy, const char *what);
 
 /* Waits in HLT until time_ns() reaches end_ns (any interrupt wakes it; the backup device
  * at least every HALT_BACKUP_NS), bounded by twice the span plus 1 s of TSC time. false,
  * with an `error` record, when the bound ended it. Interrupts off on entry and return. */
-bool exp_sleep_until(uint64_t end_ns, const char *busy_device, const char *what);
+bool exp_sleep_until(uint64_t end_ns, const struct clockevent *busy, const char *what);
 
 /* A 64-bit LCG with a fixed seed per experiment: runs are repeatable. Returns 31 bits. */
+/* A defect of the kit found by an experiment (a timer that fired early): an `error` record
+ * naming it, and the run ends failed (exp_defects(), read by kernel/main.c). */
+void exp_defect(const char *what, const char *device);
+unsigned exp_defects(void);
+
 uint32_t exp_rand(uint64_t *state);
 /* A value in [lo, hi] (hi >= lo). */
 uint64_t exp_rand_range(uint64_t *state, uint64_t lo, uint64_t hi);

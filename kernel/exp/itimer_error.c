@@ -19,10 +19,9 @@
 #include "kernel/report/console.h"
 #include "ticklab/clockevent.h"
 #include "ticklab/clocksource.h"
-#include "kernel/checks/hrt_check.h"
+#include "kernel/timers/timers.h"
 #include "ticklab/hrtimer.h"
 #include "ticklab/tick.h"
-#include "kernel/checks/tick_check.h"
 #include "ticklab/wheel.h"
 #include "ticklab/kstring.h"
 
@@ -93,7 +92,7 @@ static void report(const char *mode, const struct itimer *it, const char *device
 static void run(void)
 {
     uint64_t run_ns = exp_size(2000, 20000, 60000) * 1000000ull;
-    struct clockevent *pit = clockevent_find("pit");
+    struct clockevent *pit = clockevent_find("pit", 0);
     const char *want = pit && pit->usable && (pit->features & CE_PERIODIC) ? "pit" : 0;
     if (!exp_tick_set(1000000ull, want))
         return;
@@ -116,7 +115,7 @@ static void run(void)
         timer_init(&it->w, on_wheel, it);
         timer_add(&kernel_wheel, &it->w, jiffies + it->ticks);
     }
-    exp_sleep_until(t0 + run_ns, ti->dev->name, "itimer tick mode");
+    exp_sleep_until(t0 + run_ns, ti->dev, "itimer tick mode");
     for (unsigned i = 0; i < N_TIMERS; i++) {
         its[i].stop = true;
         timer_del(&kernel_wheel, &its[i].w);
@@ -126,7 +125,7 @@ static void run(void)
         report("tick", &its[i], ti->dev->name, ti->period_ns);
 
     /* ns mode: hrtimers forwarded by exactly their period */
-    struct hrtimer_base *base = hrtimers_base();
+    struct hrtimer_base *base = timers_base();
     if (!base) {
         for (unsigned i = 0; i < N_TIMERS; i++) {
             struct rec r;
@@ -147,7 +146,7 @@ static void run(void)
         it->h.fn = on_hrtimer;
         hrtimer_start(base, &it->h, t0 + it->period_ns, HRTIMER_MODE_ABS);
     }
-    exp_sleep_until(t0 + run_ns, base->dev->name, "itimer ns mode");
+    exp_sleep_until(t0 + run_ns, base->dev, "itimer ns mode");
     for (unsigned i = 0; i < N_TIMERS; i++) {
         its[i].stop = true;
         hrtimer_cancel(base, &its[i].h);

@@ -14,11 +14,12 @@
  * time_ns(), read on the CPU being measured. */
 #include "kernel/exp/experiment.h"
 
-#include "kernel/arch/smp.h"
+#include "kernel/smp/smp.h"
 #include "kernel/exp/harness.h"
 #include "kernel/report/console.h"
 #include "kernel/timers/clocks.h"
-#include "kernel/checks/hrt_check.h"
+#include "kernel/timers/timers.h"
+#include "kernel/timers/ce_devices.h"
 #include "kernel/timers/halt.h"
 #include "ticklab/clocksource.h"
 #include "ticklab/hrtimer.h"
@@ -44,6 +45,7 @@ struct job {
     uint64_t jit_stddev[JIT_TIMERS];
     unsigned jit_samples[JIT_TIMERS];
     bool no_base, timed_out;
+    const char *why;                  /* no_base: why not */
 };
 
 struct ptimer {
@@ -61,7 +63,7 @@ static volatile bool woke[CPU_MAX];
 static uint64_t woke_ns[CPU_MAX];
 static volatile bool stop_jitter[CPU_MAX];
 static struct hrtimer_base bsp_base;
-static struct tq_slot bsp_slots[SMP_HRTIMER_SLOTS];
+static struct tq_slot bsp_slots[TIMERS_CPU_SLOTS];
 static volatile uint64_t busy_until_tsc;
 static volatile uint64_t busy_sink[CPU_MAX * 8];
 
@@ -104,7 +106,7 @@ static bool wait_flag(volatile bool *flag, uint64_t bound_ns)
     uint64_t c0 = rdtsc(), bound = tsc_ns_to_cyc(bound_ns);
     bool bsp = here() == 0;
     if (bsp)
-        halt_backup_start("lapic");
+        halt_backup_start(ce_devices_lapic(0));
     while (!*flag && rdtsc() - c0 < bound) {
         if (bsp)
             halt_once();
@@ -123,10 +125,11 @@ static void measure(void *arg)
     unsigned c = here();
     struct hrtimer_base *b;
     if (j->dev == DEV_LAPIC) {
-        b = c ? smp_local_base() : &bsp_base;
+        b = c ? timers_lapic_base(&j->why) : &bsp_base;
     } else {
-        b = c ? smp_hpet_base() : hrtimers_base();
-        if (b && k_strcmp(b->dev->name, "hpet"))
+        /* the boot CPU's own comparator is comparator 0: the main base's when it is there */
+        b = c ? timers_hpet_base(&j->why) : timers_base();
+        if (!c && b && b->dev != ce_devices_hpet_of(0, &j->why))
             b = 0;
     }
     if (!b) {
@@ -200,11 +203,9 @@ static void report(const struct job *j, const char *load)
     json_str(&r.j, "clock", "time_ns");
     if (j->no_base) {
         json_str(&r.j, "status", "skip");
-        json_str(&r.j, "reason", j->dev == DEV_LAPIC
-                                     ? "no hrtimer base on this CPU's LAPIC timer"
-                                     : cpu_locals[j->cpu].hpet_reason
-                                           ? cpu_locals[j->cpu].hpet_reason
-                                           : "no HPET comparator of its own");
+        json_str(&r.j, "reason", j->why ? j->why
+                                 : j->dev == DEV_LAPIC ? "no hrtimer base on this CPU's LAPIC timer"
+                                                       : "no HPET comparator of its own");
         rec_emit(&r);
         kprintf("  cpu %u %-5s %-4s skip\n", j->cpu, dev_names[j->dev], load);
         return;
@@ -244,9 +245,11 @@ static void run(void)
     uint64_t jitter_ns = exp_size(200, 2000, 2000) * 1000000ull;
     uint64_t bound_ns = (uint64_t)wakes * 10000000ull + jitter_ns * 2 + 1000000000ull;
     exp_tick_off();
-    struct clockevent *lapic = clockevent_find("lapic");
-    bool bsp_ok = lapic && lapic->usable && !lapic->event &&
-                  hrtimer_base_init(&bsp_base, lapic, time_ns, bsp_slots, SMP_HRTIMER_SLOTS) == 0;
+    struct clockevent *lapic = ce_devices_lapic(0);
+    bool bsp_ok = lapic && hrtimer_base_init(&bsp_base, lapic, &hrtimer_clock_time_ns, bsp_slots,
+                                             TIMERS_CPU_SLOTS) == 0;
+    if (bsp_ok)
+        timers_watch(&bsp_base);
     kprintf("\npercpu-latency: each CPU's own LAPIC timer: %u wake-ups, then 10 periodic "
             "timers for %llu ms\n", wakes, (unsigned long long)(jitter_ns / 1000000ull));
     for (unsigned c = 0; c < CPU_MAX; c++) {
@@ -291,8 +294,10 @@ static void run(void)
         irq_restore(f);
         report(&busy_job, "busy");
     }
-    if (bsp_ok)
+    if (bsp_ok) {
+        timers_unwatch(&bsp_base);
         hrtimer_base_release(&bsp_base);
+    }
 }
 
 const struct experiment exp_percpu_latency = {

@@ -14,10 +14,9 @@
 #include "kernel/timers/clocks.h"
 #include "ticklab/clocksource.h"
 #include "kernel/timers/halt.h"
-#include "kernel/checks/hrt_check.h"
+#include "kernel/timers/timers.h"
 #include "ticklab/hrtimer.h"
 #include "ticklab/tick.h"
-#include "kernel/checks/tick_check.h"
 #include "ticklab/kstring.h"
 #include "ticklab/stats.h"
 
@@ -83,7 +82,7 @@ static void report(const char *timer, uint64_t *stamp, unsigned n)
 
 static void run(void)
 {
-    struct hrtimer_base *base = hrtimers_base();
+    struct hrtimer_base *base = timers_base();
     if (!base || !tick_running()) {
         rec_error("period-compare", "needs the tick and an hrtimer device");
         return;
@@ -105,7 +104,7 @@ static void run(void)
 
     /* HLT until both have their periods; the TSC bounds the wait (2x + 5 s). */
     uint64_t c0 = rdtsc(), bound = tsc_ns_to_cyc((want * 2 + 5) * PERIOD_NS);
-    halt_backup_start(base->dev->name);
+    halt_backup_start(base->dev);
     while ((hr.n <= want || jf.n <= want) && rdtsc() - c0 < bound)
         halt_once();
     halt_backup_stop();

@@ -19,7 +19,7 @@
 #include "kernel/report/console.h"
 #include "ticklab/clockevent.h"
 #include "ticklab/clocksource.h"
-#include "kernel/checks/hrt_check.h"
+#include "kernel/timers/timers.h"
 #include "ticklab/hrtimer.h"
 #include "ticklab/kstring.h"
 #include "ticklab/stats.h"
@@ -145,7 +145,7 @@ static void run_set(struct hrtimer_base *base, const char *set, const uint64_t *
         hrtimer_start(base, &p->t, on_grid(p->ideal_ns), HRTIMER_MODE_ABS);
     }
     /* The periodic timers themselves wake the HLT loop every half millisecond. */
-    exp_sleep_until(t0 + run_ns, base->dev->name, "periodic timers");
+    exp_sleep_until(t0 + run_ns, base->dev, "periodic timers");
     stop = true;
     for (unsigned i = 0; i < count; i++)
         hrtimer_cancel(base, &timers[i].t);
@@ -156,7 +156,7 @@ static void run_set(struct hrtimer_base *base, const char *set, const uint64_t *
 
 static void run(void)
 {
-    struct hrtimer_base *base = hrtimers_base();
+    struct hrtimer_base *base = timers_base();
     if (!base) {
         struct rec r;
         exp_skip_begin(&r, "no hrtimer device (a one-shot device apart from the tick's)");

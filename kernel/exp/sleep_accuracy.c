@@ -17,10 +17,9 @@
 #include "kernel/exp/harness.h"
 #include "kernel/report/console.h"
 #include "ticklab/clocksource.h"
-#include "kernel/checks/hrt_check.h"
+#include "kernel/timers/timers.h"
 #include "ticklab/hrtimer.h"
 #include "ticklab/tick.h"
-#include "kernel/checks/tick_check.h"
 #include "ticklab/wheel.h"
 #include "ticklab/kstring.h"
 #include "ticklab/stats.h"
@@ -74,14 +73,14 @@ static uint64_t sleep_jiffies(enum mode m, uint64_t request_ns, uint64_t tick_ns
 static bool sleep_once(struct hrtimer_base *base, enum mode m, uint64_t request_ns,
                        uint64_t tick_ns, uint64_t *seed, int64_t *err_ns)
 {
-    const char *dev = tick_info()->dev->name;
+    const struct clockevent *dev = tick_info()->dev;
     if (base) {
         /* a random phase within the tick: HLT until an hrtimer at a random offset */
         phased = false;
         memset(&phase, 0, sizeof(phase));
         phase.fn = on_phase;
         hrtimer_start(base, &phase, exp_rand_range(seed, 1000, tick_ns), HRTIMER_MODE_REL);
-        if (!exp_wait(&phased, tick_ns * 4 + 100000000ull, base->dev->name, "sleep phase"))
+        if (!exp_wait(&phased, tick_ns * 4 + 100000000ull, base->dev, "sleep phase"))
             return false;
     }
     woke = false;
@@ -90,7 +89,7 @@ static bool sleep_once(struct hrtimer_base *base, enum mode m, uint64_t request_
         memset(&ht, 0, sizeof(ht));
         ht.fn = on_hrtimer;
         hrtimer_start(base, &ht, t0 + request_ns, HRTIMER_MODE_ABS);
-        dev = base->dev->name;
+        dev = base->dev;
     } else {
         timer_init(&wt, on_wheel, 0);
         timer_add(&kernel_wheel, &wt, jiffies + sleep_jiffies(m, request_ns, tick_ns));
@@ -133,7 +132,7 @@ static void report(enum mode m, uint64_t tick_ns, uint64_t request_ns, int64_t *
 
 static void run(void)
 {
-    struct hrtimer_base *base = hrtimers_base();
+    struct hrtimer_base *base = timers_base();
     unsigned runs = (unsigned)exp_size(2, 10, MAX_RUNS);
     uint64_t seed = 0x736c656570ull;    /* "sleep" */
     static int64_t err[MAX_RUNS];

@@ -78,7 +78,7 @@ static void clocksource_claim(void)
 }
 
 /* The device whose hrtimer callback p99 is lowest. */
-static void clockevent_claim(void)
+static void claim_clockevent(void)
 {
     int best = -1;
     for (unsigned i = 0; i < findings.n_wake; i++)
@@ -105,7 +105,7 @@ static void helps_claim(const char *topic, const char *device)
     char text[220];
     int d = find_wake(device);
     if (d < 0) {
-        struct clockevent *ce = clockevent_find(device);
+        struct clockevent *ce = clockevent_find(device, 0);
         fmt_snprintf(text, sizeof(text), "not measured: %s",
                      !ce ? "no usable clock event device of that name (its clockevent record "
                            "says why)"
@@ -204,7 +204,7 @@ void verdict_report(void)
 {
     kprintf("\nVerdict (each line from this run's figures)\n");
     clocksource_claim();
-    clockevent_claim();
+    claim_clockevent();
     helps_claim("hpet", "hpet");
     helps_claim("tsc_deadline", "tsc_deadline");
     tick_claim();

@@ -32,7 +32,7 @@
 #include "ticklab/clockevent.h"
 #include "kernel/timers/clocks.h"
 #include "ticklab/clocksource.h"
-#include "kernel/checks/hrt_check.h"
+#include "kernel/timers/timers.h"
 #include "ticklab/hrtimer.h"
 #include "ticklab/hist.h"
 #include "ticklab/kstring.h"
@@ -45,30 +45,34 @@
 #define MAX_DELAY_NS 300000ull
 
 static int64_t lat_a[MAX_SAMPLES], lat_b[MAX_SAMPLES];   /* entry, handler/callback */
+static uint32_t half_width[MAX_SAMPLES];                  /* each sample's +- in ns */
 static volatile bool fired;
 static uint64_t deadline_ns;
 static unsigned n_done, n_stale, n_lost;
+static uint64_t res_ns;          /* one count of time_ns()'s clocksource, in ns (rounded up) */
 #define MAX_LOST_IN_A_ROW 3u
 #define MAX_LOST(n) ((n) / 20 + 10)     /* a series loses at most 5 % + 10 */
 static struct hrtimer_base tmp_base;
 static struct tq_slot tmp_slots[2];
 static struct hrtimer timer;
 
-static uint64_t tsc_now(void)
-{
-    return rdtsc();
-}
-
 /* Called first thing in the handler or callback: ns from the deadline to the entry stub
  * and to this call. Both are TSC stamps (the stub's, and one taken here), mapped into
  * time_ns() time through a pair of readings of the two clocks taken together, so that the
- * clock reads themselves are not in the figures. */
+ * clock reads themselves are not in the figures.
+ *
+ * How exact the mapping is. time_ns() read in the pair is the clocksource count's start
+ * (the count runs res_ns); the count was sampled at some instant between `a` and `c`, TSC
+ * reads right before and after it (time_ns_bracket_tsc). So a stamp x's time lies between
+ * t - (c - x) and t + res - (a - x): the estimate is the middle, the sample's resolution
+ * half that width (10 ns of HPET count plus the few ns of the pair under icount). */
 static inline __attribute__((always_inline)) void sample(void)
 {
-    uint64_t here = rdtsc(), c;
-    uint64_t t = time_ns_paired(tsc_now, &c);
-    uint64_t now = t - tsc_cyc_to_ns(c - here);
-    uint64_t entry = t - tsc_cyc_to_ns(c - irq_probe.entry_tsc);
+    uint64_t here = rdtsc(), a, c;
+    uint64_t t = time_ns_bracket_tsc(&a, &c);
+    uint64_t width = res_ns + tsc_cyc_to_ns(c - a);
+    uint64_t now = t - tsc_cyc_to_ns(c - here) + width / 2;
+    uint64_t entry = t - tsc_cyc_to_ns(c - irq_probe.entry_tsc) + width / 2;
     if (t < deadline_ns) {
         /* before its deadline even by a clock read taken after it began: an interrupt left
          * over from an earlier programming (latched before the device was shut down), not
@@ -80,6 +84,7 @@ static inline __attribute__((always_inline)) void sample(void)
     if (n_done < MAX_SAMPLES) {
         lat_a[n_done] = (int64_t)(entry - deadline_ns);
         lat_b[n_done] = (int64_t)(now - deadline_ns);
+        half_width[n_done] = (uint32_t)((width + 1) / 2);
     }
     fired = true;
 }
@@ -97,19 +102,28 @@ static enum hrtimer_restart on_timer(struct hrtimer *t)
     return HRTIMER_NORESTART;
 }
 
+/* A sample below zero whose interval still holds zero is "0, below resolution"; one whose
+ * whole interval is before the deadline came early: a defect of the kit (the run fails). */
 static void report(const char *device, const char *path, const char *wait, int64_t *v,
                    unsigned n, bool hrt, bool callback)
 {
+    static uint64_t widths[MAX_SAMPLES];
     uint64_t hist[HIST_N] = { 0 };
-    unsigned early = 0;
+    unsigned early = 0, below = 0;
     for (unsigned i = 0; i < n; i++) {
+        widths[i] = half_width[i];
+        if (v[i] < 0 && v[i] + (int64_t)half_width[i] >= 0) {
+            v[i] = 0;
+            below++;
+        }
         if (v[i] < 0)
             early++;
         else
             hist[hist_log2_index((uint64_t)v[i], HIST_LO_SHIFT, HIST_N)]++;
     }
-    struct stats st;
+    struct stats st, rs;
     stats_i64(v, n, &st);
+    stats_u64(widths, n, &rs);
     struct rec r;
     exp_result_begin(&r);
     json_str(&r.j, "device", device);
@@ -120,6 +134,8 @@ static void report(const char *device, const char *path, const char *wait, int64
     json_u64(&r.j, "early", early);
     json_u64(&r.j, "stale", n_stale);
     json_u64(&r.j, "lost", n_lost);
+    json_u64(&r.j, "resolution_ns", (uint64_t)rs.max);
+    json_u64(&r.j, "below_resolution", below);
     json_i64(&r.j, "min_ns", st.min);
     json_i64(&r.j, "p50_ns", st.median);
     json_i64(&r.j, "p99_ns", st.p99);
@@ -137,9 +153,12 @@ static void report(const char *device, const char *path, const char *wait, int64
     json_arr_close(&r.j);
     json_obj_close(&r.j);
     rec_emit(&r);
-    kprintf("  %-13s %-12s %-4s %6u %8lld %8lld %8lld %8lld %9lld\n", device, path, wait, n,
-            (long long)st.min, (long long)st.median, (long long)st.p99, (long long)st.p999,
-            (long long)st.max);
+    kprintf("  %-13s %-12s %-4s %6u %8lld %8lld %8lld %8lld %9lld  +-%llu\n", device, path, wait,
+            n, (long long)st.min, (long long)st.median, (long long)st.p99, (long long)st.p999,
+            (long long)st.max, (unsigned long long)rs.max);
+    if (early)
+        exp_defect("a timer fired before its deadline (beyond the clock's resolution)",
+                   device);
     if (hrt && !exp_poll_waits && findings.n_wake && !k_strcmp(findings.wake[findings.n_wake - 1].device, device)) {
         if (callback) {
             findings.wake[findings.n_wake - 1].cb_p50_ns = st.median;
@@ -155,7 +174,7 @@ static void report(const char *device, const char *path, const char *wait, int64
 static unsigned collect(struct clockevent *ce, struct hrtimer_base *base, unsigned n,
                         uint64_t *seed)
 {
-    uint64_t min_delay = clockevent_cyc_to_ns(ce, ce->min_delta_cyc) + MIN_DELAY_NS;
+    uint64_t min_delay = ce->min_delta_ns + MIN_DELAY_NS;
     n_done = n_stale = n_lost = 0;
     unsigned lost_in_a_row = 0;
     unsigned long flags = irq_save();
@@ -174,12 +193,12 @@ static unsigned collect(struct clockevent *ce, struct hrtimer_base *base, unsign
                 break;
             }
         }
-        if (!exp_wait_quiet(&fired, 100000000ull + 10 * delay, ce->name)) {
+        if (!exp_wait_quiet(&fired, 100000000ull + 10 * delay, ce)) {
             /* An interrupt that never came (plain QEMU TCG drops the odd PIT one-shot):
              * counted in `lost`, the sample skipped; three in a row end the series. */
             if (base)
                 hrtimer_cancel(base, &timer);
-            ce->shutdown();
+            clockevent_shutdown(ce);
             n_lost++;
             if (++lost_in_a_row >= MAX_LOST_IN_A_ROW || n_lost > MAX_LOST(n)) {
                 rec_error(exp_current(), n_lost > MAX_LOST(n)
@@ -214,7 +233,9 @@ static void run(void)
 {
     unsigned n = cfg.samples ? (unsigned)cfg.samples : (unsigned)exp_size(500, 10000, MAX_SAMPLES);
     uint64_t seed = 0x77616b65ull;     /* "wake" */
-    struct hrtimer_base *main_base = hrtimers_base();
+    struct hrtimer_base *main_base = timers_base();
+    const struct clocksource *cs = clocksource_current();
+    res_ns = cs && cs->freq_hz ? (NSEC_PER_SEC + cs->freq_hz - 1) / cs->freq_hz : 0;
     exp_tick_off();
     kprintf("\nwakeup-latency: deadline -> interrupt entry / handler, ns by time_ns, %u "
             "samples each\n", n);
@@ -225,37 +246,45 @@ static void run(void)
       exp_poll_waits = w == 1;
       const char *wait = exp_poll_waits ? "poll" : "hlt";
       for (struct clockevent *ce = clockevent_list(); ce; ce = ce->next) {
+        if (ce->cpu != 0)
+            continue;                  /* another CPU's own: percpu-latency measures those */
         if (!ce->usable) {
             skip(ce->name, ce->unusable_reason ? ce->unusable_reason : "unusable");
             continue;
         }
-        if (!(ce->features & (CE_ONESHOT | CE_DEADLINE))) {
+        if (!(ce->features & CE_ONESHOT)) {
             skip(ce->name, "no one-shot mode");
             continue;
         }
+        /* The main base lends its device for the direct series. */
         bool is_main = main_base && main_base->dev == ce;
-        if (ce->event && !is_main) {
-            skip(ce->name, "the device is in use");
+        if (is_main)
+            timers_base_lend();
+        /* direct */
+        if (clockevent_claim(ce, on_event, &timer) != 0) {
+            skip(ce->name, "the device or its hardware is in use");
+            if (is_main)
+                timers_base_return();
             continue;
         }
-        /* direct */
-        void (*saved)(struct clockevent *) = ce->event;
-        ce->shutdown();
-        ce->event = on_event;
         unsigned got = collect(ce, 0, n, &seed);
-        ce->shutdown();
-        ce->event = saved;
+        clockevent_release(ce);
+        if (is_main)
+            timers_base_return();
         report(ce->name, "irq", wait, lat_a, got, false, false);
         report(ce->name, "event", wait, lat_b, got, false, false);
         /* through an hrtimer base on it */
         struct hrtimer_base *b = is_main ? main_base : &tmp_base;
-        if (!is_main && hrtimer_base_init(&tmp_base, ce, time_ns, tmp_slots, 2) != 0)
+        if (!is_main && (hrtimer_base_init(&tmp_base, ce, &hrtimer_clock_time_ns, tmp_slots, 2) != 0 ||
+                         timers_watch(&tmp_base) != 0))
             continue;
         if (!exp_poll_waits && findings.n_wake < FINDINGS_MAX_DEVICES)
             findings.wake[findings.n_wake++].device = ce->name;
         got = collect(ce, b, n, &seed);
-        if (!is_main)
+        if (!is_main) {
+            timers_unwatch(&tmp_base);
             hrtimer_base_release(&tmp_base);
+        }
         report(ce->name, "hrtimer_irq", wait, lat_a, got, true, false);
         report(ce->name, "callback", wait, lat_b, got, true, true);
         exp_progress("device done", false);

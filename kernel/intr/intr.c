@@ -358,4 +358,13 @@ void intr_report_stats(void)
     json_u64(&r.j, "pic_spurious15", st.stats.pic_spurious15);
     json_u64(&r.j, "pic_unexpected", st.stats.pic_unexpected);
     rec_emit(&r);
+    for (unsigned v = 32; v < 256; v++) {
+        if (!irq_unexpected(v))
+            continue;
+        rec_begin(&r, "error");
+        json_str(&r.j, "what", "unexpected_interrupt");
+        json_u64(&r.j, "vector", v);
+        json_u64(&r.j, "count", irq_unexpected(v));
+        rec_emit(&r);
+    }
 }

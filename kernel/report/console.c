@@ -1,6 +1,8 @@
 /* kernel/report/console.c - see console.h. */
 #include "kernel/report/console.h"
 
+#include "ticklab/io.h"
+
 #include <stdarg.h>
 
 #include "ticklab/fmt.h"
@@ -23,9 +25,9 @@ const struct uart *console_uart(void)
     return &serial;
 }
 
-int console_screen_init(const struct fb_info *fb)
+int console_screen_init(const struct fb_info *fb, void *(*map)(uint64_t phys, uint64_t bytes))
 {
-    return fbcon_init(fb);
+    return fbcon_init(fb, map);
 }
 
 void con_write(unsigned where, const char *s, size_t n)
@@ -44,6 +46,29 @@ void con_break_line(void)
         con_write(CON_SERIAL, "\n", 1);
 }
 
+/* One writer at a time on every CPU: interrupts off and a spin lock. The spin is bounded:
+ * a fault taken while this CPU held the lock (its handler writes a record) must not wait
+ * for ever, so after CON_LOCK_SPINS tries the writer goes ahead (a line may then mix). */
+#define CON_LOCK_SPINS (1u << 24)
+static volatile int con_lock_word;
+
+unsigned long con_lock(void)
+{
+    unsigned long flags = irq_save();
+    for (unsigned i = 0; i < CON_LOCK_SPINS; i++) {
+        if (!__atomic_exchange_n(&con_lock_word, 1, __ATOMIC_ACQUIRE))
+            break;
+        cpu_relax();
+    }
+    return flags;
+}
+
+void con_unlock(unsigned long flags)
+{
+    __atomic_store_n(&con_lock_word, 0, __ATOMIC_RELEASE);
+    irq_restore(flags);
+}
+
 void kprintf(const char *fmt, ...)
 {
     char buf[512];
@@ -54,5 +79,7 @@ void kprintf(const char *fmt, ...)
     if (n < 0)
         return;
     size_t len = (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1;
+    unsigned long flags = con_lock();
     con_write(CON_ALL, buf, len);
+    con_unlock(flags);
 }

@@ -17,9 +17,13 @@
 int console_serial_init(uint16_t port, uint32_t baud);
 void console_serial_off(void);
 const struct uart *console_uart(void);
-int console_screen_init(const struct fb_info *fb);
+int console_screen_init(const struct fb_info *fb, void *(*map)(uint64_t phys, uint64_t bytes));
 
 void con_write(unsigned where, const char *s, size_t n);
+/* Around a write that must stay whole (a record line): interrupts off and the console's
+ * lock, for this CPU against the others. kprintf takes it by itself. */
+unsigned long con_lock(void);
+void con_unlock(unsigned long flags);
 /* Human text to every console. */
 void kprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Ends a partly written serial line, so that a record emitted from a fault handler in the

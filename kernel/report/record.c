@@ -14,16 +14,20 @@ void rec_begin(struct rec *r, const char *type)
     json_str(&r->j, "type", type);
 }
 
+/* One line, whole: under the console's lock (interrupts off, other CPUs held off), so that
+ * no other text lands inside it and the count matches what was sent. */
 static void send_line(const char *json, size_t len)
 {
     char head[16];
     uint32_t crc = crc32_update(0, json, len);
     int n = fmt_snprintf(head, sizeof(head), "TLR %08x ", crc);
+    unsigned long flags = con_lock();
     con_break_line();
     con_write(CON_SERIAL, head, (size_t)n);
     con_write(CON_SERIAL, json, len);
     con_write(CON_SERIAL, "\n", 1);
     sent++;
+    con_unlock(flags);
 }
 
 void rec_emit(struct rec *r)

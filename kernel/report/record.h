@@ -17,7 +17,9 @@ struct rec {
 
 void rec_begin(struct rec *r, const char *type);
 /* Sends the record. One that overflowed REC_MAX is replaced by an `error` record that says
- * so (type and size), never sent truncated. */
+ * so (type and size), never sent truncated. The line goes out whole (console lock, see
+ * console.h), from any CPU; not from interrupt handlers, by rule (they count what happened
+ * and thread context reports it), except the fault handler's last words. */
 void rec_emit(struct rec *r);
 uint32_t rec_sent(void);
 

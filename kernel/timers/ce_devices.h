@@ -1,24 +1,27 @@
-/* kernel/timers/ce_devices.h - every interrupting timer the machine has, as a struct
- * clockevent: PIT channel 0, the LAPIC timer (one-shot/periodic, and TSC-deadline where the
- * CPU offers it), HPET comparator 0, the CMOS RTC. Each adapter owns its interrupt route and
- * acknowledges its device before calling ce->event. Absent or unusable devices are reported
- * as `clockevent` records with the reason (kernel/checks/ce_measure.c measures the rest). */
-#ifndef TICKLAB_TIME_CE_DEVICES_H
-#define TICKLAB_TIME_CE_DEVICES_H
-
+/* kernel/timers/ce_devices.h - the kernel's clock event devices. The devices themselves are
+ * the library's (the PIT's, each CPU's LAPIC timer and TSC-deadline, the HPET comparators,
+ * the RTC's periodic interrupt); what lives here is the kernel's part: routing each one's
+ * interrupt through kernel/intr, its handler (EOI, then the driver's irq function), the
+ * line it masks and unmasks, and registering it with the clockevent core. Absent or
+ * unusable hardware gets one `clockevent` record saying why. */
+#ifndef TICKLAB_TIMERS_CE_DEVICES_H
+#define TICKLAB_TIMERS_CE_DEVICES_H
 #include "ticklab/clockevent.h"
 
-/* Registers every device found; needs the interrupt layer and calibrated clocks. */
+/* Boot CPU, after clocks_init(): the PIT, the boot CPU's LAPIC timer and TSC-deadline,
+ * HPET comparator 0 and the RTC, registered in that order. */
 void ce_devices_init(void);
-/* Test aid (mask_irq=): masks the interrupt line of "pit", "hpet" or "rtc" at the
- * interrupt controller; the device keeps counting, its interrupts never arrive. 0 or
- * -ENODEV (no such device, or it has no line). */
+/* On application processor `cpu`, from its start (smp_set_hooks): its LAPIC timer and
+ * TSC-deadline, and HPET comparator `cpu` routed to it while the HPET has that many. */
+void ce_devices_cpu_init(unsigned cpu);
+
+/* That CPU's own devices, or NULL with *why (may be NULL) saying why not: its "lapic"; and
+ * its HPET comparator (comparator 0 for the boot CPU, `cpu` for the others). */
+struct clockevent *ce_devices_lapic(unsigned cpu);
+struct clockevent *ce_devices_hpet_of(unsigned cpu, const char **why);
+
+/* The test aid behind mask_irq=NAME: masks the boot CPU's device NAME's interrupt line at
+ * its controller, so that its events stop coming. -ENODEV when NAME has no line. */
 int ce_devices_mask_irq(const char *name);
-/* HPET comparator `comparator` (1..7; 0 is the boot CPU's "hpet") as a one-shot clock event
- * device whose interrupt goes to the CPU with apic_id, through a free IOAPIC input 16..23.
- * Not registered: it belongs to that CPU's hrtimer base. NULL with *why when the HPET lacks
- * that comparator or a route. Boot CPU, after ce_devices_init() and the measurements. */
-struct clockevent *ce_devices_hpet_for_cpu(unsigned comparator, uint32_t apic_id,
-                                           const char **why);
 
 #endif

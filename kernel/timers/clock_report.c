@@ -3,7 +3,6 @@
 
 #include "kernel/report/console.h"
 #include "kernel/report/record.h"
-#include "kernel/run.h"
 #include "ticklab/fmt.h"
 
 void format_ppb_as_ppm(char *buf, unsigned size, int64_t ppb)

@@ -4,7 +4,19 @@
 #include "ticklab/calibrate.h"
 #include "ticklab/clocksource.h"
 #include "ticklab/cs_measure.h"
-#include "kernel/checks/wrapcheck.h"
+
+/* What a run across two wraps of a source found (kernel/checks/wrapcheck.h runs it); the
+ * `clocksource` record carries it. */
+struct wrap_result {
+    const char *status;        /* "ok", "lost", "skipped", "off" */
+    const char *reason;        /* skipped/off: why */
+    uint64_t run_ns;           /* by the TSC */
+    uint64_t counter_ns;       /* by the counter, accumulated */
+    uint64_t wraps;            /* whole wraps crossed */
+    uint64_t reads;
+    int64_t err_ppb;           /* (counter_ns - run_ns) / run_ns */
+    bool halted;               /* waited in HLT between reads (backup wake-ups, halt.h) */
+};
 
 /* A `clocksource` or `clockevent` record for a device that is absent or unusable before it
  * could be measured: name, present false, usable false, reason; and the human line. */

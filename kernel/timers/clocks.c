@@ -13,11 +13,10 @@
 #include "kernel/discover/cpu_report.h"
 #include "kernel/report/console.h"
 #include "kernel/report/record.h"
-#include "kernel/run.h"
 #include "ticklab/calibrate.h"
 #include "kernel/timers/clock_report.h"
 #include "ticklab/cs_measure.h"
-#include "kernel/checks/wrapcheck.h"
+#include "ticklab/errno.h"
 #include "ticklab/muldiv.h"
 
 /* How long a counter gets to show it moves: 2^26 TSC cycles is 6.7 ms at 10 GHz and
@@ -86,7 +85,7 @@ static struct clocksource *bring_up_pm(void)
 static void register_all(void)
 {
     struct clock_facts *c = &clock_facts;
-    c->tsc = tsc_clocksource_init();
+    c->tsc = tsc_clocksource_init(&cpu_facts);
     c->hpet = bring_up_hpet();
     c->acpi_pm = bring_up_pm();
     c->pit = pit_clocksource_init(PROBE_CYC);
@@ -156,37 +155,73 @@ static void calibrate_lapic(void)
     clock_report_calibration(&r);
 }
 
+/* Each source's read cost, resolution and monotonicity, kept for its record. */
+#define MAX_SOURCES 8
+static struct {
+    struct clocksource *cs;
+    struct cs_measure m;
+} measured[MAX_SOURCES];
+static unsigned n_measured;
+
 static void measure_all(void)
 {
-    bool wraps = cfg.wrapcheck == TRI_ON ||
-                 (cfg.wrapcheck == TRI_AUTO && cfg.profile != PROFILE_QUICK);
     uint64_t mono = cfg.profile == PROFILE_QUICK ? 2000 : 100000;
-    for (struct clocksource *cs = clocksource_list(); cs; cs = cs->next) {
-        struct cs_measure m;
-        struct wrap_result w;
-        cs_measure(cs, 1000, mono, &m);
-        cs->read_cost_cyc = (uint32_t)m.cost_median_cyc;     /* TSC cycles, measured */
-        wrapcheck_run(cs, wraps, &w);
-        clock_report_source(cs, &m, &w);
+    n_measured = 0;
+    for (struct clocksource *cs = clocksource_list(); cs && n_measured < MAX_SOURCES;
+         cs = cs->next) {
+        measured[n_measured].cs = cs;
+        cs_measure(cs, 1000, mono, &measured[n_measured].m);
+        cs->read_cost_cyc = (uint32_t)measured[n_measured].m.cost_median_cyc; /* TSC cycles */
+        n_measured++;
     }
 }
 
-static void select_source(void)
-{
-    char why[96] = "";
-    struct clocksource *cs = clocksource_select(cfg.clocksource[0] ? cfg.clocksource : 0, why,
-                                                sizeof(why));
-    clock_report_selected(cs, cfg.clocksource, why);
-    if (!cs)
-        run_mark_failed("no usable clocksource");
-}
+static struct clocksource *selected;
+static char select_why[96];
 
-void clocks_init(void)
+int clocks_init(void)
 {
     kprintf("\nClock sources and calibration (figures in TSC cycles unless named)\n");
     register_all();
     calibrate_tsc_all();
     calibrate_lapic();
     measure_all();
-    select_source();
+    selected = clocksource_select(cfg.clocksource[0] ? cfg.clocksource : 0, select_why,
+                                  sizeof(select_why));
+    return selected ? 0 : -ENODEV;
+}
+
+const struct cs_measure *clocks_measure_of(const struct clocksource *cs)
+{
+    for (unsigned i = 0; i < n_measured; i++)
+        if (measured[i].cs == cs)
+            return &measured[i].m;
+    return 0;
+}
+
+void clocks_demote_tsc(const char *reason)
+{
+    struct clocksource *tsc = clock_facts.tsc;
+    if (!tsc || !tsc->usable)
+        return;
+    struct clocksource *was = clocksource_current();
+    unsigned long flags = irq_save();
+    struct clocksource *now = clocksource_demote(tsc, reason);
+    irq_restore(flags);
+    struct rec r;
+    rec_begin(&r, "clocksource_demoted");
+    json_str(&r.j, "name", "tsc");
+    json_str(&r.j, "reason", reason);
+    json_str(&r.j, "time_ns_was_on", was ? was->name : 0);
+    json_str(&r.j, "time_ns_now_on", now ? now->name : 0);
+    rec_emit(&r);
+    kprintf("  clocksource tsc taken out of use: %s; time_ns() on %s\n", reason,
+            now ? now->name : "-");
+    if (now == tsc)
+        rec_error("clocksource", "the TSC is unsynchronised and no other clocksource is usable");
+}
+
+void clocks_report_selected(void)
+{
+    clock_report_selected(selected, cfg.clocksource, select_why);
 }

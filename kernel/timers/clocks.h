@@ -19,9 +19,20 @@ struct clock_facts {
 
 extern struct clock_facts clock_facts;
 
-/* Needs the inventory (cpu_facts, acpi_facts) and the interrupt layer (for the wrap runs'
- * wake-ups). Marks the run failed when no clocksource is usable at all. */
-void clocks_init(void);
+/* Registers every counter, calibrates the TSC and the LAPIC timer, measures each source's
+ * reads, and selects the one time_ns() runs on (sends the `calibration` records). Needs
+ * the inventory (cpu_facts, acpi_facts). -ENODEV when no clocksource is usable at all:
+ * the caller decides what that means for the run. */
+int clocks_init(void);
+/* What clocks_init() measured of cs (read cost, resolution, monotonicity), NULL if not. */
+struct cs_measure;
+const struct cs_measure *clocks_measure_of(const struct clocksource *cs);
+/* The TSC is not one clock on every CPU (reason: what showed it): it is taken out of use
+ * (clocksource_demote) and a `clocksource_demoted` record says from what to what and why. */
+void clocks_demote_tsc(const char *reason);
+
+/* The `clocksource_selected` record: what time_ns() runs on, and why if not as asked. */
+void clocks_report_selected(void);
 
 /* TSC cycles <-> ns with the chosen calibration (0 before one exists). */
 uint64_t tsc_cyc_to_ns(uint64_t cyc);

@@ -1,76 +1,84 @@
-/* kernel/timers/halt.c - see halt.h. The backup is another registered clock event device,
- * armed through the clockevent core with no event handler (its events are only counted), so
- * it needs no interrupt route of its own and cannot collide with the device being waited
- * for. Devices that share hardware (the LAPIC timer's two modes) never back each other up. */
+/* kernel/timers/halt.c - see halt.h. The backup is another clock event device of this CPU,
+ * claimed for the wait with a handler that only counts, so it needs no interrupt route of
+ * its own and cannot collide with the device being waited for. */
 #include "kernel/timers/halt.h"
 
-#include "ticklab/io.h"
-#include "ticklab/clockevent.h"
+#include "kernel/smp/smp.h"
 #include "ticklab/clocksource.h"
+#include "ticklab/io.h"
 #include "ticklab/tick.h"
-#include "ticklab/kstring.h"
 
-static struct clockevent *backup;
-static uint64_t events_at_start, wakes;
+static struct halt_wait {
+    struct clockevent *backup;
+    uint64_t wakes;
+} waits[CPU_MAX];
 
-static bool lapic_based(const char *name)
+static void count_wake(struct clockevent *ce)
 {
-    return !k_strcmp(name, "lapic") || !k_strcmp(name, "tsc_deadline");
+    struct halt_wait *w = ce->owner;
+    w->wakes++;
 }
 
-static bool conflicts(const char *a, const char *b)
+static bool eligible(const struct clockevent *ce, unsigned cpu, const struct clockevent *busy)
 {
-    return !k_strcmp(a, b) || (lapic_based(a) && lapic_based(b));
-}
-
-bool halt_backup_start(const char *busy_device)
-{
-    backup = 0;
-    for (struct clockevent *ce = clockevent_list(); ce; ce = ce->next) {
-        if (!ce->usable || !(ce->features & CE_ONESHOT) || conflicts(ce->name, busy_device))
-            continue;
-        /* Only an idle device: one with an event handler belongs to someone (the hrtimer
-         * base, a check in progress) and its programming must not be overwritten. */
-        if (ce->event)
-            continue;
-        /* Never the tick's device: arming a one-shot on it would stop the tick. */
-        if (tick_running() && conflicts(ce->name, tick_info()->dev->name))
-            continue;
-        if (!backup || ce->rating > backup->rating)
-            backup = ce;
-    }
-    if (!backup)
+    if (ce->cpu != cpu || !(ce->features & CE_ONESHOT) || !clockevent_is_free(ce))
         return false;
-    events_at_start = backup->events;
-    return true;
+    if (clockevent_shares_hw(ce, busy))
+        return false;
+    /* Never the tick's device (or its hardware): arming a one-shot there stops the tick.
+     * clockevent_is_free already says so while the tick owns it. */
+    return !(tick_running() && clockevent_shares_hw(ce, tick_info()->dev));
+}
+
+bool halt_backup_start(const struct clockevent *busy)
+{
+    unsigned cpu = smp_this_cpu();
+    struct halt_wait *w = &waits[cpu];
+    struct clockevent *best = 0;
+    for (struct clockevent *ce = clockevent_list(); ce; ce = ce->next)
+        if (eligible(ce, cpu, busy) && (!best || ce->rating > best->rating))
+            best = ce;
+    w->backup = best && clockevent_claim(best, count_wake, w) == 0 ? best : 0;
+    return w->backup != 0;
 }
 
 void halt_once(void)
 {
-    if (backup)
-        clockevent_program_ns(backup, HALT_BACKUP_NS);   /* clamped to the device's max */
+    unsigned cpu = smp_this_cpu();
+    struct halt_wait *w = &waits[cpu];
+    if (w->backup)
+        clockevent_program_ns(w->backup, HALT_BACKUP_NS);   /* clamped to the device's max */
     irq_enable();
-    if (backup)
+    if (w->backup)
         cpu_halt();
     else
         cpu_relax();          /* no second wake-up: poll with interrupts on instead */
     irq_disable();
+    if (cpu != 0)
+        return;
     /* Every wake-up folds the clocksource into time_ns(): a wait of many seconds with no
      * tick running must not outlast a narrow counter's wrap (the PM timer's is 4.69 s).
      * Regression: time_ns_lost_pm_wrap_during_checks. */
     timekeeping_accumulate();
+    if (tick_overdue(time_ns()))
+        tick_rescue();
 }
 
 void halt_backup_stop(void)
 {
-    if (!backup)
+    struct halt_wait *w = &waits[smp_this_cpu()];
+    if (!w->backup)
         return;
-    backup->shutdown();
-    wakes += backup->events - events_at_start;
-    backup = 0;
+    clockevent_release(w->backup);
+    w->backup = 0;
 }
 
 uint64_t halt_backup_wakes(void)
 {
-    return wakes + (backup ? backup->events - events_at_start : 0);
+    return waits[smp_this_cpu()].wakes;
+}
+
+const struct clockevent *halt_backup_device(void)
+{
+    return waits[smp_this_cpu()].backup;
 }

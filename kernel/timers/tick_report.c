@@ -4,6 +4,7 @@
 
 #include "kernel/report/console.h"
 #include "kernel/report/record.h"
+#include "ticklab/clocksource.h"
 #include "ticklab/tick.h"
 
 void tick_report_start(void)
@@ -42,5 +43,23 @@ void tick_report_stats(void)
     json_u64(&r.j, "rearm_retries", t->rearm_retries);
     json_u64(&r.j, "nohz_stops", t->nohz_stops);
     json_u64(&r.j, "idle_skipped", t->idle_skipped);
+    json_u64(&r.j, "failures", t->failures);
+    json_u64(&r.j, "rescued", t->rescued);
+    json_bool(&r.j, "stalled", t->stalled);
+    rec_emit(&r);
+    if (t->failures)
+        rec_error("tick", "the tick's device could not be armed at times: the tick stopped "
+                          "until a rescue (tick_stats.failures)");
+
+    struct timekeeping_stats k;
+    timekeeping_get_stats(&k);
+    rec_begin(&r, "timekeeping");
+    json_u64(&r.j, "accumulates", k.accumulates);
+    json_u64(&r.j, "late", k.late);
+    json_u64(&r.j, "max_delta_cyc", k.max_delta_cyc);
+    json_u64(&r.j, "limit_cyc", k.limit_cyc);
+    json_u64(&r.j, "busy_skips", k.busy_skips);
+    json_u64(&r.j, "switches", k.switches);
+    json_u64(&r.j, "behind_reads", k.behind_reads);
     rec_emit(&r);
 }

@@ -58,6 +58,10 @@ static void probe_identity(struct cpu_info *ci)
     ci->hypervisor = r.ecx & ECX_HYPERVISOR;
     if (ci->max_leaf >= LEAF_THERMAL)
         ci->arat = cpuid(LEAF_THERMAL, 0).eax & EAX_ARAT;
+    /* AMD (and Hygon) order WRMSR to the x2APIC and TSC_DEADLINE MSRs by themselves; Intel
+     * needs MFENCE;LFENCE before them (Linux: X86_FEATURE_APIC_MSRS_FENCE). */
+    ci->amd_wrmsr_ordered = !k_strcmp(ci->vendor, "AuthenticAMD") ||
+                            !k_strcmp(ci->vendor, "HygonGenuine");
 }
 
 static void probe_extended(struct cpu_info *ci)

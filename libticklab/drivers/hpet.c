@@ -4,6 +4,7 @@
 #include "ticklab/acpi.h"
 #include "ticklab/io.h"
 #include "ticklab/errno.h"
+#include "ticklab/fmt.h"
 
 #define GCAP_ID        0x000      /* general capabilities and ID, read-only */
 #define   CAP_REV(c)         ((uint8_t)((c) & 0xFF))
@@ -162,7 +163,9 @@ static uint64_t hpet_read64(void)
 
 static void fill_clocksource(uint32_t period_fs)
 {
-    hpet_cs.read = hpet.counter64 && !hpet.access32 ? hpet_read64 : hpet_read;
+    bool one_load = hpet.counter64 && !hpet.access32;
+    hpet_cs.read = one_load ? hpet_read64 : hpet_read;
+    hpet_cs.read_mmio64 = one_load ? hpet.mmio + MAIN_CNT : 0;
     hpet_cs.mask = hpet.counter64 ? CLOCKSOURCE_MASK(64) : CLOCKSOURCE_MASK(32);
     hpet_cs.nominal_hz = (HPET_FS_PER_SEC + period_fs / 2) / period_fs;
     /* The rate is the hardware's own statement, not a guess: usable before calibration. */
@@ -244,14 +247,17 @@ static void write_comparator(unsigned n, uint64_t v, uint32_t conf)
         wr32(TN_CMP(n), (uint32_t)v);
 }
 
-/* Whether the counter is at or past target, in the comparator's width (wrap-safe). */
-static bool reached(uint64_t target, uint32_t conf)
+/* Whether a comparator just written with target may never match: the counter, read back
+ * after the write, is within HPET_CMP_MARGIN_CYC of target or past it (wrap-safe, in the
+ * comparator's width). The read is ordered after the write (uncached accesses stay in
+ * program order), but the chip may apply the write up to two clocks later (hpet.h). */
+static bool too_late(uint64_t target, uint32_t conf)
 {
     uint64_t now = hpet_read();
 
     if (compares_64(conf))
-        return (int64_t)(target - now) <= 0;
-    return (int32_t)((uint32_t)target - (uint32_t)now) <= 0;
+        return (int64_t)(target - now) < HPET_CMP_MARGIN_CYC;
+    return (int32_t)((uint32_t)target - (uint32_t)now) < HPET_CMP_MARGIN_CYC;
 }
 
 int hpet_comparator_caps(unsigned n, struct hpet_comparator_caps *out)
@@ -298,9 +304,8 @@ int hpet_set_oneshot(unsigned n, uint64_t abs_cyc)
     uint32_t conf = with_width(rd32(TN_CONF(n)) & ~(TN_PERIODIC | TN_VAL_SET)) | TN_INT_ENB;
     wr32(TN_CONF(n), conf);
     write_comparator(n, abs_cyc, conf);
-    /* Equality match: if the counter got there before the write landed, nothing fires. The
-     * read is ordered after the write (uncached accesses stay in program order). */
-    return reached(abs_cyc, conf) ? -ETIME : 0;
+    /* Equality match: if the counter got there before the write landed, nothing fires. */
+    return too_late(abs_cyc, conf) ? -ETIME : 0;
 }
 
 int hpet_set_periodic(unsigned n, uint64_t period_cyc)
@@ -320,7 +325,7 @@ int hpet_set_periodic(unsigned n, uint64_t period_cyc)
     uint64_t first = hpet_read() + period_cyc;
     write_comparator(n, first, conf);        /* VAL_SET: the comparator itself */
     write_comparator(n, period_cyc, conf);   /* VAL_SET has cleared: the increment */
-    return reached(first, conf) ? -ETIME : 0;
+    return too_late(first, conf) ? -ETIME : 0;
 }
 
 int hpet_comparator_stop(unsigned n)
@@ -338,3 +343,92 @@ void hpet_ack(unsigned n)
     if (n < HPET_MAX_COMPARATORS)
         wr32(GINTR_STA, 1u << n);
 }
+
+/* ---- a comparator as a clock event device ------------------------------------------------ */
+
+static struct hpet_channel *to_channel(struct clockevent *ce)
+{
+    return clockevent_container(ce, struct hpet_channel, ce);
+}
+
+static void line_unmask(const struct clockevent_line *l)
+{
+    if (l && l->unmask)
+        l->unmask(l->ctx);
+}
+
+static void line_mask(const struct clockevent_line *l)
+{
+    if (l && l->mask)
+        l->mask(l->ctx);
+}
+
+/* ONESHOT: the configuration once (interrupt on, not periodic, the compare width); each
+ * event is then one comparator write and one counter read. */
+static int channel_oneshot(struct clockevent *ce)
+{
+    struct hpet_channel *ch = to_channel(ce);
+    ch->conf = with_width(rd32(TN_CONF(ch->n)) & ~(TN_PERIODIC | TN_VAL_SET)) | TN_INT_ENB;
+    ch->level = (ch->conf & TN_INT_LEVEL) != 0;
+    wr32(TN_CONF(ch->n), ch->conf);
+    line_unmask(ch->line);
+    return 0;
+}
+
+static int channel_periodic(struct clockevent *ce, uint64_t period_cyc)
+{
+    struct hpet_channel *ch = to_channel(ce);
+    line_unmask(ch->line);
+    int rc = hpet_set_periodic(ch->n, period_cyc);
+    ch->conf = rd32(TN_CONF(ch->n));
+    ch->level = (ch->conf & TN_INT_LEVEL) != 0;
+    return rc;
+}
+
+static int channel_shutdown(struct clockevent *ce)
+{
+    struct hpet_channel *ch = to_channel(ce);
+    hpet_comparator_stop(ch->n);
+    line_mask(ch->line);
+    return 0;
+}
+
+static int channel_next_abs(struct clockevent *ce, uint64_t cyc)
+{
+    struct hpet_channel *ch = to_channel(ce);
+    write_comparator(ch->n, cyc, ch->conf);
+    return too_late(cyc, ch->conf) ? -ETIME : 0;
+}
+
+static int channel_next_event(struct clockevent *ce, uint64_t delta_cyc)
+{
+    return channel_next_abs(ce, hpet_read() + delta_cyc);
+}
+
+int hpet_channel_init(struct hpet_channel *ch, unsigned n, unsigned cpu,
+                      const struct clockevent_line *line)
+{
+    struct hpet_comparator_caps caps;
+    int rc = hpet_comparator_caps(n, &caps);
+    if (rc)
+        return rc;
+    *ch = (struct hpet_channel){ .n = n, .line = line };
+    if (n == 0)
+        fmt_snprintf(ch->name, sizeof(ch->name), "hpet");   /* what clockevent=hpet names */
+    else
+        fmt_snprintf(ch->name, sizeof(ch->name), "hpet%u", n);
+    ch->conf = rd32(TN_CONF(n));
+    ch->ce = (struct clockevent){
+        .name = ch->name, .cpu = cpu,
+        .features = CE_ONESHOT | CE_ABS | (caps.periodic ? CE_PERIODIC : 0),
+        .freq_hz = hpet_cs.freq_hz, .min_delta_cyc = HPET_CMP_MARGIN_CYC,
+        .max_delta_cyc = caps.cmp_mask >> 1, .rating = HPET_CE_RATING, .usable = true,
+        .set_state_oneshot = channel_oneshot, .set_state_shutdown = channel_shutdown,
+        .set_state_periodic = caps.periodic ? channel_periodic : 0,
+        .set_next_event = channel_next_event, .set_next_abs = channel_next_abs,
+        .abs_cs = &hpet_cs,
+    };
+    hpet_comparator_stop(n);
+    return 0;
+}
+

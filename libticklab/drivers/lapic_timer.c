@@ -1,14 +1,11 @@
 /* libticklab/drivers/lapic_timer.c - see lapic_timer.h. */
 #include "ticklab/lapic_timer.h"
 
+#include "ticklab/cpuid.h"
 #include "ticklab/io.h"
 #include "ticklab/lapic.h"
 #include "ticklab/errno.h"
 
-#define LEAF_FEATURES    0x01
-#define   ECX_TSC_DEADLINE (1u << 24)
-#define LEAF_THERMAL     0x06
-#define   EAX_ARAT         (1u << 2)
 #define FIRST_USABLE_VECTOR 32   /* 0-31 are exceptions; below 16 the APIC flags an error */
 #define FREERUN_COUNT    0xFFFFFFFFu
 #define TDCR_DIVIDE_1    0xBu     /* what lapic_timer_divide_code(1) gives */
@@ -70,32 +67,18 @@ uint32_t lapic_timer_current(void)
     return lapic_read(LAPIC_TIMER_CUR);
 }
 
-bool lapic_timer_has_deadline(void)
-{
-    return (cpuid(LEAF_FEATURES, 0).ecx & ECX_TSC_DEADLINE) != 0;
-}
-
-bool lapic_timer_arat(void)
-{
-    if (cpuid(0, 0).eax < LEAF_THERMAL)
-        return false;
-    return (cpuid(LEAF_THERMAL, 0).eax & EAX_ARAT) != 0;
-}
-
 int lapic_timer_deadline_mode(uint8_t vector)
 {
     if (vector < FIRST_USABLE_VECTOR)
         return -EINVAL;
-    if (!lapic_timer_has_deadline())
-        return -ENOTSUP;
     lapic_write(LAPIC_LVT_TIMER, LAPIC_TIMER_MODE_DEADLINE | vector);
-    serialize();   /* SDM 11.5.4.1: order the LVT write before any deadline WRMSR */
+    wrmsr_fence();   /* SDM 11.5.4.1: order the LVT write before any deadline WRMSR */
     return 0;
 }
 
 void lapic_timer_set_deadline(uint64_t tsc_deadline)
 {
-    serialize();   /* the WRMSR is not serialising: let earlier stores land first */
+    wrmsr_fence();   /* the WRMSR is not serialising: let earlier stores land first */
     wrmsr(MSR_TSC_DEADLINE, tsc_deadline);
 }
 
@@ -108,3 +91,113 @@ struct clocksource *lapic_timer_clocksource_start(void)
     lapic_cs.unusable_reason = NULL;
     return &lapic_cs;
 }
+
+/* ---- the timer as two clock event devices -------------------------------------------------- */
+
+static struct lapic_timer_ce *of_lapic(struct clockevent *ce)
+{
+    return clockevent_container(ce, struct lapic_timer_ce, lapic);
+}
+
+static struct lapic_timer_ce *of_deadline(struct clockevent *ce)
+{
+    return clockevent_container(ce, struct lapic_timer_ce, deadline);
+}
+
+/* The LVT is one register: stopping either mode stops the timer. */
+static int timer_shutdown(struct clockevent *ce)
+{
+    (void)ce;
+    lapic_timer_stop();
+    return 0;
+}
+
+static int lapic_oneshot(struct clockevent *ce)
+{
+    struct lapic_timer_ce *t = of_lapic(ce);
+    lapic_write(LAPIC_TIMER_DIV, TDCR_DIVIDE_1);
+    lapic_write(LAPIC_LVT_TIMER, LAPIC_TIMER_MODE_ONESHOT | t->vector);
+    t->active = ce;
+    return 0;
+}
+
+static int lapic_periodic(struct clockevent *ce, uint64_t period_cyc)
+{
+    struct lapic_timer_ce *t = of_lapic(ce);
+    t->active = ce;
+    return lapic_timer_periodic(t->vector, (uint32_t)period_cyc, 1);
+}
+
+/* A count register cannot be in the past: it starts counting at the write. */
+static int lapic_next(struct clockevent *ce, uint64_t delta_cyc)
+{
+    (void)ce;
+    lapic_write(LAPIC_TIMER_INIT, (uint32_t)delta_cyc);
+    return 0;
+}
+
+static int deadline_oneshot(struct clockevent *ce)
+{
+    struct lapic_timer_ce *t = of_deadline(ce);
+    t->active = ce;
+    return lapic_timer_deadline_mode(t->vector);
+}
+
+static int deadline_shutdown(struct clockevent *ce)
+{
+    (void)ce;
+    wrmsr(MSR_TSC_DEADLINE, 0);
+    lapic_timer_stop();
+    return 0;
+}
+
+/* An absolute deadline: one already passed fires at once (SDM 11.5.4.1), so -ETIME is
+ * never needed. The fence is the CPU's: Intel needs MFENCE;LFENCE before this WRMSR, AMD's
+ * is ordered by itself (decided once, at init). */
+static int deadline_abs(struct clockevent *ce, uint64_t tsc_cyc)
+{
+    if (of_deadline(ce)->fence)
+        wrmsr_fence();
+    wrmsr(MSR_TSC_DEADLINE, tsc_cyc ? tsc_cyc : 1);      /* 0 would disarm it */
+    return 0;
+}
+
+static int deadline_next(struct clockevent *ce, uint64_t delta_cyc)
+{
+    return deadline_abs(ce, rdtsc() + delta_cyc);
+}
+
+void lapic_timer_ce_init(struct lapic_timer_ce *t, unsigned cpu, uint8_t vector,
+                         uint64_t timer_hz, const struct clocksource *tsc,
+                         const struct cpu_info *ci)
+{
+    unsigned idle = ci->arat ? 0 : CE_STOPS_IN_IDLE;
+    *t = (struct lapic_timer_ce){ .vector = vector, .fence = !ci->amd_wrmsr_ordered };
+    t->lapic = (struct clockevent){
+        .name = "lapic", .cpu = cpu, .hw = t,
+        .features = CE_PERIODIC | CE_ONESHOT | CE_PERCPU | idle,
+        .freq_hz = timer_hz, .min_delta_cyc = 1, .max_delta_cyc = UINT32_MAX,
+        .rating = LAPIC_TIMER_CE_RATING, .usable = timer_hz != 0 && vector >= 32,
+        .unusable_reason = !timer_hz ? "LAPIC timer frequency not calibrated"
+                           : vector < 32 ? "vector below 32 (the exceptions' range)" : 0,
+        .set_state_periodic = lapic_periodic, .set_state_oneshot = lapic_oneshot,
+        .set_state_shutdown = timer_shutdown, .set_next_event = lapic_next,
+    };
+    const char *no_deadline = !ci->tsc_deadline ? "CPUID.1:ECX[24] is clear (QEMU TCG never "
+                                                  "offers it)"
+                              : !tsc || !tsc->freq_hz ? "no calibrated TSC"
+                                                      : 0;
+    t->deadline = (struct clockevent){
+        .name = "tsc_deadline", .cpu = cpu, .hw = t,
+        /* No TSC to compare against: no ABS (register refuses ABS without abs_cs), so the
+         * unusable device is still listed with its reason. */
+        .features = CE_ONESHOT | (tsc ? CE_ABS : 0) | CE_PERCPU | idle,
+        .freq_hz = tsc ? tsc->freq_hz : 0, .min_delta_cyc = 1,
+        .max_delta_cyc = UINT64_MAX >> 1, .rating = LAPIC_DEADLINE_CE_RATING,
+        .usable = !no_deadline, .unusable_reason = no_deadline,
+        .set_state_oneshot = deadline_oneshot, .set_state_shutdown = deadline_shutdown,
+        .set_next_event = deadline_next, .set_next_abs = deadline_abs, .abs_cs = tsc,
+    };
+    t->active = &t->lapic;
+}
+

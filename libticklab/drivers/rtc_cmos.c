@@ -96,61 +96,77 @@ uint8_t rtc_ack(void)
     return cmos_read(REG_C);
 }
 
-/* ---- the clockevent --------------------------------------------------------------------- */
-
-static int rtc_ce_set_periodic(uint64_t period_cyc)
-{
-    /* Only a tap of the divider chain: a power of two of 32.768 kHz cycles. */
-    if (period_cyc == 0 || (period_cyc & (period_cyc - 1)) || period_cyc > RTC_BASE_HZ)
-        return -EINVAL;
-    return rtc_start_periodic((uint32_t)(RTC_BASE_HZ / period_cyc));
-}
-
-/* The limits are the rate-select table's (RS 3 and RS 15), not measured: the RTC has no
- * one-shot mode whose programming cost could make a short delta late. */
-static struct clockevent rtc_ce = {
-    .name = "rtc",
-    .features = CE_PERIODIC,
-    .freq_hz = RTC_BASE_HZ,
-    .min_delta_cyc = RTC_BASE_HZ / RTC_PERIODIC_MAX_HZ,   /* 4 cycles, 8192 Hz */
-    .max_delta_cyc = RTC_BASE_HZ / RTC_PERIODIC_MIN_HZ,   /* 16384 cycles, 2 Hz */
-    .set_periodic = rtc_ce_set_periodic,
-    .shutdown = rtc_stop,
-    .rating = RTC_RATING,
-    .unusable_reason = "not probed",
-};
-
-static bool probe_verdict(const char *why)
-{
-    rtc_ce.usable = why == NULL;
-    rtc_ce.unusable_reason = why;
-    return rtc_ce.usable;
-}
+static const char *probe_reason;
 
 bool rtc_probe(void)
 {
     uint8_t a = cmos_read(REG_A), d = cmos_read(REG_D);
 
+    probe_reason = NULL;
     /* A real RTC can read 0xFF in one of them (D's low bits hold a date alarm on some
      * chipsets), never in both: A = 0xFF would be a divider in reset. */
     if (a == EMPTY_BUS && d == EMPTY_BUS)
-        return probe_verdict("registers A and D read 0xFF: no RTC on the bus");
-    if ((a & A_DV_MASK) != A_DV_32K)
-        return probe_verdict("divider not on the 32.768 kHz time base (DV != 010)");
+        probe_reason = "registers A and D read 0xFF: no RTC on the bus";
+    else if ((a & A_DV_MASK) != A_DV_32K)
+        probe_reason = "divider not on the 32.768 kHz time base (DV != 010)";
+    if (probe_reason)
+        return false;
     boot_rs = a & A_RS_MASK;
     boot_rs_saved = true;
-    return probe_verdict(NULL);
+    return true;
 }
 
-struct clockevent *rtc_clockevent(void)
+const char *rtc_probe_reason(void)
 {
-    return &rtc_ce;
+    return probe_reason;
 }
 
-void rtc_clockevent_irq(void)
+/* ---- the periodic interrupt as a clock event device ------------------------------------- */
+
+static struct rtc_clockevent *to_rtc(struct clockevent *ce)
+{
+    return clockevent_container(ce, struct rtc_clockevent, ce);
+}
+
+static int rtc_ce_periodic(struct clockevent *ce, uint64_t period_cyc)
+{
+    struct rtc_clockevent *r = to_rtc(ce);
+    /* Only a tap of the divider chain: a power of two of 32.768 kHz cycles. */
+    if (period_cyc == 0 || (period_cyc & (period_cyc - 1)) || period_cyc > RTC_BASE_HZ)
+        return -EINVAL;
+    if (r->line && r->line->unmask)
+        r->line->unmask(r->line->ctx);
+    return rtc_start_periodic((uint32_t)(RTC_BASE_HZ / period_cyc));
+}
+
+static int rtc_ce_shutdown(struct clockevent *ce)
+{
+    struct rtc_clockevent *r = to_rtc(ce);
+    rtc_stop();
+    if (r->line && r->line->mask)
+        r->line->mask(r->line->ctx);
+    return 0;
+}
+
+void rtc_clockevent_init(struct rtc_clockevent *r, const struct clockevent_line *line)
+{
+    *r = (struct rtc_clockevent){ .line = line };
+    /* The limits are the rate-select table's (RS 3 and RS 15), not measured: the RTC has
+     * no one-shot mode whose programming cost could make a short delta late. */
+    r->ce = (struct clockevent){
+        .name = "rtc", .features = CE_PERIODIC, .freq_hz = RTC_BASE_HZ,
+        .min_delta_cyc = RTC_BASE_HZ / RTC_PERIODIC_MAX_HZ,   /* 4 cycles, 8192 Hz */
+        .max_delta_cyc = RTC_BASE_HZ / RTC_PERIODIC_MIN_HZ,   /* 16384 cycles, 2 Hz */
+        .set_state_periodic = rtc_ce_periodic, .set_state_shutdown = rtc_ce_shutdown,
+        .rating = RTC_RATING, .usable = boot_rs_saved && !probe_reason,
+        .unusable_reason = !boot_rs_saved ? "not probed" : probe_reason,
+    };
+}
+
+void rtc_clockevent_irq(struct rtc_clockevent *r)
 {
     /* PF is one bit: a handler that runs more than a period late merges edges into one
      * event, so ->events can only undercount, never overcount. */
     if (rtc_ack() & RTC_REG_C_PF)
-        clockevent_handle_irq(&rtc_ce);
+        clockevent_handle_irq(&r->ce);
 }

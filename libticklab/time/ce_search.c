@@ -9,11 +9,11 @@ static bool reliable(struct clockevent *ce, const struct ce_search_ops *ops, uin
     uint64_t bound = CE_SEARCH_BOUND_NS + 4 * clockevent_cyc_to_ns(ce, delta_cyc);
     for (unsigned i = 0; i < CE_SEARCH_TRIALS; i++) {
         uint64_t before = ops->events(ops->ctx);
-        int rc = ce->set_next(delta_cyc);
+        int rc = clockevent_program_cyc(ce, delta_cyc);
         if (rc == -ETIME)
             (*etime)++;
         if (rc || !ops->wait(ops->ctx, before, bound)) {
-            ce->shutdown();
+            clockevent_shutdown(ce);
             return false;
         }
     }

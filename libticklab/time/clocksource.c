@@ -3,6 +3,7 @@
 #include "ticklab/clocksource.h"
 
 #include "ticklab/errno.h"
+#include "ticklab/io.h"
 #include "ticklab/fmt.h"
 #include "ticklab/kstring.h"
 #include "ticklab/muldiv.h"
@@ -147,12 +148,19 @@ struct tk_base {
     uint64_t base_ns;        /* time_ns() at base_cyc, whole ns */
     uint64_t base_frac;      /* ... plus base_frac / 2^shift ns; < 2^shift */
     uint64_t max_idle_ns;    /* timekeeping_max_idle_ns() for this source */
+    uint64_t behind_cyc;     /* a masked delta above this is a reading behind base_cyc (a
+                                CPU whose TSC lags the one that folded), not a wrap: only
+                                64-bit counters, which never wrap, can tell the two apart */
+    uint64_t mask;           /* cs->mask */
+    uintptr_t mmio64;        /* cs->read_mmio64: time_ns() reads the counter itself */
+    bool tsc;                /* cs->read_is_tsc: likewise, RDTSC */
 };
 
 static struct {
     uint32_t seq;            /* even: copy 0 is stable; odd: copy 1 is */
     struct tk_base copy[2];
     bool writing;            /* a writer is between enter and leave */
+    uint64_t behind_reads;   /* readers that found the counter behind base_cyc */
     uint64_t late_cyc;       /* a folded delta above this counts as late */
     struct timekeeping_stats stats;
 } tk;
@@ -163,9 +171,18 @@ static struct clocksource *cs_list;
  * compiler can reorder what a reader interrupting the writer observes. */
 #define barrier() __atomic_signal_fence(__ATOMIC_SEQ_CST)
 
-static uint64_t tk_ns_at(const struct tk_base *b, uint64_t now_cyc, uint64_t *frac)
+/* The time at counter value now_cyc. A value behind the base (*behind set, if asked) gives
+ * the base's time: it stands still for that reader instead of jumping 2^64 cycles (a
+ * century) ahead. */
+static inline uint64_t tk_ns_at(const struct tk_base *b, uint64_t now_cyc, uint64_t *frac,
+                                bool *behind)
 {
-    uint64_t delta = cs_delta(b->cs, now_cyc, b->base_cyc);
+    uint64_t delta = (now_cyc - b->base_cyc) & b->mask;   /* cs_delta, on the copy */
+    bool back = delta > b->behind_cyc;
+    if (behind)
+        *behind = back;
+    if (back)
+        delta = 0;
     unsigned __int128 scaled = (unsigned __int128)delta * b->mult + b->base_frac;
 
     if (frac)
@@ -173,8 +190,19 @@ static uint64_t tk_ns_at(const struct tk_base *b, uint64_t now_cyc, uint64_t *fr
     return b->base_ns + (uint64_t)(scaled >> b->shift);
 }
 
-/* A consistent copy of the state and a counter value read after it was current. */
-static void tk_read(struct tk_base *b, uint64_t *now_cyc)
+/* Counted after the read was found consistent: a TSC that does this is not synchronised. */
+static void count_behind(bool behind)
+{
+    if (behind)
+        __atomic_fetch_add(&tk.behind_reads, 1, __ATOMIC_RELAXED);
+}
+
+/* The one reader of the latch: a consistent copy of the state, and (when asked) the
+ * counter read after it was current, and another clock read right after the counter. Every
+ * reader of the time state goes through here. */
+static inline __attribute__((always_inline)) void
+tk_read(struct tk_base *b, uint64_t *now_cyc, uint64_t (*other)(void), uint64_t *other_out,
+        uint64_t *other_before)
 {
     uint32_t seq;
 
@@ -182,7 +210,12 @@ static void tk_read(struct tk_base *b, uint64_t *now_cyc)
         seq = __atomic_load_n(&tk.seq, __ATOMIC_ACQUIRE);
         barrier();
         *b = tk.copy[seq & 1];
-        *now_cyc = b->cs ? b->cs->read() : 0;
+        if (other_before)
+            *other_before = other();
+        if (now_cyc)
+            *now_cyc = b->cs ? b->cs->read() : 0;
+        if (other)
+            *other_out = other();
         barrier();
     } while (__atomic_load_n(&tk.seq, __ATOMIC_ACQUIRE) != seq);
 }
@@ -201,24 +234,20 @@ static void tk_publish(const struct tk_base *b)
     barrier();
 }
 
-/* On one CPU the test-then-set below needs no atomic instruction: a writer that interrupts
- * between the two runs to completion before this one starts, and this one reads the state
- * only after setting the flag. */
+/* A try-lock: the exchange is atomic, so a writer on another CPU or in an interrupt that
+ * came in between is refused (-EBUSY) rather than let in, and the one inside completes. */
 static bool tk_writer_enter(void)
 {
-    if (__atomic_load_n(&tk.writing, __ATOMIC_RELAXED)) {
-        tk.stats.busy_skips++;
+    if (__atomic_exchange_n(&tk.writing, true, __ATOMIC_ACQUIRE)) {
+        __atomic_fetch_add(&tk.stats.busy_skips, 1, __ATOMIC_RELAXED);
         return false;
     }
-    __atomic_store_n(&tk.writing, true, __ATOMIC_RELAXED);
-    barrier();
     return true;
 }
 
 static void tk_writer_leave(void)
 {
-    barrier();
-    __atomic_store_n(&tk.writing, false, __ATOMIC_RELAXED);
+    __atomic_store_n(&tk.writing, false, __ATOMIC_RELEASE);
 }
 
 /* Moves b's base up to now_cyc without changing the time it gives for any later count. */
@@ -226,7 +255,7 @@ static void tk_fold(struct tk_base *b, uint64_t now_cyc)
 {
     uint64_t delta = cs_delta(b->cs, now_cyc, b->base_cyc);
 
-    b->base_ns = tk_ns_at(b, now_cyc, &b->base_frac);
+    b->base_ns = tk_ns_at(b, now_cyc, &b->base_frac, 0);
     b->base_cyc = now_cyc;
     tk.stats.accumulates++;
     if (delta > tk.stats.max_delta_cyc)
@@ -246,6 +275,10 @@ static void tk_rebase(struct tk_base *b, struct clocksource *cs)
     b->base_frac = 0;
     b->base_cyc = cs->read();
     b->max_idle_ns = mul_div_u64(limit_cyc, NSEC_PER_SEC, cs->freq_hz);
+    b->behind_cyc = cs->mask == UINT64_MAX ? UINT64_MAX >> 1 : cs->mask;
+    b->mask = cs->mask;
+    b->mmio64 = cs->read_mmio64;
+    b->tsc = cs->read_is_tsc;
     tk.late_cyc = limit_cyc - limit_cyc / 8;
     tk.stats.limit_cyc = limit_cyc;
 }
@@ -268,60 +301,141 @@ static int tk_switch(struct clocksource *to)
     return 0;
 }
 
-uint64_t time_ns(void)
+/* time_ns() through the driver's read(), and before the first select. */
+static __attribute__((noinline)) uint64_t time_ns_call(void)
 {
     struct tk_base b;
     uint64_t now_cyc;
+    bool behind = false;
 
-    tk_read(&b, &now_cyc);
-    return b.cs ? tk_ns_at(&b, now_cyc, NULL) : b.base_ns;
+    tk_read(&b, &now_cyc, 0, 0, 0);
+    uint64_t ns = b.cs ? tk_ns_at(&b, now_cyc, NULL, &behind) : b.base_ns;
+    count_behind(behind);
+    return ns;
+}
+
+/* The fast path reads the copy in place and the counter itself (an HPET's one 64-bit load,
+ * or RDTSC), with no call and so no registers to save: this is on every timer interrupt's
+ * path. A copy half rewritten meanwhile is caught by the sequence check and read again. */
+uint64_t time_ns(void)
+{
+    uint32_t seq;
+    uint64_t ns;
+    bool behind;
+
+    do {
+        seq = __atomic_load_n(&tk.seq, __ATOMIC_ACQUIRE);
+        barrier();
+        const struct tk_base *b = &tk.copy[seq & 1];
+        uint64_t now;
+        if (b->mmio64)
+            now = mmio_read64(b->mmio64);
+        else if (b->tsc)
+            now = rdtsc_ordered();
+        else
+            return time_ns_call();
+        ns = tk_ns_at(b, now, NULL, &behind);
+        barrier();
+    } while (__atomic_load_n(&tk.seq, __ATOMIC_ACQUIRE) != seq);
+    count_behind(behind);
+    return ns;
 }
 
 uint64_t time_ns_paired(uint64_t (*other)(void), uint64_t *other_out)
 {
     struct tk_base b;
-    uint32_t seq;
     uint64_t now_cyc;
+    bool behind = false;
+
+    tk_read(&b, &now_cyc, other, other_out, 0);
+    uint64_t ns = b.cs ? tk_ns_at(&b, now_cyc, NULL, &behind) : b.base_ns;
+    count_behind(behind);
+    return ns;
+}
+
+uint64_t time_ns_bracket_tsc(uint64_t *before, uint64_t *after)
+{
+    uint32_t seq;
+    uint64_t ns;
+    bool behind = false;
 
     do {
         seq = __atomic_load_n(&tk.seq, __ATOMIC_ACQUIRE);
         barrier();
-        b = tk.copy[seq & 1];
-        now_cyc = b.cs ? b.cs->read() : 0;
-        *other_out = other();
+        const struct tk_base *b = &tk.copy[seq & 1];
+        if (!b->cs) {
+            *before = *after = rdtsc_ordered();
+            return b->base_ns;
+        }
+        uint64_t now;
+        /* nothing but the counter's read between the two TSC reads */
+        if (b->mmio64) {
+            *before = rdtsc_ordered();
+            now = mmio_read64(b->mmio64);
+            *after = rdtsc_ordered();
+        } else if (b->tsc) {
+            *before = now = rdtsc_ordered();
+            *after = now;
+        } else {
+            *before = rdtsc_ordered();
+            now = b->cs->read();
+            *after = rdtsc_ordered();
+        }
+        ns = tk_ns_at(b, now, NULL, &behind);
         barrier();
     } while (__atomic_load_n(&tk.seq, __ATOMIC_ACQUIRE) != seq);
-    return b.cs ? tk_ns_at(&b, now_cyc, NULL) : b.base_ns;
+    count_behind(behind);
+    return ns;
+}
+
+/* A fold changes three fields; only they are written, in both copies, under the latch (the
+ * rest of the state is the same in both, and only a writer changes it). */
+static void tk_publish_fold(const struct tk_base *b)
+{
+    uint32_t seq = tk.seq;
+
+    __atomic_store_n(&tk.seq, seq + 1, __ATOMIC_RELEASE);
+    barrier();
+    tk.copy[0].base_cyc = b->base_cyc;
+    tk.copy[0].base_ns = b->base_ns;
+    tk.copy[0].base_frac = b->base_frac;
+    barrier();
+    __atomic_store_n(&tk.seq, seq + 2, __ATOMIC_RELEASE);
+    barrier();
+    tk.copy[1].base_cyc = b->base_cyc;
+    tk.copy[1].base_ns = b->base_ns;
+    tk.copy[1].base_frac = b->base_frac;
+    barrier();
+}
+
+int timekeeping_accumulate_ns(uint64_t *now_ns)
+{
+    if (!tk_writer_enter())
+        return -EBUSY;
+    struct tk_base *b = &tk.copy[0];     /* stable: only a writer changes it, and that is us */
+    if (!b->cs) {
+        tk_writer_leave();
+        return -ENODEV;
+    }
+    struct tk_base next = *b;
+    tk_fold(&next, b->mmio64 ? mmio_read64(b->mmio64) : b->tsc ? rdtsc_ordered()
+                                                               : b->cs->read());
+    tk_publish_fold(&next);
+    tk_writer_leave();
+    if (now_ns)
+        *now_ns = next.base_ns;
+    return 0;
 }
 
 int timekeeping_accumulate(void)
 {
-    struct tk_base b;
-
-    if (!tk_writer_enter())
-        return -EBUSY;
-    b = tk.copy[0];
-    if (!b.cs) {
-        tk_writer_leave();
-        return -ENODEV;
-    }
-    tk_fold(&b, b.cs->read());
-    tk_publish(&b);
-    tk_writer_leave();
-    return 0;
+    return timekeeping_accumulate_ns(0);
 }
 
 /* A consistent copy of the state, without a counter read. */
 static void tk_state(struct tk_base *b)
 {
-    uint32_t seq;
-
-    do {
-        seq = __atomic_load_n(&tk.seq, __ATOMIC_ACQUIRE);
-        barrier();
-        *b = tk.copy[seq & 1];
-        barrier();
-    } while (__atomic_load_n(&tk.seq, __ATOMIC_ACQUIRE) != seq);
+    tk_read(b, 0, 0, 0, 0);
 }
 
 uint64_t timekeeping_max_idle_ns(void)
@@ -351,13 +465,13 @@ int timekeeping_cycles_at(uint64_t ns, const struct clocksource *cs, uint64_t *c
         return -ERANGE;
     uint64_t limit = tk.stats.limit_cyc;
     for (int i = 0; i < 4 && delta > 0 && delta - 1 <= limit; i++) {
-        if (tk_ns_at(&b, (b.base_cyc + delta - 1) & cs->mask, 0) < ns)
+        if (tk_ns_at(&b, (b.base_cyc + delta - 1) & cs->mask, 0, 0) < ns)
             break;                       /* the count before does not reach ns yet */
         delta--;
     }
-    for (int i = 0; i < 4 && tk_ns_at(&b, (b.base_cyc + delta) & cs->mask, 0) < ns; i++)
+    for (int i = 0; i < 4 && tk_ns_at(&b, (b.base_cyc + delta) & cs->mask, 0, 0) < ns; i++)
         delta++;
-    if (delta > limit || tk_ns_at(&b, (b.base_cyc + delta) & cs->mask, 0) < ns)
+    if (delta > limit || tk_ns_at(&b, (b.base_cyc + delta) & cs->mask, 0, 0) < ns)
         return -ERANGE;
     *cyc = (b.base_cyc + delta) & cs->mask;
     return 0;
@@ -366,6 +480,7 @@ int timekeeping_cycles_at(uint64_t ns, const struct clocksource *cs, uint64_t *c
 void timekeeping_get_stats(struct timekeeping_stats *out)
 {
     *out = tk.stats;
+    out->behind_reads = __atomic_load_n(&tk.behind_reads, __ATOMIC_RELAXED);
 }
 
 /* ---- registry ---------------------------------------------------------------------------*/
@@ -486,6 +601,19 @@ struct clocksource *clocksource_select(const char *name, char *why, size_t why_l
         return cur;
     }
     return pick;
+}
+
+struct clocksource *clocksource_demote(struct clocksource *cs, const char *reason)
+{
+    cs->usable = false;
+    cs->unusable_reason = reason;
+    struct clocksource *cur = clocksource_current();
+    if (cur != cs)
+        return cur;
+    struct clocksource *next = best_usable();
+    if (!next || tk_switch(next) != 0)
+        return cs;
+    return next;
 }
 
 #ifdef TICKLAB_HOSTED

@@ -8,8 +8,7 @@
 
 _Static_assert(offsetof(struct hrtimer, node) == 0, "hrtimer must start with its node");
 
-/* The bases in use, one per device: the device's event finds its base here. */
-static struct hrtimer_base *bases[HRTIMER_MAX_BASES];
+const struct hrtimer_clock hrtimer_clock_time_ns = { "time_ns", time_ns, true };
 
 static struct hrtimer *to_timer(struct tq_node *n)
 {
@@ -21,50 +20,33 @@ static uint64_t add_sat(uint64_t a, uint64_t b)
     return a > UINT64_MAX - b ? UINT64_MAX : a + b;
 }
 
+/* The device's event: its owner is the base (hrtimer_base_init claimed it). */
 static void ce_event(struct clockevent *ce)
 {
-    struct hrtimer_base *b = ce->event_ctx;
-    if (b && b->dev == ce)
-        hrtimer_interrupt(b);
+    hrtimer_interrupt(ce->owner);
 }
 
 int hrtimer_base_init(struct hrtimer_base *base, struct clockevent *dev,
-                      uint64_t (*now_fn)(void), struct tq_slot *slots, uint32_t capacity)
+                      const struct hrtimer_clock *clock, struct tq_slot *slots,
+                      uint32_t capacity)
 {
-    if (!base || !dev || !now_fn || !slots || capacity == 0)
+    if (!base || !dev || !clock || !clock->now_ns || !slots || capacity == 0)
         return -EINVAL;
-    int free_slot = -1;
-    for (unsigned i = 0; i < HRTIMER_MAX_BASES; i++) {
-        if (bases[i] == base || (bases[i] && bases[i]->dev == dev))
-            bases[i] = 0;               /* re-initialised, or the device changes hands */
-        if (!bases[i] && free_slot < 0)
-            free_slot = (int)i;
-    }
-    if (free_slot < 0)
-        return -EBUSY;
-    *base = (struct hrtimer_base){ .dev = dev, .now_ns = now_fn,
+    int rc = clockevent_claim(dev, ce_event, base);
+    if (rc)
+        return rc;
+    *base = (struct hrtimer_base){ .dev = dev, .clock = clock, .now_ns = clock->now_ns,
                                    .storm_limit = HRTIMER_STORM_LIMIT };
     tq_init(&base->q, slots, capacity);
-    bases[free_slot] = base;
-    dev->event_ctx = base;
-    dev->event = ce_event;
-    if (dev->shutdown)
-        dev->shutdown();
+    clockevent_shutdown(dev);
     return 0;
 }
 
 void hrtimer_base_release(struct hrtimer_base *base)
 {
-    for (unsigned i = 0; i < HRTIMER_MAX_BASES; i++) {
-        if (bases[i] != base)
-            continue;
-        bases[i] = 0;
-        if (base->dev->shutdown)
-            base->dev->shutdown();
-        base->dev->event = 0;
-        base->dev->event_ctx = 0;
-        base->armed = false;
-    }
+    if (base->dev && base->dev->owner == base)
+        clockevent_release(base->dev);
+    base->armed = false;
 }
 
 /* Arms the device for `expires` (an absolute time; past means "as soon as it can"). */
@@ -73,9 +55,9 @@ static int program(struct hrtimer_base *b, uint64_t expires, uint64_t now)
     int err;
 
     b->reprograms++;
-    /* On time_ns() the device can be armed for the absolute moment (set_abs); on any other
-     * clock only the delay is known. */
-    if (b->now_ns == time_ns)
+    /* On time_ns() the device can be armed for the absolute moment (CE_ABS devices) and the
+     * others get the delay from a fresh read; on any other clock only the delay is known. */
+    if (b->clock->is_time_ns)
         err = clockevent_program_abs_ns(b->dev, expires, now);
     else
         err = clockevent_program_ns(b->dev, expires > now ? expires - now : 0);
@@ -88,8 +70,7 @@ static int program(struct hrtimer_base *b, uint64_t expires, uint64_t now)
 
 static void shutdown(struct hrtimer_base *b)
 {
-    if (b->dev->shutdown)
-        b->dev->shutdown();
+    clockevent_shutdown(b->dev);
     b->shutdowns++;
     b->armed = false;
 }
@@ -201,10 +182,9 @@ void hrtimer_interrupt(struct hrtimer_base *b)
             break;
         }
         head = tq_first(&b->q);
-        if (!head) {
-            shutdown(b);
-            break;
-        }
+        if (!head)
+            break;     /* the device fired and holds nothing: it stays in one-shot mode, so
+                          the next start arms it with one write (no state change) */
         uint64_t expires = tq_deadline_ns(head);
         int err = program(b, expires, now);
         now = b->now_ns();
@@ -239,17 +219,7 @@ bool hrtimer_rescue(struct hrtimer_base *b, uint64_t grace_ns)
     if (add_sat(tq_deadline_ns(head), grace_ns) > now)
         return false;
     b->rescued++;
-    if (b->dev->shutdown)
-        b->dev->shutdown();    /* an event still on its way would find nothing due */
+    clockevent_shutdown(b->dev);   /* an event still on its way would find nothing due */
     hrtimer_interrupt(b);
     return true;
-}
-
-unsigned hrtimer_rescue_all(uint64_t grace_ns)
-{
-    unsigned n = 0;
-    for (unsigned i = 0; i < HRTIMER_MAX_BASES; i++)
-        if (bases[i] && hrtimer_rescue(bases[i], grace_ns))
-            n++;
-    return n;
 }

@@ -18,21 +18,43 @@ void tick_set_hook(void (*fn)(uint64_t))
     hook = fn;
 }
 
+/* One-shot mode: the next tick at start + k * period. A re-arm that cannot be made (the
+ * device said -ETIME through every retry, or refused) gets one more try a whole period
+ * from now, which cannot have passed; if that fails too the tick has stopped, and says so
+ * in `failures` and `stalled` instead of dying in silence. */
 static void rearm(void)
 {
     next_deadline_ns += t.period_ns;
     uint64_t now = time_ns();
-    uint64_t delta = next_deadline_ns > now ? next_deadline_ns - now : 0;
-    if (clockevent_program_ns(t.dev, delta) == -ETIME)
-        t.rearm_retries++;
+    /* A late tick (lost periods, a rescue) skips the grid points already passed: armed for
+     * each of them in turn, the device would fire back to back, once per missed period. */
+    if (next_deadline_ns <= now)
+        next_deadline_ns += ((now - next_deadline_ns) / t.period_ns + 1) * t.period_ns;
+    uint64_t delta = next_deadline_ns - now;
+    if (clockevent_program_ns(t.dev, delta) == 0)
+        return;
+    t.rearm_retries++;
+    next_deadline_ns = now + t.period_ns;
+    if (clockevent_program_ns(t.dev, t.period_ns) == 0)
+        return;
+    t.failures++;
+    t.stalled = true;
+}
+
+static void restart_periodic(void)
+{
+    uint64_t p;
+    if (clockevent_set_periodic_ns(t.dev, t.period_ns, &p) != 0) {
+        t.failures++;
+        t.stalled = true;
+    }
 }
 
 static void restart_after_idle(uint64_t now)
 {
     nohz_stopped = false;
     if (t.periodic) {
-        uint64_t p;
-        clockevent_set_periodic_ns(t.dev, t.period_ns, &p);
+        restart_periodic();
     } else {
         next_deadline_ns = now;
         rearm();
@@ -67,11 +89,13 @@ static void account(uint64_t now, bool was_idle)
 static void tick_event(struct clockevent *ce)
 {
     (void)ce;
-    uint64_t now = time_ns();
+    uint64_t now;
+    if (timekeeping_accumulate_ns(&now) != 0)
+        now = time_ns();       /* it interrupted another writer, which completes the fold */
     bool was_idle = nohz_stopped;
     t.ticks++;
+    t.stalled = false;
     account(now, was_idle);
-    timekeeping_accumulate();
     if (was_idle)
         restart_after_idle(now);
     else if (!t.periodic)
@@ -87,10 +111,13 @@ bool tick_nohz_stop(uint64_t until_ns)
     uint64_t now = time_ns();
     if (until_ns <= now + 2 * t.period_ns)
         return false;                  /* not worth stopping for less than two ticks */
-    t.dev->shutdown();
+    if (clockevent_program_ns(t.dev, until_ns - now) != 0) {
+        /* The device could not be armed that far: the tick goes on as it was. */
+        restart_after_idle(now);
+        return false;
+    }
     nohz_stopped = true;
     t.nohz_stops++;
-    clockevent_program_ns(t.dev, until_ns - now);
     return true;
 }
 
@@ -99,7 +126,7 @@ void tick_nohz_restart(void)
     if (!running || !nohz_stopped)
         return;
     unsigned long flags = irq_save();
-    t.dev->shutdown();
+    clockevent_shutdown(t.dev);
     uint64_t now = time_ns();
     account(now, true);
     timekeeping_accumulate();
@@ -119,13 +146,40 @@ uint64_t tick_last_ns(void)
     return last_ns;
 }
 
-static struct clockevent *choose(const char *device, bool oneshot, char *why, unsigned why_len)
+bool tick_overdue(uint64_t now_ns)
 {
+    return running && !nohz_stopped && now_ns > last_ns + 4 * t.period_ns + TICK_OVERDUE_NS;
+}
+
+void tick_rescue(void)
+{
+    unsigned long flags = irq_save();
+    if (running && !nohz_stopped) {
+        t.rescued++;
+        clockevent_shutdown(t.dev);
+        tick_event(t.dev);
+        if (t.periodic)
+            restart_periodic();
+    }
+    irq_restore(flags);
+}
+
+static struct clockevent *choose(const char *device, bool oneshot, const struct clockevent *avoid,
+                                 char *why, unsigned why_len)
+{
+    /* A named device ticks in the mode it has: periodic if it can (and one-shot was not
+     * asked for), else re-armed one-shots. Without a name (or with one that is unknown),
+     * the best periodic device, else the best one-shot. */
+    struct clockevent *asked = device ? clockevent_find(device, 0) : 0;
+    bool periodic_first = !oneshot && (!asked || (asked->features & CE_PERIODIC));
     struct clockevent *ce = 0;
-    if (!oneshot)
-        ce = clockevent_select(device, CE_PERIODIC, why, why_len);
-    if (!ce)
-        ce = clockevent_select(device, CE_ONESHOT, why, why_len);
+    if (periodic_first)
+        ce = clockevent_select(device, CE_PERIODIC, 0, avoid, why, why_len);
+    if (ce && (!asked || ce == asked))
+        return ce;
+    struct clockevent *one = clockevent_select(device, CE_ONESHOT, 0, avoid, why, why_len);
+    if (!ce || (asked && one == asked))
+        ce = one;            /* the named one-shot device, or nothing periodic at all */
     return ce;
 }
 
@@ -143,7 +197,9 @@ int tick_start_ns(uint64_t period_ns, const char *device, bool oneshot, char *wh
         return -ERANGE;
     if (period_ns > 1000000000ull)
         return -EINVAL;
-    struct clockevent *ce = choose(device, oneshot, why, why_len);
+    if (running)
+        tick_stop();
+    struct clockevent *ce = choose(device, oneshot, 0, why, why_len);
     if (!ce)
         return -ENODEV;
     memset(&t, 0, sizeof(t));
@@ -154,19 +210,20 @@ int tick_start_ns(uint64_t period_ns, const char *device, bool oneshot, char *wh
     jiffies = t.jiffies_start;
 
     unsigned long flags = irq_save();
-    ce->event = tick_event;
-    last_ns = next_deadline_ns = time_ns();
-    int rc;
-    if (t.periodic) {
-        rc = clockevent_set_periodic_ns(ce, period_ns, &t.period_ns);
-    } else {
-        t.period_ns = period_ns;
-        rearm();
-        rc = 0;
+    int rc = clockevent_claim(ce, tick_event, &t);
+    if (rc == 0) {
+        last_ns = next_deadline_ns = time_ns();
+        if (t.periodic) {
+            rc = clockevent_set_periodic_ns(ce, period_ns, &t.period_ns);
+        } else {
+            t.period_ns = period_ns;
+            next_deadline_ns += period_ns;
+            rc = clockevent_program_ns(ce, period_ns);
+        }
+        if (rc)
+            clockevent_release(ce);
     }
     running = rc == 0;
-    if (!running)
-        ce->event = 0;
     irq_restore(flags);
     return rc;
 }
@@ -177,8 +234,7 @@ void tick_stop(void)
         return;
     nohz_stopped = false;
     unsigned long flags = irq_save();
-    t.dev->shutdown();
-    t.dev->event = 0;
+    clockevent_release(t.dev);
     running = false;
     irq_restore(flags);
 }

@@ -117,11 +117,15 @@ int tq_heap_requeue(struct tq_heap *h, struct tq_heap_node *n, uint64_t deadline
     return i == 0 || n->pos == 1;
 }
 
+/* The root's own remove: the last slot sifts down from the top, never up (it is on the
+ * expiry path of every hrtimer interrupt, so the general remove's checks are skipped). */
 struct tq_heap_node *tq_heap_pop_first(struct tq_heap *h)
 {
-    struct tq_heap_node *n = tq_heap_first(h);
-
-    if (n)
-        tq_heap_remove(h, n);
+    if (h->count == 0)
+        return NULL;
+    struct tq_heap_node *n = h->slot[0].node;
+    n->pos = 0;
+    if (--h->count)
+        sift_down(h, 0, h->slot[h->count]);
     return n;
 }

@@ -296,7 +296,10 @@ unsigned wheel_advance(struct wheel *w, uint64_t now)
     list_move_all(&w->expired, &due);
     run_list(w, &due);
     /* Between events nothing is due and every cascade would move an empty slot, so clk
-     * jumps straight to the next event; the last jump lands just past now. */
+     * jumps straight to the next event; the last jump lands just past now. With no timer
+     * at all there is no event to look for (the tick's usual case: one compare per tick). */
+    if (w->pending == 0 && !jiffies_before(now, w->clk))
+        w->clk = now + 1;
     while (!jiffies_before(now, w->clk)) {
         uint64_t d = next_event(w);
         if (d > now - w->clk) {

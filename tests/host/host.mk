@@ -15,10 +15,10 @@ HOST_TEST_SRCS := $(wildcard tests/host/test_*.c) tests/host/main.c
 HOST_LIB_SRCS += kernel/intr/topology.c kernel/boot/bootinfo.c
 # The EFI application's handoff block (plain C), round-tripped through bootinfo.c.
 HOST_LIB_SRCS += boot/efi/handoff.c
-HOST_HDRS += boot/efi/handoff.h kernel/boot/bootinfo.h
 # One command compiles everything, so any header change rebuilds it all: simple, and the
-# whole build takes seconds.
+# whole build takes seconds. (:= first: a += above it would be thrown away.)
 HOST_HDRS := $(wildcard kernel/lib/*.h libticklab/include/ticklab/*.h tests/host/*.h)
+HOST_HDRS += boot/efi/handoff.h kernel/boot/bootinfo.h
 HOST_LIB_SRCS += libticklab/drivers/acpi.c
 HOST_TEST_SRCS += tests/host/acpi_fixture.c tests/host/acpi_edit.c
 HOST_HDRS += libticklab/include/ticklab/acpi.h
@@ -59,9 +59,26 @@ HOST_HDRS += libticklab/include/ticklab/ce_search.h
 HOST_LIB_SRCS += libticklab/time/hrtimer.c
 HOST_HDRS += libticklab/include/ticklab/hrtimer.h
 
-build/host/tests: $(HOST_LIB_SRCS) $(HOST_TEST_SRCS) $(HOST_HDRS) tests/host/host.mk | deps
+# The PIT (channel 2 as a clocksource, channel 0 as a clock event device), the 8259s, CPUID
+# decoding, the clocksource measurements and the jiffies tick, against the fake PC.
+HOST_LIB_SRCS += libticklab/drivers/pit8254.c libticklab/drivers/pic8259.c libticklab/drivers/cpuid.c \
+                 libticklab/time/cs_measure.c libticklab/time/tick.c
+HOST_HDRS += libticklab/include/ticklab/pit8254.h libticklab/include/ticklab/pic8259.h \
+             libticklab/include/ticklab/cs_measure.h libticklab/include/ticklab/tick.h
+
+# kernel/timers/halt.c (HLT with a backup wake-up), compiled apart: it asks kernel/smp/smp.h
+# which CPU it runs on, and the real answer reads %gs, which a host process does not set up.
+# tests/host/shim/ comes first on the quote include path of this one file only, and its
+# kernel/smp/smp.h lets the test say which CPU it is on (fake_smp_cpu).
+HOST_HALT_OBJ := build/host/halt.o
+$(HOST_HALT_OBJ): kernel/timers/halt.c kernel/timers/halt.h kernel/arch/cpu.h \
+                  tests/host/shim/kernel/smp/smp.h $(HOST_HDRS) tests/host/host.mk | deps
 	@mkdir -p $(@D)
-	$(HOST_CC) $(HOST_CFLAGS) -o $@ $(HOST_LIB_SRCS) $(HOST_TEST_SRCS) -lm
+	$(HOST_CC) $(HOST_CFLAGS) -iquote tests/host/shim -c -o $@ $<
+
+build/host/tests: $(HOST_LIB_SRCS) $(HOST_TEST_SRCS) $(HOST_HALT_OBJ) $(HOST_HDRS) tests/host/host.mk | deps
+	@mkdir -p $(@D)
+	$(HOST_CC) $(HOST_CFLAGS) -o $@ $(HOST_LIB_SRCS) $(HOST_TEST_SRCS) $(HOST_HALT_OBJ) -lm
 
 .PHONY: host-test
 host-test: build/host/tests

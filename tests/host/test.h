@@ -15,7 +15,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#define TEST_MAX 512
+#define TEST_MAX 1024
 
 struct test_case {
     const char *name;

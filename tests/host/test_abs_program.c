@@ -1,7 +1,7 @@
 /* tests/host/test_abs_program.c - absolute programming: timekeeping_cycles_at() (the count
  * at which time_ns() reaches a moment, libticklab/time/clocksource.c) checked against time_ns()
  * itself on fake counters, and clockevent_program_abs_ns() (libticklab/time/clockevent.c)
- * choosing set_abs, its -ETIME fallback, and the relative path. */
+ * choosing set_next_abs, the min-delta rule, its -ETIME fallback, and the relative path. */
 #include "ticklab/clockevent.h"
 #include "ticklab/clocksource.h"
 #include "ticklab/errno.h"
@@ -88,28 +88,38 @@ TEST(timekeeping_cycles_at_refuses_other_sources_and_the_past)
 
 static uint64_t abs_armed, rel_armed;
 static int abs_rc, abs_calls, rel_calls;
-static int dev_abs(uint64_t c) { abs_calls++; abs_armed = c; return abs_rc; }
-static int dev_rel(uint64_t d) { rel_calls++; rel_armed = d; return 0; }
-static void dev_stop(void) {}
+static int dev_abs(struct clockevent *ce, uint64_t c) { (void)ce; abs_calls++; abs_armed = c; return abs_rc; }
+static int dev_rel(struct clockevent *ce, uint64_t d) { (void)ce; rel_calls++; rel_armed = d; return 0; }
+static int dev_state(struct clockevent *ce) { (void)ce; return 0; }
+
+/* A comparator against `against` at 100 MHz (10 ns per cycle), registered. */
+static void comparator(struct clockevent *ce, const struct clocksource *against,
+                       uint64_t min_cyc)
+{
+    clockevent_test_reset();
+    *ce = (struct clockevent){ .name = "cmp", .features = CE_ONESHOT | CE_ABS,
+                               .freq_hz = 100000000, .min_delta_cyc = min_cyc,
+                               .max_delta_cyc = 1000000, .set_next_event = dev_rel,
+                               .set_state_oneshot = dev_state, .set_state_shutdown = dev_state,
+                               .set_next_abs = dev_abs, .abs_cs = against, .usable = true };
+    REQUIRE(clockevent_register(ce) == 0);
+    abs_calls = rel_calls = 0;
+    abs_rc = 0;
+    abs_armed = rel_armed = 0;
+}
 
 /* A device that compares against the counter time_ns() runs on is armed with the exact
- * count (set_abs); one whose moment has passed (-ETIME) falls back to the shortest relative
- * delay; without set_abs, or on another clock, or beyond max_delta, the relative delay is
- * computed from now. */
+ * count (set_next_abs); one whose moment has passed (-ETIME) falls back to the shortest
+ * relative delay; beyond max_delta the relative delay is used; against another clock the
+ * count is mapped through a pair of readings. */
 TEST(clockevent_program_abs_uses_the_count_when_it_can)
 {
+    static struct clockevent ce;
     source(100000000, 64, 5000);
     count += 12345;
     timekeeping_accumulate();
     uint64_t now = time_ns();
-    clockevent_test_reset();
-    struct clockevent ce = { .name = "cmp", .features = CE_ONESHOT, .freq_hz = 100000000,
-                             .min_delta_cyc = 3, .max_delta_cyc = 1000000, .set_next = dev_rel,
-                             .shutdown = dev_stop, .set_abs = dev_abs, .abs_cs = &cs,
-                             .usable = true };
-    REQUIRE(clockevent_register(&ce) == 0);
-    abs_calls = rel_calls = 0;
-    abs_rc = 0;
+    comparator(&ce, &cs, 3);
     CHECK_EQ_I64(clockevent_program_abs_ns(&ce, now + 5000, now), 0);
     CHECK_EQ_I64(abs_calls, 1);
     CHECK_EQ_I64(rel_calls, 0);
@@ -133,10 +143,94 @@ TEST(clockevent_program_abs_uses_the_count_when_it_can)
     CHECK_EQ_I64(clockevent_program_abs_ns(&ce, now + 5000, now), 0);
     CHECK_EQ_I64(abs_calls, 3);
     CHECK_EQ_U64(abs_armed, count + 5 + 1);        /* 5 us = 5 counts, +1 never early */
-    ce.set_abs = 0;                                /* no absolute mode: the delay */
-    CHECK_EQ_I64(clockevent_program_abs_ns(&ce, now + 5000, now + 1000), 0);
-    CHECK_EQ_I64(rel_calls, 3);
-    CHECK_EQ_U64(rel_armed, 400);                  /* (5000 - 1000) ns at 10 ns per cycle */
+}
+
+/* A deadline closer than the measured minimum (or already past) goes the relative way with
+ * min_delta: arming the comparator for it would race the write; the minimum holds here as
+ * on the relative path, and the short deadline is counted as clamped. */
+TEST(clockevent_program_abs_closer_than_min_delta_goes_relative_and_clamps)
+{
+    static struct clockevent ce;
+    source(100000000, 64, 5000);
+    count += 1000000;                              /* 10 ms in: a past deadline fits */
+    uint64_t now = time_ns();
+    comparator(&ce, &cs, 30);                      /* 300 ns */
+    CHECK_EQ_U64(ce.min_delta_ns, 300);
+    CHECK_EQ_I64(clockevent_program_abs_ns(&ce, now + 299, now), 0);
+    CHECK_EQ_I64(abs_calls, 0);
+    CHECK_EQ_I64(rel_calls, 1);
+    CHECK_EQ_U64(rel_armed, 30);
+    CHECK_EQ_U64(ce.clamped_short, 1);
+    CHECK_EQ_I64(clockevent_program_abs_ns(&ce, now - 1000, now), 0);   /* past */
+    CHECK_EQ_I64(abs_calls, 0);
+    CHECK_EQ_U64(rel_armed, 30);
+    CHECK_EQ_U64(ce.clamped_short, 2);
+    CHECK_EQ_I64(clockevent_program_abs_ns(&ce, now + 300, now), 0);    /* exactly min */
+    CHECK_EQ_I64(abs_calls, 1);
+    CHECK_EQ_U64(abs_armed, count + 30);
+    CHECK_EQ_U64(ce.programs, 3);
+    CHECK_EQ_U64(ce.abs_programs, 1);
+}
+
+/* Regression: an -ETIME from set_next_abs retried the relative way counted `programs` twice
+ * (one request, two counts), so programs no longer matched the requests made. */
+TEST(clockevent_program_abs_etime_fallback_counts_programs_once)
+{
+    static struct clockevent ce;
+    source(100000000, 64, 5000);
+    uint64_t now = time_ns();
+    comparator(&ce, &cs, 3);
+    abs_rc = -ETIME;
+    CHECK_EQ_I64(clockevent_program_abs_ns(&ce, now + 5000, now), 0);
+    CHECK_EQ_I64(abs_calls, 1);
+    CHECK_EQ_I64(rel_calls, 1);
+    CHECK_EQ_U64(rel_armed, 3);
+    CHECK_EQ_U64(ce.programs, 1);
+    CHECK_EQ_U64(ce.abs_programs, 1);
+    CHECK_EQ_U64(ce.etime_retries, 1);
+    CHECK_EQ_U64(ce.etime_failures, 0);
+}
+
+/* Regression: register zeroed every statistic but abs_programs, though the header says
+ * register zeroes them all. */
+TEST(clockevent_register_zeroes_abs_programs)
+{
+    static struct clockevent ce;
+    source(100000000, 64, 5000);
+    clockevent_test_reset();
+    ce = (struct clockevent){ .name = "cmp", .features = CE_ONESHOT | CE_ABS,
+                              .freq_hz = 100000000, .min_delta_cyc = 3,
+                              .max_delta_cyc = 1000000, .set_next_event = dev_rel,
+                              .set_state_oneshot = dev_state, .set_state_shutdown = dev_state,
+                              .set_next_abs = dev_abs, .abs_cs = &cs, .usable = true,
+                              .abs_programs = 7, .programs = 9 };
+    REQUIRE(clockevent_register(&ce) == 0);
+    CHECK_EQ_U64(ce.abs_programs, 0);
+    CHECK_EQ_U64(ce.programs, 0);
+}
+
+/* Without CE_ABS the delay is taken from a FRESH time_ns() read inside the call, not from
+ * the caller's now_ns: whatever ran between the caller's read and the call (here 20 us)
+ * must not be added to the wait. */
+TEST(clockevent_program_abs_without_abs_reads_the_clock_fresh)
+{
+    static struct clockevent ce;
+    source(100000000, 64, 5000);
+    count += 10000000;                             /* 100 ms in */
+    uint64_t now = time_ns();
+    comparator(&ce, &cs, 3);
+    ce.features &= ~CE_ABS;                        /* a relative-only device */
+    count += 2000;                                 /* 20 us pass after the caller's read */
+    CHECK_EQ_I64(clockevent_program_abs_ns(&ce, now + 50000, now), 0);
+    CHECK_EQ_I64(abs_calls, 0);
+    CHECK_EQ_I64(rel_calls, 1);
+    CHECK_EQ_U64(rel_armed, 3000);                 /* 30 us left, not 50 */
+    /* An ABS device beyond its max takes the fresh clock too. */
+    comparator(&ce, &cs, 3);
+    count += 1000;                                 /* 10 us */
+    CHECK_EQ_I64(clockevent_program_abs_ns(&ce, now + 40000, now - 20000000), 0);
+    CHECK_EQ_I64(abs_calls, 0);
+    CHECK_EQ_U64(rel_armed, 1000);                 /* 40 - 30 us, at 10 ns per cycle */
 }
 
 /* time_ns_paired(): the same time as time_ns() at the same count, and the other clock read

@@ -1,8 +1,10 @@
 /* tests/host/test_calibrate.c - libticklab/time/calibrate.c on the fake PC: the TSC (running
  * +50 ppm fast) measured against the PM timer, the HPET (64- and 32-bit) and the PIT's
- * channel 2, read through the io.h primitives by test-local clocksources; stalls injected
- * into single reads; dead counters; the LAPIC timer against the calibrated TSC; the CPUID
- * methods; the choosing rule and its arithmetic.
+ * channel 2, each read through its real driver's clocksource (acpi_pm.c, hpet.c,
+ * pit8254.c: the PIT's latched read is pit_ch2_read_up, not a copy of it here); stalls
+ * injected into single reads; dead counters; the LAPIC timer against the calibrated TSC (its
+ * free-running count at divide 16, set up by hand: the driver's clocksource runs at divide
+ * 1); the CPUID methods; the choosing rule and its arithmetic.
  *
  * Every measured result must contain the true frequency within its stated uncertainty.
  * TICKLAB_CAL_VERBOSE=1 in the environment prints each measured result (the figures quoted
@@ -10,8 +12,11 @@
 #include <stdlib.h>
 
 #include "fake/fake.h"
+#include "ticklab/acpi_pm.h"
 #include "ticklab/calibrate.h"
 #include "ticklab/errno.h"
+#include "ticklab/hpet.h"
+#include "ticklab/pit8254.h"
 #include "test.h"
 
 typedef unsigned __int128 u128;
@@ -20,42 +25,10 @@ typedef unsigned __int128 u128;
 #define TSC_ERR_PPM 50
 /* 2.1 GHz nominal, +50 ppm: 2,100,105,000 Hz */
 #define TSC_TRUE_HZ (FAKE_TSC_DEFAULT_HZ + FAKE_TSC_DEFAULT_HZ / 1000000 * TSC_ERR_PPM)
-
-/* ---- test-local counters, read through libticklab/include/ticklab/io.h -------------------------------------- */
-
-#define HPET_GEN_CONF 0x10
-#define HPET_COUNTER  0xF0
-#define PIT_CH2       0x42
-#define PIT_CMD       0x43
-#define PORT_B        0x61
+#define PIT_PROBE_CYC 2100000ull   /* pit_clocksource_init's check that channel 2 counts: 1 ms */
 
 static uint64_t tsc_ordered(void) { return rdtsc_ordered(); }
 static uint64_t tsc_frozen(void) { return 12345; }
-
-static uint64_t pm_raw(void) { return inl(FAKE_PMTIMER_PORT) & 0xFFFFFF; }
-static uint64_t hpet_raw64(void) { return mmio_read64(FAKE_HPET_BASE + HPET_COUNTER); }
-static uint64_t hpet_raw32(void) { return mmio_read32(FAKE_HPET_BASE + HPET_COUNTER); }
-
-static void hpet_enable(void)
-{
-    mmio_write64(FAKE_HPET_BASE + HPET_GEN_CONF, 1);   /* ENABLE_CNF, no legacy route */
-}
-
-/* Channel 2: gate on, speaker off, mode 2, lobyte/hibyte, count 65536 (written as 0). */
-static void pit_ch2_start(void)
-{
-    outb(PORT_B, (uint8_t)((inb(PORT_B) & ~0x02) | 0x01));
-    outb(PIT_CMD, 0xB4);
-    outb(PIT_CH2, 0);
-    outb(PIT_CH2, 0);
-}
-
-static uint64_t pit_raw(void)
-{
-    outb(PIT_CMD, 0x80);                        /* latch channel 2 */
-    uint32_t lo = inb(PIT_CH2), hi = inb(PIT_CH2);
-    return (uint64_t)(0u - (lo | hi << 8)) & 0xFFFF;   /* down-counter turned up */
-}
 
 /* Every reference read goes through here, so a test can make one read (or every read
  * from a given one on) take longer: the stall happens inside the read, before the value is
@@ -89,21 +62,42 @@ static void machine(void)
     fake_tsc_set_error_ppm(TSC_ERR_PPM);
 }
 
+static void use_driver(const struct clocksource *cs)
+{
+    if (!CHECK(cs != NULL))
+        return;
+    use_ref(cs->name, cs->read, cs->mask, cs->freq_hz);
+}
+
 static void use_pm(void)
 {
-    use_ref("acpi_pm", pm_raw, CLOCKSOURCE_MASK(24), FAKE_PMTIMER_HZ);
+    const char *why = NULL;
+    CHECK_EQ_I64(acpi_pm_init(FAKE_PMTIMER_PORT, false, &why), 0);
+    use_driver(acpi_pm_clocksource());
+}
+
+/* The HPET initialised by its driver (comparators quiet, legacy routing off), the main
+ * counter enabled or, as firmware leaves it, not. */
+static void use_hpet(bool enable)
+{
+    struct hpet_info info;
+    CHECK_EQ_I64(hpet_init(FAKE_HPET_BASE, false, &info), 0);
+    if (enable)
+        hpet_enable();
+    use_driver(hpet_clocksource());
 }
 
 static void use_hpet64(void)
 {
-    hpet_enable();
-    use_ref("hpet", hpet_raw64, CLOCKSOURCE_MASK(64), 100000000);
+    use_hpet(true);
 }
 
+/* Channel 2 free-running (gate on, speaker off, mode 2, count 65536), checked to count. */
 static void use_pit(void)
 {
-    pit_ch2_start();
-    use_ref("pit", pit_raw, CLOCKSOURCE_MASK(16), FAKE_PIT_HZ);
+    struct clocksource *cs = pit_clocksource_init(PIT_PROBE_CYC);
+    CHECK(cs->usable);
+    use_driver(cs);
 }
 
 /* ---- checks ----------------------------------------------------------------------------- */
@@ -190,8 +184,8 @@ TEST(calibrate_tsc_against_hpet_32bit_across_its_wrap)
     machine();
     fake_hpet_set_counter_32bit(true);
     fake_hpet_set_counter(0xFFFFFF00u);
-    hpet_enable();
-    use_ref("hpet", hpet_raw32, CLOCKSOURCE_MASK(32), 100000000);
+    use_hpet(true);
+    CHECK_EQ_U64(ref.mask, CLOCKSOURCE_MASK(32));
     CHECK_EQ_I64(calibrate_tsc(&ref, tsc_ordered, 20 * MS, &r), 0);
     show("hpet32 20 ms, wraps", &r);
     check_tsc(&r);
@@ -362,7 +356,7 @@ TEST(calibrate_disabled_hpet_times_out_quickly)
     struct cal_result r;
 
     machine();
-    use_ref("hpet", hpet_raw64, CLOCKSOURCE_MASK(64), 100000000);
+    use_hpet(false);
     uint64_t t0 = vclock_now_ns();
     CHECK_EQ_I64(calibrate_tsc(&ref, tsc_ordered, 100 * MS, &r), -ETIMEDOUT);
     show("hpet disabled", &r);

@@ -1,11 +1,14 @@
 /* tests/host/test_drv_lapic_timer.c - libticklab/drivers/lapic_timer.c on the LAPIC model (SDM vol. 3A
  * 11.5.4): the divide encodings, one-shot and periodic timing, the current count, stopping,
- * TSC-deadline mode (and its refusal without CPUID.1:ECX[24]), and the free-running counter
- * as a clocksource. The model's timer clock is 1 GHz (QEMU's), so count * divide clocks is
+ * TSC-deadline mode (and the device's refusal without CPUID.1:ECX[24]), the free-running
+ * counter as a clocksource, and the two clock event devices of struct lapic_timer_ce (what
+ * each event costs in register accesses, the fence rule, the shared hardware). The model's timer clock is 1 GHz (QEMU's), so count * divide clocks is
  * count * divide ns; the fake TSC runs at 2.1 GHz. */
+#include "ticklab/cpuid.h"
 #include "ticklab/io.h"
 #include "ticklab/lapic.h"
 #include "ticklab/lapic_timer.h"
+#include "ticklab/tsc.h"
 #include "fake/fake.h"
 #include "ticklab/errno.h"
 #include "test.h"
@@ -34,6 +37,14 @@ static bool setup(bool x2apic)
         return false;
     irq_enable();
     return true;
+}
+
+static uint64_t events_seen, last_event_ns;
+static void count_event(struct clockevent *ce)
+{
+    (void)ce;
+    events_seen++;
+    last_event_ns = time_ns();
 }
 
 static void deadline_cpu(void)
@@ -139,14 +150,29 @@ TEST(drv_lapic_timer_refuses_bad_arguments)
 
 /* ---- TSC-deadline ---------------------------------------------------------------------- */
 
-/* CPUID.1:ECX[24] clear (QEMU TCG): the driver refuses the mode and leaves the LVT alone. */
-TEST(drv_lapic_timer_deadline_refused_without_cpuid_bit)
+/* CPUID.1:ECX[24] clear (QEMU TCG): cpu_probe() says so, and the "tsc_deadline" device is
+ * listed unusable with the reason; nothing touches the LVT. (The CPUID check moved out of
+ * lapic_timer_deadline_mode(), which no longer runs CPUID at all.) */
+TEST(drv_lapic_timer_deadline_device_unusable_without_cpuid_bit)
 {
+    struct cpu_info ci;
+    static struct lapic_timer_ce t;
+    static int owner;
+
     REQUIRE(setup(false));
-    CHECK(!lapic_timer_has_deadline());
+    clockevent_test_reset();
+    cpu_probe(&ci);
+    CHECK(!ci.tsc_deadline);
     uint32_t lvt = lapic_read(LAPIC_LVT_TIMER);
-    CHECK_EQ_I64(lapic_timer_deadline_mode(VEC), -ENOTSUP);
+    uint64_t writes = fake_stats.mmio_writes;
+    lapic_timer_ce_init(&t, 0, VEC, 1000000000, NULL, &ci);
+    CHECK(!t.deadline.usable);
+    CHECK_EQ_STR(t.deadline.unusable_reason,
+                 "CPUID.1:ECX[24] is clear (QEMU TCG never offers it)");
+    REQUIRE(clockevent_register(&t.deadline) == 0);
+    CHECK_EQ_I64(clockevent_claim(&t.deadline, count_event, &owner), -ENODEV);
     CHECK_EQ_U64(lapic_read(LAPIC_LVT_TIMER), lvt);
+    CHECK_EQ_U64(fake_stats.mmio_writes, writes);
 }
 
 /* And the hardware (the model, like QEMU) ignores the MSR without the CPUID bit, even with
@@ -169,7 +195,9 @@ static void check_deadline_fires(bool x2apic)
     if (!setup(x2apic))
         return;
     deadline_cpu();
-    CHECK(lapic_timer_has_deadline());
+    struct cpu_info ci;
+    cpu_probe(&ci);
+    CHECK(ci.tsc_deadline);
     REQUIRE(lapic_timer_deadline_mode(VEC) == 0);
     CHECK_EQ_U64(lapic_read(LAPIC_LVT_TIMER), LAPIC_TIMER_MODE_DEADLINE | VEC);
     uint64_t d = rdtsc() + 2100000;                  /* 1 ms at 2.1 GHz */
@@ -224,29 +252,42 @@ TEST(drv_lapic_timer_deadline_zero_and_stop_disarm)
 }
 
 /* The WRMSR to IA32_TSC_DEADLINE is not serialising: each arming is preceded by one fence
- * (serialize(), a CPUID in this build), and the mode switch ends with one (xAPIC: the LVT's
- * MMIO write must be ordered before the WRMSR). */
+ * (wrmsr_fence(): MFENCE;LFENCE, counted by the fake), and the mode switch ends with one
+ * (xAPIC: the LVT's MMIO write must be ordered before the WRMSR). No CPUID anywhere: under
+ * a hypervisor each would be a VM exit. */
 TEST(drv_lapic_timer_deadline_writes_are_fenced)
 {
     REQUIRE(setup(false));
     deadline_cpu();
-    uint64_t cpuids = fake_stats.cpuid_calls;
+    uint64_t cpuids = fake_stats.cpuid_calls, fences = fake_stats.fences;
     REQUIRE(lapic_timer_deadline_mode(VEC) == 0);
-    CHECK_EQ_U64(fake_stats.cpuid_calls - cpuids, 2);   /* the feature check, the fence */
-    cpuids = fake_stats.cpuid_calls;
+    CHECK_EQ_U64(fake_stats.fences - fences, 1);
+    fences = fake_stats.fences;
     uint64_t msrs = fake_stats.msr_writes;
     lapic_timer_set_deadline(rdtsc() + 21000);
-    CHECK_EQ_U64(fake_stats.cpuid_calls - cpuids, 1);
+    CHECK_EQ_U64(fake_stats.fences - fences, 1);
     CHECK_EQ_U64(fake_stats.msr_writes - msrs, 1);
+    CHECK_EQ_U64(fake_stats.cpuid_calls, cpuids);
 }
 
-/* CPUID.06H:EAX[2]: ARAT (the fake's default, like QEMU's named models). */
+/* CPUID.06H:EAX[2]: ARAT (the fake's default, like QEMU's named models), read by
+ * cpu_probe(); without it both LAPIC devices are CE_STOPS_IN_IDLE. */
 TEST(drv_lapic_timer_arat_from_cpuid)
 {
+    struct cpu_info ci;
+    static struct lapic_timer_ce t;
+
     fake_reset();
-    CHECK(lapic_timer_arat());
+    cpu_probe(&ci);
+    CHECK(ci.arat);
+    lapic_timer_ce_init(&t, 0, VEC, 1000000000, NULL, &ci);
+    CHECK_EQ_U64(t.lapic.features & CE_STOPS_IN_IDLE, 0);
     fake_cpuid_set_bit(6, FAKE_EAX, FAKE_CPUID6_EAX_ARAT, false);
-    CHECK(!lapic_timer_arat());
+    cpu_probe(&ci);
+    CHECK(!ci.arat);
+    lapic_timer_ce_init(&t, 0, VEC, 1000000000, NULL, &ci);
+    CHECK(t.lapic.features & CE_STOPS_IN_IDLE);
+    CHECK(t.deadline.features & CE_STOPS_IN_IDLE);
 }
 
 /* ---- free-running clocksource ------------------------------------------------------------ */
@@ -284,4 +325,255 @@ TEST(drv_lapic_timer_clocksource_delta_across_reload)
     CHECK(b < a);
     uint64_t d = cs_delta(cs, b, a);
     CHECK(d >= 5100 && d <= 5101);
+}
+
+/* ---- the two clock event devices ---------------------------------------------------------- */
+
+static struct lapic_timer_ce lt;
+static int owner;
+
+/* The host's handler: EOI, then the driver's irq function. */
+static void ce_entry(int line, void *ctx)
+{
+    (void)line, (void)ctx;
+    lapic_eoi();
+    lapic_timer_ce_irq(&lt);
+}
+
+/* The driver's TSC clocksource as cpu_probe() found it, copied so that its calibration here
+ * does not outlive the test (the driver keeps one static source). */
+static struct clocksource tsc_copy;
+static struct clocksource *calibrated_tsc(const struct cpu_info *ci)
+{
+    tsc_copy = *tsc_clocksource_init(ci);
+    tsc_copy.next = NULL;
+    return &tsc_copy;
+}
+
+/* A machine with the TSC as time_ns()'s clocksource (calibrated: the fake's 2.1 GHz), both
+ * devices filled for CPU 0 and registered, the CPU as cpu_probe() finds it. */
+static bool ce_machine(bool x2apic, bool tsc_deadline, struct cpu_info *ci)
+{
+    if (!setup(x2apic))
+        return false;
+    irqs.then = ce_entry;
+    if (tsc_deadline)
+        deadline_cpu();
+    cpu_probe(ci);
+    clocksource_test_reset();
+    clockevent_test_reset();
+    struct clocksource *tsc = calibrated_tsc(ci);
+    if (!CHECK_EQ_I64(clocksource_register(tsc), 0) ||
+        !CHECK_EQ_I64(clocksource_set_freq(tsc, FAKE_TSC_DEFAULT_HZ), 0) ||
+        !CHECK(clocksource_select("tsc", NULL, 0) == tsc))
+        return false;
+    lapic_timer_ce_init(&lt, 0, VEC, 1000000000, tsc, ci);
+    events_seen = 0;
+    return CHECK_EQ_I64(clockevent_register(&lt.lapic), 0) &&
+           CHECK_EQ_I64(clockevent_register(&lt.deadline), 0);
+}
+
+/* Per event the count-down timer needs one thing: the initial count. After the first
+ * programming (which enters ONESHOT: divide and LVT once), every clockevent_program_ns() is
+ * exactly one MMIO write and nothing else, and each one fires when it should. */
+TEST(drv_lapic_timer_ce_oneshot_is_one_mmio_write_per_event)
+{
+    struct cpu_info ci;
+    REQUIRE(ce_machine(false, false, &ci));
+    struct clockevent *ce = &lt.lapic;
+    CHECK_EQ_STR(ce->name, "lapic");
+    CHECK_EQ_U64(ce->features & (CE_ONESHOT | CE_PERIODIC | CE_PERCPU),
+                 CE_ONESHOT | CE_PERIODIC | CE_PERCPU);
+    CHECK(ce->hw == &lt);
+    REQUIRE(clockevent_claim(ce, count_event, &owner) == 0);
+    REQUIRE(clockevent_program_ns(ce, 10000) == 0);             /* enters ONESHOT */
+    fake_run_for_ns(20000);
+    REQUIRE(events_seen == 1);
+    for (int i = 0; i < 10; i++) {
+        struct fake_stats before = fake_stats;
+        uint64_t t0 = vclock_now_ns();
+        CHECK_EQ_I64(clockevent_program_ns(ce, 5000 + 1000 * (uint64_t)i), 0);
+        CHECK_EQ_U64(fake_stats.mmio_writes - before.mmio_writes, 1);
+        CHECK_EQ_U64(fake_stats.mmio_reads - before.mmio_reads, 0);
+        CHECK_EQ_U64(fake_stats.msr_writes + fake_stats.msr_reads, before.msr_writes + before.msr_reads);
+        CHECK_EQ_U64(fake_stats.cpuid_calls - before.cpuid_calls, 0);
+        fake_run_for_ns(20000);
+        CHECK_EQ_U64(events_seen, 2 + (uint64_t)i);
+        CHECK_EQ_U64(irqs.e[irqs.n - 1].t_ns - t0, 100 + 5000 + 1000 * (uint64_t)i);
+    }
+    CHECK_EQ_U64(ce->state_changes, 1);
+    CHECK_EQ_U64(ce->events, 11);
+    clockevent_release(ce);
+}
+
+/* The same in x2APIC mode: the one write is one WRMSR. */
+TEST(drv_lapic_timer_ce_oneshot_is_one_msr_write_per_event_x2apic)
+{
+    struct cpu_info ci;
+    REQUIRE(ce_machine(true, false, &ci));
+    struct clockevent *ce = &lt.lapic;
+    REQUIRE(clockevent_claim(ce, count_event, &owner) == 0);
+    REQUIRE(clockevent_program_ns(ce, 10000) == 0);
+    fake_run_for_ns(20000);
+    struct fake_stats before = fake_stats;
+    CHECK_EQ_I64(clockevent_program_ns(ce, 5000), 0);
+    CHECK_EQ_U64(fake_stats.msr_writes - before.msr_writes, 1);
+    CHECK_EQ_U64(fake_stats.mmio_writes + fake_stats.mmio_reads,
+                 before.mmio_writes + before.mmio_reads);
+    CHECK_EQ_U64(fake_stats.cpuid_calls, before.cpuid_calls);
+    fake_run_for_ns(20000);
+    CHECK_EQ_U64(events_seen, 2);
+    clockevent_release(ce);
+}
+
+/* TSC-deadline per arm: one WRMSR behind one fence (Intel), no CPUID, no LVT access; armed
+ * by the absolute TSC count of the deadline (time_ns() runs on the TSC), it fires at it. */
+TEST(drv_lapic_timer_ce_deadline_is_one_wrmsr_one_fence_no_cpuid_per_arm)
+{
+    struct cpu_info ci;
+    REQUIRE(ce_machine(false, true, &ci));
+    struct clockevent *ce = &lt.deadline;
+    CHECK(ce->usable);
+    CHECK_EQ_STR(ce->name, "tsc_deadline");
+    CHECK_EQ_U64(ce->features & (CE_ONESHOT | CE_ABS | CE_PERCPU),
+                 CE_ONESHOT | CE_ABS | CE_PERCPU);
+    CHECK(lt.fence);
+    REQUIRE(clockevent_claim(ce, count_event, &owner) == 0);
+    REQUIRE(clockevent_program_ns(ce, 10000) == 0);             /* enters ONESHOT */
+    fake_run_for_ns(20000);
+    REQUIRE(events_seen == 1);
+    for (int i = 0; i < 10; i++) {
+        uint64_t now = time_ns(), deadline = now + 7000 + 100 * (uint64_t)i;
+        struct fake_stats before = fake_stats;
+        CHECK_EQ_I64(clockevent_program_abs_ns(ce, deadline, now), 0);
+        CHECK_EQ_U64(fake_stats.msr_writes - before.msr_writes, 1);
+        CHECK_EQ_U64(fake_stats.fences - before.fences, 1);
+        CHECK_EQ_U64(fake_stats.cpuid_calls, before.cpuid_calls);
+        CHECK_EQ_U64(fake_stats.mmio_writes + fake_stats.mmio_reads,
+                     before.mmio_writes + before.mmio_reads);
+        fake_run_for_ns(20000);
+        CHECK_EQ_U64(events_seen, 2 + (uint64_t)i);
+        /* never early; late by the handler's EOI (100 ns) and clock read (20 ns) only */
+        if (!CHECK(last_event_ns >= deadline && last_event_ns <= deadline + 121))
+            printf("    event at %" PRIu64 " ns, deadline %" PRIu64 "\n", last_event_ns, deadline);
+    }
+    CHECK_EQ_U64(ce->abs_programs, 10);
+    /* The relative path is one RDTSC more, still one WRMSR and one fence. */
+    struct fake_stats before = fake_stats;
+    CHECK_EQ_I64(clockevent_program_ns(ce, 5000), 0);
+    CHECK_EQ_U64(fake_stats.msr_writes - before.msr_writes, 1);
+    CHECK_EQ_U64(fake_stats.fences - before.fences, 1);
+    CHECK_EQ_U64(fake_stats.cpuid_calls, before.cpuid_calls);
+    clockevent_release(ce);
+    CHECK_EQ_U64(fake_lapic_tsc_deadline(), 0);                 /* shut down: disarmed */
+}
+
+/* AMD orders the WRMSR by itself (cpu_info.amd_wrmsr_ordered, from the vendor string, once):
+ * no fence per arm. */
+TEST(drv_lapic_timer_ce_deadline_on_amd_needs_no_fence)
+{
+    struct cpu_info ci;
+    REQUIRE(setup(false));
+    /* "AuthenticAMD" is EBX, EDX, ECX */
+    fake_cpuid_set(0, FAKE_CPUID_ANY, (struct cpuid_regs){ 0xD, 0x68747541, 0x444d4163,
+                                                           0x69746e65 });
+    cpu_probe(&ci);
+    CHECK_EQ_STR(ci.vendor, "AuthenticAMD");
+    CHECK(ci.amd_wrmsr_ordered);
+    deadline_cpu();
+    cpu_probe(&ci);
+    clocksource_test_reset();
+    clockevent_test_reset();
+    struct clocksource *tsc = calibrated_tsc(&ci);
+    REQUIRE(clocksource_register(tsc) == 0);
+    REQUIRE(clocksource_set_freq(tsc, FAKE_TSC_DEFAULT_HZ) == 0);
+    irqs.then = ce_entry;
+    lapic_timer_ce_init(&lt, 0, VEC, 1000000000, tsc, &ci);
+    CHECK(!lt.fence);
+    REQUIRE(clockevent_register(&lt.deadline) == 0);
+    REQUIRE(clockevent_claim(&lt.deadline, count_event, &owner) == 0);
+    events_seen = 0;
+    REQUIRE(clockevent_program_ns(&lt.deadline, 10000) == 0);
+    uint64_t fences = fake_stats.fences, msrs = fake_stats.msr_writes;
+    CHECK_EQ_I64(clockevent_program_ns(&lt.deadline, 10000), 0);
+    CHECK_EQ_U64(fake_stats.fences, fences);
+    CHECK_EQ_U64(fake_stats.msr_writes - msrs, 1);
+    fake_run_for_ns(20000);
+    CHECK_EQ_U64(events_seen, 1);
+    clockevent_release(&lt.deadline);
+}
+
+/* One timer, two modes: the devices share ->hw, so owning one makes the other unavailable;
+ * the interrupt goes to the mode the LVT was last put in. */
+TEST(drv_lapic_timer_ce_two_modes_share_the_timer)
+{
+    struct cpu_info ci;
+    static int other;
+    REQUIRE(ce_machine(false, true, &ci));
+    CHECK(clockevent_shares_hw(&lt.lapic, &lt.deadline));
+    REQUIRE(clockevent_claim(&lt.lapic, count_event, &owner) == 0);
+    CHECK(!clockevent_is_free(&lt.deadline));
+    CHECK_EQ_I64(clockevent_claim(&lt.deadline, count_event, &other), -EBUSY);
+    CHECK(clockevent_select(NULL, CE_ONESHOT, 0, NULL, NULL, 0) == NULL);
+    REQUIRE(clockevent_program_ns(&lt.lapic, 5000) == 0);
+    fake_run_for_ns(10000);
+    CHECK_EQ_U64(lt.lapic.events, 1);
+    CHECK_EQ_U64(lt.deadline.events, 0);
+
+    clockevent_release(&lt.lapic);
+    CHECK(clockevent_select(NULL, CE_ONESHOT, 0, NULL, NULL, 0) == &lt.deadline);
+    CHECK(clockevent_select(NULL, CE_ONESHOT, 0, &lt.deadline, NULL, 0) == NULL);
+    REQUIRE(clockevent_claim(&lt.deadline, count_event, &other) == 0);
+    REQUIRE(clockevent_program_ns(&lt.deadline, 5000) == 0);
+    fake_run_for_ns(10000);
+    CHECK_EQ_U64(lt.deadline.events, 1);
+    CHECK_EQ_U64(lt.lapic.events, 1);
+    clockevent_release(&lt.deadline);
+}
+
+/* Periodic through the core: 1 ms at the 1 GHz timer clock is 1,000,000 counts, exact. */
+TEST(drv_lapic_timer_ce_periodic_through_core)
+{
+    struct cpu_info ci;
+    uint64_t actual = 0;
+    REQUIRE(ce_machine(false, false, &ci));
+    REQUIRE(clockevent_claim(&lt.lapic, count_event, &owner) == 0);
+    REQUIRE(clockevent_set_periodic_ns(&lt.lapic, 1000000, &actual) == 0);
+    CHECK_EQ_U64(actual, 1000000);
+    uint64_t t0 = vclock_now_ns();
+    fake_run_for_ns(10500000);
+    CHECK_EQ_U64(events_seen, 10);
+    REQUIRE(irqs.n >= 10);
+    CHECK_EQ_U64(irqs.e[0].t_ns - t0, 1000000);      /* a period after the write that starts it */
+    clockevent_release(&lt.lapic);
+    fake_run_for_ns(5000000);
+    CHECK_EQ_U64(events_seen, 10);
+}
+
+/* Without a calibrated timer clock the count-down device is listed unusable with a reason;
+ * without a calibrated TSC so is the deadline device. */
+TEST(drv_lapic_timer_ce_unusable_without_calibration)
+{
+    struct cpu_info ci;
+    REQUIRE(setup(false));
+    deadline_cpu();
+    cpu_probe(&ci);
+    clockevent_test_reset();
+    lapic_timer_ce_init(&lt, 0, VEC, 0, NULL, &ci);
+    CHECK(!lt.lapic.usable);
+    CHECK_EQ_STR(lt.lapic.unusable_reason, "LAPIC timer frequency not calibrated");
+    CHECK(!lt.deadline.usable);
+    CHECK_EQ_STR(lt.deadline.unusable_reason, "no calibrated TSC");
+    /* Both are still listed (the report shows them), with or without a TSC source. */
+    CHECK_EQ_I64(clockevent_register(&lt.lapic), 0);
+    CHECK_EQ_I64(clockevent_register(&lt.deadline), 0);
+    static struct lapic_timer_ce t1;
+    struct clocksource uncalibrated = *tsc_clocksource_init(&ci);
+    uncalibrated.freq_hz = 0;
+    lapic_timer_ce_init(&t1, 1, VEC, 0, &uncalibrated, &ci);
+    CHECK(!t1.deadline.usable);
+    CHECK_EQ_STR(t1.deadline.unusable_reason, "no calibrated TSC");
+    CHECK_EQ_I64(clockevent_register(&t1.deadline), 0);
+    CHECK(clockevent_select(NULL, CE_ONESHOT, 0, NULL, NULL, 0) == NULL);
+    CHECK(clockevent_select(NULL, CE_ONESHOT, 1, NULL, NULL, 0) == NULL);
 }

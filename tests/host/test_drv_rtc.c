@@ -16,11 +16,12 @@
 #define NS_PER_S  1000000000ull
 
 static struct fake_irq_log irqs;
+static struct rtc_clockevent rtc;
 
 static void driver_irq(int line, void *ctx)
 {
     (void)line, (void)ctx;
-    rtc_clockevent_irq();
+    rtc_clockevent_irq(&rtc);
 }
 
 /* A fresh machine; every IRQ8 logged, and passed to the driver if `ack`. */
@@ -28,6 +29,7 @@ static void machine(bool ack)
 {
     fake_reset();
     memset(&irqs, 0, sizeof(irqs));
+    memset(&rtc, 0, sizeof(rtc));             /* no owner left from another test */
     irqs.then = ack ? driver_irq : NULL;
     fake_set_irq_handler(fake_irq_log_handler, &irqs);
 }
@@ -64,8 +66,10 @@ TEST(rtc_probe_finds_the_model)
 {
     machine(false);
     CHECK(rtc_probe());
-    CHECK(rtc_clockevent()->usable);
-    CHECK(rtc_clockevent()->unusable_reason == NULL);
+    CHECK(rtc_probe_reason() == NULL);
+    rtc_clockevent_init(&rtc, NULL);
+    CHECK(rtc.ce.usable);
+    CHECK(rtc.ce.unusable_reason == NULL);
     CHECK_EQ_U64(fake_rtc_reg(REG_B) & 0x40, 0);    /* probing changes nothing */
 }
 
@@ -74,9 +78,10 @@ TEST(rtc_probe_absent_reads_ff)
     machine(false);
     fake_port_unregister(0x70);
     CHECK(!rtc_probe());
-    CHECK(!rtc_clockevent()->usable);
-    CHECK_EQ_STR(rtc_clockevent()->unusable_reason,
-                 "registers A and D read 0xFF: no RTC on the bus");
+    CHECK_EQ_STR(rtc_probe_reason(), "registers A and D read 0xFF: no RTC on the bus");
+    rtc_clockevent_init(&rtc, NULL);
+    CHECK(!rtc.ce.usable);
+    CHECK_EQ_STR(rtc.ce.unusable_reason, "registers A and D read 0xFF: no RTC on the bus");
     CHECK_EQ_U64(fake_stats.unknown_port_reads, 2);
 }
 
@@ -86,7 +91,9 @@ TEST(rtc_probe_divider_stopped)
     outb(0x70, REG_A);
     outb(0x71, 0x06);                         /* DV 000: chain stopped */
     CHECK(!rtc_probe());
-    CHECK_EQ_STR(rtc_clockevent()->unusable_reason,
+    CHECK_EQ_STR(rtc_probe_reason(), "divider not on the 32.768 kHz time base (DV != 010)");
+    rtc_clockevent_init(&rtc, NULL);
+    CHECK_EQ_STR(rtc.ce.unusable_reason,
                  "divider not on the 32.768 kHz time base (DV != 010)");
     outb(0x70, REG_A);
     outb(0x71, 0x26);
@@ -291,18 +298,20 @@ TEST(rtc_clockevent_periodic_through_core)
     struct clockevent *ce;
     uint64_t actual = 0, t0;
     char why[96];
+    static int owner;
 
     machine(true);
     clockevent_test_reset();
     REQUIRE(rtc_probe());
-    ce = rtc_clockevent();
+    rtc_clockevent_init(&rtc, NULL);
+    ce = &rtc.ce;
     REQUIRE(clockevent_register(ce) == 0);
     CHECK_EQ_U64(ce->features, CE_PERIODIC);
     CHECK_EQ_U64(ce->freq_hz, 32768);
-    CHECK(clockevent_select("rtc", CE_PERIODIC, why, sizeof(why)) == ce);
-    CHECK(clockevent_select(NULL, CE_ONESHOT, why, sizeof(why)) == NULL);
+    CHECK(clockevent_select("rtc", CE_PERIODIC, 0, NULL, why, sizeof(why)) == ce);
+    CHECK(clockevent_select(NULL, CE_ONESHOT, 0, NULL, why, sizeof(why)) == NULL);
     CHECK_EQ_STR(why, "no usable clockevent with ONESHOT");
-    ce->event = on_event;
+    REQUIRE(clockevent_claim(ce, on_event, &owner) == 0);
     ce_events = 0;
 
     /* 976,562 ns is 31.99998 cycles: 32, a 1024 Hz rate; really 976,562.5 ns */
@@ -313,9 +322,40 @@ TEST(rtc_clockevent_periodic_through_core)
     fake_run_until_ns(t0 + NS_PER_S);
     CHECK_EQ_U64(ce->events, 1024);
     CHECK_EQ_U64(ce_events, 1024);
-    ce->shutdown();
+    clockevent_shutdown(ce);
     fake_run_for_ns(NS_PER_S);
     CHECK_EQ_U64(ce->events, 1024);
+    clockevent_release(ce);
+}
+
+/* IRQ8's line as the host routed it: unmasked when the device leaves SHUTDOWN, masked when
+ * it enters it, and never touched per event. */
+static unsigned masks, unmasks;
+static void line_mask(void *ctx) { (void)ctx; masks++; }
+static void line_unmask(void *ctx) { (void)ctx; unmasks++; }
+
+TEST(rtc_clockevent_line_unmasked_leaving_shutdown_masked_entering_it)
+{
+    static const struct clockevent_line line = { line_mask, line_unmask, NULL };
+    static int owner;
+
+    machine(true);
+    clockevent_test_reset();
+    REQUIRE(rtc_probe());
+    rtc_clockevent_init(&rtc, &line);
+    REQUIRE(clockevent_register(&rtc.ce) == 0);
+    REQUIRE(clockevent_claim(&rtc.ce, on_event, &owner) == 0);
+    masks = unmasks = 0;
+    ce_events = 0;
+    REQUIRE(clockevent_set_periodic_ns(&rtc.ce, NS_PER_S / 1024, NULL) == 0);
+    CHECK_EQ_U64(unmasks, 1);
+    CHECK_EQ_U64(masks, 0);
+    irq_enable();
+    fake_run_for_ns(NS_PER_S / 10);
+    CHECK(ce_events >= 100);
+    CHECK_EQ_U64(unmasks + masks, 1);        /* nothing per event */
+    clockevent_release(&rtc.ce);
+    CHECK_EQ_U64(masks, 1);
 }
 
 TEST(rtc_clockevent_only_power_of_two_periods)
@@ -326,7 +366,8 @@ TEST(rtc_clockevent_only_power_of_two_periods)
     machine(true);
     clockevent_test_reset();
     REQUIRE(rtc_probe());
-    ce = rtc_clockevent();
+    rtc_clockevent_init(&rtc, NULL);
+    ce = &rtc.ce;
     REQUIRE(clockevent_register(ce) == 0);
     CHECK_EQ_I64(clockevent_set_periodic_ns(ce, NS_PER_S / 1000, &actual), -EINVAL);  /* 33 */
     CHECK_EQ_I64(clockevent_set_periodic_ns(ce, NS_PER_S / 100, &actual), -EINVAL);   /* 328 */

@@ -1,10 +1,21 @@
 /* tests/host/test_drv_tsc.c - libticklab/drivers/tsc.c on the fake CPU: RDTSC reads, the ordered read,
- * and the clocksource's rating from CPUID (SDM vol. 3B 18.17; CPUID 0x80000007:EDX[8]). */
+ * and the clocksource's rating from CPUID as cpu_probe() decodes it (SDM vol. 3B 18.17; CPUID
+ * 0x80000007:EDX[8]). */
 #include "ticklab/tsc.h"
+#include "ticklab/cpuid.h"
 #include "fake/fake.h"
 #include "test.h"
 
 #define TSC_HZ 2100000000ull   /* the fake's default */
+
+/* The facts as cpu_probe() finds them on the fake CPU now, then the TSC clocksource filled
+ * from them (tsc_clocksource_init runs no CPUID itself). */
+static struct clocksource *tsc_from_cpuid(void)
+{
+    static struct cpu_info ci;
+    cpu_probe(&ci);
+    return tsc_clocksource_init(&ci);
+}
 
 /* SDM: the TSC increments at a constant rate (invariant TSC). Each RDTSC costs 20 ns in the
  * fake, so back-to-back reads are 42 cycles apart at 2.1 GHz: the reads see the clock. */
@@ -39,7 +50,7 @@ TEST(drv_tsc_ordered_read_is_one_rdtsc_and_monotonic)
 TEST(drv_tsc_delta_across_2_pow_64)
 {
     fake_reset();
-    struct clocksource *cs = tsc_clocksource_init();
+    struct clocksource *cs = tsc_from_cpuid();
     fake_tsc_set_value(UINT64_MAX - 50);
     uint64_t a = cs->read();
     fake_run_for_ns(100);
@@ -52,7 +63,7 @@ TEST(drv_tsc_delta_across_2_pow_64)
 TEST(drv_tsc_clocksource_invariant_rating_300)
 {
     fake_reset();
-    struct clocksource *cs = tsc_clocksource_init();
+    struct clocksource *cs = tsc_from_cpuid();
     CHECK_EQ_STR(cs->name, "tsc");
     CHECK_EQ_U64(cs->mask, UINT64_MAX);
     CHECK_EQ_I64(cs->rating, TSC_RATING_INVARIANT);
@@ -68,12 +79,12 @@ TEST(drv_tsc_clocksource_not_invariant_rating_100)
 {
     fake_reset();
     fake_cpuid_set_bit(0x80000007u, FAKE_EDX, FAKE_CPUID80000007_EDX_INVTSC, false);
-    CHECK_EQ_I64(tsc_clocksource_init()->rating, 100);
+    CHECK_EQ_I64(tsc_from_cpuid()->rating, 100);
     CHECK(!tsc_invariant());
     fake_cpuid_set_bit(1, FAKE_ECX, FAKE_CPUID1_ECX_HYPERVISOR, true);
-    CHECK_EQ_I64(tsc_clocksource_init()->rating, TSC_RATING_NOT_INVARIANT);
+    CHECK_EQ_I64(tsc_from_cpuid()->rating, TSC_RATING_NOT_INVARIANT);
     fake_cpuid_set_bit(0x80000007u, FAKE_EDX, FAKE_CPUID80000007_EDX_INVTSC, true);
-    CHECK_EQ_I64(tsc_clocksource_init()->rating, TSC_RATING_INVARIANT);
+    CHECK_EQ_I64(tsc_from_cpuid()->rating, TSC_RATING_INVARIANT);
 }
 
 /* CPUID: leaf 0x80000007 exists only up to the extended maximum (0x80000000:EAX); a stale
@@ -82,7 +93,7 @@ TEST(drv_tsc_invariance_leaf_beyond_extended_maximum_ignored)
 {
     fake_reset();
     fake_cpuid_set(0x80000000u, FAKE_CPUID_ANY, (struct cpuid_regs){ 0x80000004u, 0, 0, 0 });
-    CHECK_EQ_I64(tsc_clocksource_init()->rating, TSC_RATING_NOT_INVARIANT);
+    CHECK_EQ_I64(tsc_from_cpuid()->rating, TSC_RATING_NOT_INVARIANT);
 }
 
 /* CPUID.1:EDX[4] clear: no TSC. Listed, never selected, with the reason. */
@@ -90,11 +101,11 @@ TEST(drv_tsc_absent_is_unusable_with_reason)
 {
     fake_reset();
     fake_cpuid_set_bit(1, FAKE_EDX, FAKE_CPUID1_EDX_TSC, false);
-    struct clocksource *cs = tsc_clocksource_init();
+    struct clocksource *cs = tsc_from_cpuid();
     CHECK(!cs->usable);
     CHECK_EQ_STR(cs->unusable_reason, "CPUID: no TSC");
     fake_cpuid_set_bit(1, FAKE_EDX, FAKE_CPUID1_EDX_TSC, true);
-    cs = tsc_clocksource_init();
+    cs = tsc_from_cpuid();
     CHECK(cs->usable);
     CHECK_EQ_STR(cs->unusable_reason, NULL);
 }
@@ -105,7 +116,7 @@ TEST(drv_tsc_clocksource_with_core_after_calibration)
 {
     fake_reset();
     clocksource_test_reset();
-    struct clocksource *cs = tsc_clocksource_init();
+    struct clocksource *cs = tsc_from_cpuid();
     REQUIRE(clocksource_register(cs) == 0);
     CHECK(!cs->usable);
     CHECK(clocksource_select("tsc", NULL, 0) == NULL);
@@ -116,5 +127,72 @@ TEST(drv_tsc_clocksource_with_core_after_calibration)
     fake_run_for_ns(1000000);
     uint64_t dt = time_ns() - t0;
     CHECK(dt >= 1000000 && dt <= 1000000 + 100);
+    clocksource_test_reset();
+}
+
+/* tsc_clocksource_init() takes the facts from the caller's cpu_probe(): it runs no CPUID. */
+TEST(drv_tsc_clocksource_init_runs_no_cpuid)
+{
+    struct cpu_info ci;
+    fake_reset();
+    cpu_probe(&ci);
+    uint64_t cpuids = fake_stats.cpuid_calls;
+    struct clocksource *cs = tsc_clocksource_init(&ci);
+    CHECK_EQ_U64(fake_stats.cpuid_calls, cpuids);
+    CHECK(cs->usable);
+    ci.invariant_tsc = false;                       /* the caller's facts, not the CPU's */
+    CHECK_EQ_I64(tsc_clocksource_init(&ci)->rating, TSC_RATING_NOT_INVARIANT);
+    ci.tsc = false;
+    CHECK(!tsc_clocksource_init(&ci)->usable);
+    CHECK_EQ_U64(fake_stats.cpuid_calls, cpuids);
+}
+
+/* The clocksource reads ordered (LFENCE; RDTSC: one ordered read, no CPUID) and says so
+ * (read_is_tsc), so time_ns() reads it in line without the call. */
+TEST(drv_tsc_clocksource_reads_ordered)
+{
+    fake_reset();
+    struct clocksource *cs = tsc_from_cpuid();
+    CHECK(cs->read_is_tsc);
+    CHECK_EQ_U64(cs->read_mmio64, 0);
+    uint64_t ordered = fake_stats.rdtsc_ordered_calls, cpuids = fake_stats.cpuid_calls;
+    (void)cs->read();
+    CHECK_EQ_U64(fake_stats.rdtsc_ordered_calls - ordered, 1);
+    CHECK_EQ_U64(fake_stats.cpuid_calls, cpuids);
+    /* A copy goes to the core, so the driver's source stays uncalibrated for other tests. */
+    static struct clocksource copy;
+    copy = *cs;
+    clocksource_test_reset();
+    REQUIRE(clocksource_register(&copy) == 0);
+    REQUIRE(clocksource_set_freq(&copy, TSC_HZ) == 0);
+    REQUIRE(clocksource_select("tsc", NULL, 0) == &copy);
+    ordered = fake_stats.rdtsc_ordered_calls;
+    (void)time_ns();
+    CHECK_EQ_U64(fake_stats.rdtsc_ordered_calls - ordered, 1);   /* in line, still ordered */
+    clocksource_test_reset();
+}
+
+/* The in-line TSC path of time_ns() clamps too: another CPU's TSC a few hundred cycles
+ * behind the fold reads the fold's time (counted), never 2^64 cycles ahead. */
+TEST(drv_tsc_time_ns_in_line_read_clamps_behind_the_fold)
+{
+    struct timekeeping_stats st;
+    fake_reset();
+    static struct clocksource copy;
+    copy = *tsc_from_cpuid();
+    clocksource_test_reset();
+    REQUIRE(clocksource_register(&copy) == 0);
+    REQUIRE(clocksource_set_freq(&copy, TSC_HZ) == 0);
+    REQUIRE(clocksource_select("tsc", NULL, 0) == &copy);
+    fake_run_for_ns(1000000);
+    REQUIRE(timekeeping_accumulate() == 0);
+    uint64_t fold_ns = time_ns();                   /* one read: 20 ns past the fold */
+    CHECK(fold_ns >= 1000000 && fold_ns < 1000000 + 100);
+    fake_tsc_set_value(fake_tsc_read() - 1000);     /* this "CPU" lags by 1000 cycles */
+    uint64_t t = time_ns();
+    CHECK(t <= fold_ns);
+    CHECK(t + 1000 >= fold_ns);
+    timekeeping_get_stats(&st);
+    CHECK_EQ_U64(st.behind_reads, 1);
     clocksource_test_reset();
 }

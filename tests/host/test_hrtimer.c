@@ -1,9 +1,14 @@
 /* tests/host/test_hrtimer.c - the hrtimer core (libticklab/time/hrtimer.c) on a fake clock and a
  * fake one-shot clock event device (1 GHz: cycles are ns), model-checked against a
  * reference: an array of timers with (queued, expires, seq), the head being the queued one
- * with the smallest (expires, seq). */
+ * with the smallest (expires, seq). The model check runs twice: on the fake clock (every
+ * programming a delay), and on the real timekeeping path (hrtimer_clock_time_ns, time_ns()
+ * on a registered counter, a CE_ABS device armed by absolute counts). Then the device rules
+ * (reprogram only on a head change, hangs, storms), one base per device with no cap, the
+ * claim, and the rescue of a lost event. */
 #include "ticklab/hrtimer.h"
 
+#include "ticklab/clocksource.h"
 #include "ticklab/errno.h"
 #include "tests/host/test.h"
 
@@ -16,23 +21,54 @@ static uint64_t fake_now_fn(void)
     fake_now += clock_jump;
     return fake_now;
 }
+static const struct hrtimer_clock fake_clock = { "fake", fake_now_fn, false };
 
-static int dev_etime;                /* set_next always fails with -ETIME */
-static uint64_t dev_calls, dev_last_cyc, dev_shutdowns;
-static bool dev_armed;
-static int fake_set_next(uint64_t cyc)
+static int dev_etime;                /* set_next_event/set_next_abs always fail with -ETIME */
+static uint64_t dev_calls, dev_last_cyc, dev_shutdowns, dev_abs_calls, dev_last_abs;
+static bool dev_armed, dev_last_was_abs;
+static int fake_set_next(struct clockevent *ce, uint64_t cyc)
 {
+    (void)ce;
     dev_calls++;
     if (dev_etime)
         return -ETIME;
     dev_last_cyc = cyc;
+    dev_last_was_abs = false;
     dev_armed = true;
     return 0;
 }
-static void fake_shutdown(void)
+static int fake_set_abs(struct clockevent *ce, uint64_t cs_cyc)
 {
+    (void)ce;
+    dev_calls++;
+    dev_abs_calls++;
+    if (dev_etime)
+        return -ETIME;
+    dev_last_abs = cs_cyc;
+    dev_last_was_abs = true;
+    dev_armed = true;
+    return 0;
+}
+static int fake_oneshot(struct clockevent *ce)
+{
+    (void)ce;
+    return 0;
+}
+static int fake_shutdown(struct clockevent *ce)
+{
+    (void)ce;
     dev_shutdowns++;
     dev_armed = false;
+    return 0;
+}
+
+static struct clockevent make_dev(const char *name, uint64_t min_cyc, uint64_t max_cyc)
+{
+    return (struct clockevent){ .name = name, .features = CE_ONESHOT, .freq_hz = 1000000000,
+                                .min_delta_cyc = min_cyc, .max_delta_cyc = max_cyc,
+                                .set_next_event = fake_set_next,
+                                .set_state_oneshot = fake_oneshot,
+                                .set_state_shutdown = fake_shutdown, .usable = true };
 }
 
 static struct clockevent dev;
@@ -40,18 +76,59 @@ static struct hrtimer_base base;
 #define NT 64
 static struct tq_slot slots[NT];
 
-static void setup(uint64_t min_cyc, uint64_t max_cyc)
+/* The device's interrupt: a one-shot that fired holds nothing any more. */
+static void fire_device(void)
 {
-    dev = (struct clockevent){ .name = "fake", .features = CE_ONESHOT, .freq_hz = 1000000000,
-                               .min_delta_cyc = min_cyc, .max_delta_cyc = max_cyc,
-                               .set_next = fake_set_next, .shutdown = fake_shutdown,
-                               .usable = true };
-    fake_now = 1000;
+    dev_armed = false;
+    clockevent_handle_irq(&dev);
+}
+
+static void reset_dev_log(void)
+{
     clock_jump = 0;
     dev_etime = 0;
-    dev_calls = dev_last_cyc = dev_shutdowns = 0;
-    dev_armed = false;
-    CHECK_EQ_I64(hrtimer_base_init(&base, &dev, fake_now_fn, slots, NT), 0);
+    dev_calls = dev_last_cyc = dev_shutdowns = dev_abs_calls = dev_last_abs = 0;
+    dev_armed = dev_last_was_abs = false;
+}
+
+static void setup(uint64_t min_cyc, uint64_t max_cyc)
+{
+    clockevent_test_reset();
+    dev = make_dev("fake", min_cyc, max_cyc);
+    fake_now = 1000;
+    reset_dev_log();
+    CHECK_EQ_I64(hrtimer_base_init(&base, &dev, &fake_clock, slots, NT), 0);
+}
+
+/* The real timekeeping path: time_ns() on a registered 64-bit counter at 1 GHz that reads
+ * fake_now (selected at fake_now 0, so time_ns() == fake_now exactly), and a CE_ABS device
+ * comparing against that counter, registered (the core keeps its ns limits), under a base
+ * on hrtimer_clock_time_ns: every deadline at least min_delta away is armed by its count. */
+static uint64_t ns_counter_read(void)
+{
+    return fake_now;
+}
+static struct clocksource ns_counter;
+
+static bool setup_time_ns(void)
+{
+    clocksource_test_reset();
+    clockevent_test_reset();
+    fake_now = 0;
+    ns_counter = (struct clocksource){ .name = "fake_ns", .read = ns_counter_read,
+                                       .mask = CLOCKSOURCE_MASK(64), .freq_hz = 1000000000,
+                                       .rating = 1, .usable = true };
+    if (!CHECK_EQ_I64(clocksource_register(&ns_counter), 0) ||
+        !CHECK(clocksource_select("fake_ns", NULL, 0) == &ns_counter))
+        return false;
+    fake_now = 1000;
+    dev = make_dev("fake_abs", 1, UINT64_MAX / 2);
+    dev.features |= CE_ABS;
+    dev.set_next_abs = fake_set_abs;
+    dev.abs_cs = &ns_counter;
+    reset_dev_log();
+    return CHECK_EQ_U64(time_ns(), 1000) && CHECK_EQ_I64(clockevent_register(&dev), 0) &&
+           CHECK_EQ_I64(hrtimer_base_init(&base, &dev, &hrtimer_clock_time_ns, slots, NT), 0);
 }
 
 /* ---- the model ------------------------------------------------------------------------- */
@@ -70,6 +147,7 @@ static uint64_t exp_reprograms, exp_shutdowns, exp_fired;
 static bool ref_armed;
 static uint64_t ref_armed_ns;
 static uint64_t model_errors;
+static bool on_time_ns;              /* the model runs on time_ns() with a CE_ABS device */
 
 static uint64_t rnd(void)
 {
@@ -100,6 +178,17 @@ static void merr(bool ok)
 {
     if (!ok)
         model_errors++;
+}
+
+/* The device was just programmed for `expires`: by its count (time_ns() and a deadline at
+ * least the device's 1 ns minimum ahead), else by the delay (at least one cycle). */
+static void check_armed_for(uint64_t expires)
+{
+    uint64_t d = expires > fake_now ? expires - fake_now : 0;
+    if (on_time_ns && d > 0)
+        merr(dev_last_was_abs && dev_last_abs == expires);
+    else
+        merr(!dev_last_was_abs && dev_last_cyc == (d ? d : 1));
 }
 
 static enum hrtimer_restart model_cb(struct hrtimer *t)
@@ -146,8 +235,7 @@ static void ref_outside(void)
         exp_reprograms++;
         ref_armed = true;
         ref_armed_ns = h->expires;
-        uint64_t d = h->expires > fake_now ? h->expires - fake_now : 0;
-        merr(dev_last_cyc == (d ? d : 1));
+        check_armed_for(h->expires);
     }
 }
 
@@ -156,13 +244,12 @@ static void ref_after_interrupt(void)
     struct mtimer *h = ref_head();
     merr(!h || h->expires > fake_now);      /* nothing due left behind */
     if (!h) {
-        exp_shutdowns++;
-        ref_armed = false;
+        ref_armed = false;                  /* fired, holds nothing: left in one-shot mode */
     } else {
         exp_reprograms++;
         ref_armed = true;
         ref_armed_ns = h->expires;
-        merr(dev_last_cyc == h->expires - fake_now);
+        check_armed_for(h->expires);
     }
 }
 
@@ -176,10 +263,14 @@ static uint64_t rand_deadline(void)
     }
 }
 
-TEST(hrtimer_model_check)
+static void model_check(bool time_ns_abs)
 {
     long ops = 1000000;
-    setup(1, UINT64_MAX / 2);
+    on_time_ns = time_ns_abs;
+    if (time_ns_abs)
+        REQUIRE(setup_time_ns());
+    else
+        setup(1, UINT64_MAX / 2);
     gseq = exp_reprograms = exp_shutdowns = exp_fired = model_errors = 0;
     ref_armed = false;
     for (int i = 0; i < NT; i++) {
@@ -208,13 +299,15 @@ TEST(hrtimer_model_check)
             ref_outside();
         } else if (r < 12) {
             fake_now += rnd() % 3000;         /* time passes, no interrupt yet */
+            if (on_time_ns && rnd() % 4 == 0)
+                timekeeping_accumulate();     /* and the tick folds it in now and then */
         } else {
             /* The device fires at its deadline, or late, or spuriously early. */
             if (r < 14 && dev_armed && ref_armed)
                 fake_now = ref_armed_ns > fake_now ? ref_armed_ns : fake_now;
             else
                 fake_now += rnd() % 6000;
-            clockevent_handle_irq(&dev);
+            fire_device();
             ref_after_interrupt();
         }
         merr(tq_count(&base.q) == (uint32_t)0 + (uint32_t)({
@@ -233,7 +326,7 @@ TEST(hrtimer_model_check)
     for (int i = 0; i < NT; i++)
         mt[i].period = 0, mt[i].side = 0;
     fake_now += 1000000;
-    clockevent_handle_irq(&dev);
+    fire_device();
     ref_after_interrupt();
     CHECK(ref_head() == NULL);
     CHECK(tq_empty(&base.q));
@@ -244,6 +337,26 @@ TEST(hrtimer_model_check)
     CHECK_EQ_U64(base.hangs + base.retries + base.storm_detected + base.program_errors, 0);
     CHECK(exp_fired > 100000);
     CHECK(!dev_armed);
+    if (time_ns_abs) {
+        /* The absolute branch is the one taken, not the relative fallback. */
+        CHECK(dev.abs_programs > exp_reprograms / 2);
+        CHECK_EQ_U64(dev.abs_programs, dev_abs_calls);
+        CHECK(dev.programs >= exp_reprograms);
+        clocksource_test_reset();
+    }
+    on_time_ns = false;
+}
+
+TEST(hrtimer_model_check)
+{
+    model_check(false);
+}
+
+/* The same million operations on the real timekeeping path: hrtimer_clock_time_ns, time_ns()
+ * on a registered counter, a CE_ABS device against it (clockevent_program_abs_ns). */
+TEST(hrtimer_model_check_on_time_ns_abs)
+{
+    model_check(true);
 }
 
 /* ---- forward --------------------------------------------------------------------------- */
@@ -314,9 +427,17 @@ TEST(hrtimer_reprogram_only_on_head_change)
     CHECK_EQ_I64(hrtimer_start(&base, &a, 10, HRTIMER_MODE_ABS), 0);     /* past: min delta */
     CHECK_EQ_U64(dev_last_cyc, 1);
     fake_now = 2000;
-    clockevent_handle_irq(&dev);
+    fire_device();
     CHECK_EQ_I64(fired, 1);
-    CHECK_EQ_U64(base.shutdowns, 2);
+    /* Empty after the interrupt: the fired one-shot is left in ONESHOT, not shut down, so
+     * the next start is one device write and no state change. */
+    CHECK_EQ_U64(base.shutdowns, 1);
+    CHECK(dev.state == CE_STATE_ONESHOT);
+    uint64_t changes = dev.state_changes, calls = dev_calls;
+    CHECK_EQ_I64(hrtimer_start(&base, &b, 5000, HRTIMER_MODE_ABS), 0);
+    CHECK_EQ_U64(dev.state_changes, changes);
+    CHECK_EQ_U64(dev_calls, calls + 1);
+    CHECK(hrtimer_cancel(&base, &b));
     CHECK_EQ_I64(hrtimer_start(&base, &a, 10, 7), -EINVAL);
     CHECK_EQ_I64(hrtimer_start(&base, &a, UINT64_MAX, HRTIMER_MODE_REL), 0);  /* saturates */
     CHECK_EQ_U64(a.expires_ns, UINT64_MAX);
@@ -404,6 +525,7 @@ TEST(hrtimer_storm_bounded)
 /* ---- several bases ---------------------------------------------------------------------- */
 
 static int fired_a, fired_b;
+static void on_event_nothing(struct clockevent *ce) { (void)ce; }
 static enum hrtimer_restart on_a(struct hrtimer *t)
 {
     (void)t;
@@ -420,16 +542,16 @@ static enum hrtimer_restart on_b(struct hrtimer *t)
 /* Two bases on two devices (the experiments put a base on each device in turn beside the
  * kernel's own): each device's event runs its own base only; releasing one gives its device
  * back (no handler, shut down) and leaves the other working; a base initialised again on the
- * same device replaces itself rather than taking a second slot; the table has a limit. */
+ * same device keeps its claim. */
 TEST(hrtimer_bases_one_per_device)
 {
     setup(1, 1000000000);
     static struct clockevent dev2;
     static struct hrtimer_base base2;
     static struct tq_slot slots2[4];
-    dev2 = dev;
-    dev2.name = "fake2";
-    CHECK_EQ_I64(hrtimer_base_init(&base2, &dev2, fake_now_fn, slots2, 4), 0);
+    dev2 = make_dev("fake2", 1, 1000000000);
+    CHECK_EQ_I64(hrtimer_base_init(&base2, &dev2, &fake_clock, slots2, 4), 0);
+    CHECK(dev.owner == &base && dev2.owner == &base2);
     static struct hrtimer ta, tb;
     ta = (struct hrtimer){ .fn = on_a };
     tb = (struct hrtimer){ .fn = on_b };
@@ -437,36 +559,110 @@ TEST(hrtimer_bases_one_per_device)
     CHECK_EQ_I64(hrtimer_start(&base, &ta, 2000, HRTIMER_MODE_ABS), 0);
     CHECK_EQ_I64(hrtimer_start(&base2, &tb, 2000, HRTIMER_MODE_ABS), 0);
     fake_now = 2500;
-    dev2.event(&dev2);
+    clockevent_handle_irq(&dev2);
     CHECK_EQ_I64(fired_b, 1);
     CHECK_EQ_I64(fired_a, 0);
     CHECK(hrtimer_queued(&ta));
-    dev.event(&dev);
+    clockevent_handle_irq(&dev);
     CHECK_EQ_I64(fired_a, 1);
 
     hrtimer_base_release(&base2);
-    CHECK(dev2.event == NULL);
+    CHECK(dev2.event == NULL && dev2.owner == NULL);
+    CHECK(dev2.state == CE_STATE_SHUTDOWN);
     CHECK(dev.event != NULL);
     CHECK_EQ_I64(hrtimer_start(&base, &ta, 3000, HRTIMER_MODE_ABS), 0);
     fake_now = 3500;
-    dev.event(&dev);
+    clockevent_handle_irq(&dev);
     CHECK_EQ_I64(fired_a, 2);
 
-    /* re-initialising the same base does not use another slot: 8 inits of one base, then
-     * 7 more bases on 7 more devices fit; the 8th other base does not */
+    /* Initialising a base again on its own device is allowed: it keeps the claim. */
     for (int i = 0; i < 8; i++)
-        CHECK_EQ_I64(hrtimer_base_init(&base, &dev, fake_now_fn, slots, NT), 0);
-    static struct clockevent devs[8];
-    static struct hrtimer_base bases[8];
-    static struct tq_slot sl[8][2];
-    for (int i = 0; i < 8; i++) {
-        devs[i] = dev;
-        int rc = hrtimer_base_init(&bases[i], &devs[i], fake_now_fn, sl[i], 2);
-        CHECK_EQ_I64(rc, i < HRTIMER_MAX_BASES - 1 ? 0 : -EBUSY);
-    }
-    for (int i = 0; i < 8; i++)
-        hrtimer_base_release(&bases[i]);
+        CHECK_EQ_I64(hrtimer_base_init(&base, &dev, &fake_clock, slots, NT), 0);
+    CHECK(dev.owner == &base);
     hrtimer_base_release(&base);
+    CHECK(dev.owner == NULL);
+}
+
+/* No registry and no cap: a base per device for as many devices as there are (20 here, more
+ * than the 8 CPUs the old fixed table of 8 failed at), each device's event finding its own
+ * base through ce->owner. */
+#define MANY 20
+static struct clockevent many_dev[MANY];
+static struct hrtimer_base many_base[MANY];
+static struct tq_slot many_slots[MANY][2];
+static struct hrtimer many_timer[MANY];
+static int many_fired[MANY];
+
+static enum hrtimer_restart on_many(struct hrtimer *t)
+{
+    many_fired[t - many_timer]++;
+    return HRTIMER_NORESTART;
+}
+
+TEST(hrtimer_bases_per_device_have_no_cap)
+{
+    setup(1, 1000000000);
+    for (int i = 0; i < MANY; i++) {
+        many_dev[i] = make_dev("many", 1, 1000000000);
+        many_dev[i].cpu = (unsigned)i;            /* one per CPU, as the kernel does */
+        REQUIRE(clockevent_register(&many_dev[i]) == 0);
+        CHECK_EQ_I64(hrtimer_base_init(&many_base[i], &many_dev[i], &fake_clock,
+                                       many_slots[i], 2), 0);
+        CHECK(many_dev[i].owner == &many_base[i]);
+        many_timer[i] = (struct hrtimer){ .fn = on_many };
+        many_fired[i] = 0;
+        CHECK_EQ_I64(hrtimer_start(&many_base[i], &many_timer[i], 2000 + 10 * (uint64_t)i,
+                                   HRTIMER_MODE_ABS), 0);
+    }
+    fake_now = 5000;
+    for (int i = MANY - 1; i >= 0; i--) {
+        clockevent_handle_irq(&many_dev[i]);      /* its event: its base, nobody else's */
+        for (int j = 0; j < MANY; j++)
+            if (!CHECK_EQ_I64(many_fired[j], j >= i ? 1 : 0))
+                return;
+    }
+    for (int i = 0; i < MANY; i++) {
+        CHECK_EQ_U64(many_base[i].interrupts, 1);
+        hrtimer_base_release(&many_base[i]);
+    }
+}
+
+/* The base claims its device: one owned by someone else (a check, the tick), or whose
+ * hardware another owned device shares, is refused; so is an unusable one. */
+TEST(hrtimer_base_init_refuses_a_device_owned_by_someone_else)
+{
+    static struct clockevent mode_a, mode_b, off;
+    static struct hrtimer_base b1, b2;
+    static struct tq_slot s1[2], s2[2];
+    static int someone, timer;
+
+    setup(1, 1000000000);
+    hrtimer_base_release(&base);
+    CHECK_EQ_I64(clockevent_claim(&dev, on_event_nothing, &someone), 0);
+    CHECK_EQ_I64(hrtimer_base_init(&b1, &dev, &fake_clock, s1, 2), -EBUSY);
+    CHECK(dev.owner == &someone);
+    clockevent_release(&dev);
+    CHECK_EQ_I64(hrtimer_base_init(&b1, &dev, &fake_clock, s1, 2), 0);
+    CHECK_EQ_I64(hrtimer_base_init(&b2, &dev, &fake_clock, s2, 2), -EBUSY);   /* b1's */
+    hrtimer_base_release(&b1);
+
+    mode_a = make_dev("mode_a", 1, 1000000000);
+    mode_b = make_dev("mode_b", 1, 1000000000);
+    mode_a.hw = mode_b.hw = &timer;
+    REQUIRE(clockevent_register(&mode_a) == 0);
+    REQUIRE(clockevent_register(&mode_b) == 0);
+    CHECK_EQ_I64(hrtimer_base_init(&b1, &mode_a, &fake_clock, s1, 2), 0);
+    CHECK_EQ_I64(hrtimer_base_init(&b2, &mode_b, &fake_clock, s2, 2), -EBUSY);
+    hrtimer_base_release(&b1);
+    CHECK_EQ_I64(hrtimer_base_init(&b2, &mode_b, &fake_clock, s2, 2), 0);
+    hrtimer_base_release(&b2);
+
+    off = make_dev("off", 1, 1000000000);
+    off.usable = false;
+    CHECK_EQ_I64(hrtimer_base_init(&b1, &off, &fake_clock, s1, 2), -ENODEV);
+    CHECK_EQ_I64(hrtimer_base_init(&b1, &off, NULL, s1, 2), -EINVAL);
+    CHECK_EQ_I64(hrtimer_base_init(&b1, NULL, &fake_clock, s1, 2), -EINVAL);
+    CHECK_EQ_I64(hrtimer_base_init(&b1, &mode_a, &fake_clock, s1, 0), -EINVAL);
 }
 
 /* A device event that never comes: the queue would stall forever. hrtimer_rescue() runs the

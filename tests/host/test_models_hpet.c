@@ -1,7 +1,7 @@
 /* tests/host/test_models_hpet.c - the HPET model against IA-PC HPET 1.0a: capabilities,
  * a counter that counts only when enabled, 32-bit wrap and tearing, the equality comparator
- * (including one written just behind the counter), periodic accumulation, level status,
- * legacy replacement, a stuck counter. */
+ * (including one written just behind the counter), a comparator write that lands late,
+ * periodic accumulation, level status, legacy replacement, a stuck counter. */
 #include "fake/fake.h"
 #include "test.h"
 
@@ -155,6 +155,48 @@ TEST(models_hpet_comparator_just_behind_fires_only_after_wrap)
     wr(TCMP(1), rd(COUNTER) - 1);
     fake_run_for_ns(100000000000ull);
     CHECK_EQ_U64(fake_irq_stats(FAKE_IRQ_HPET(1))->raised, 0);
+}
+
+/* fake_hpet_set_cmp_write_delay(2): a comparator write lands two clocks after it is made.
+ * Until then the old value is what the register reads and what matches; a value the
+ * counter reaches within those two clocks is passed when it lands and never fires (64-bit);
+ * one further ahead fires at its count. */
+TEST(models_hpet_comparator_write_lands_after_its_delay)
+{
+    reset_with_log();
+    fake_cost.mmio_ns = 0;                           /* the counter stands still meanwhile */
+    fake_hpet_set_cmp_write_delay(2);
+    wr(CONF, ENABLE);
+    wr(TCONF(0), T_ENB | T_ROUTE(2));
+    irq_enable();
+    fake_run_for_ns(1000);
+    uint64_t c = rd(COUNTER), old = rd(TCMP(0));
+    wr(TCMP(0), c + 2);
+    CHECK_EQ_U64(rd(TCMP(0)), old);                  /* not landed yet */
+    fake_run_for_ns(20);                             /* two clocks: landed, already reached */
+    CHECK_EQ_U64(rd(TCMP(0)), c + 2);
+    fake_run_for_ns(1000000000);
+    CHECK_EQ_U64(irqlog.total, 0);
+    c = rd(COUNTER);
+    uint64_t t = vclock_now_ns();
+    wr(TCMP(0), c + 3);
+    fake_run_for_ns(1000);
+    REQUIRE(irqlog.n == 1);
+    CHECK_EQ_U64(irqlog.e[0].t_ns - t, 30);          /* at c + 3, three clocks later */
+    /* A write that replaces one still on its way: only the last one lands. */
+    c = rd(COUNTER);
+    wr(TCMP(0), c + 50);
+    wr(TCMP(0), c + 80);
+    fake_run_for_ns(2000);
+    CHECK_EQ_U64(irqlog.total, 2);
+    CHECK_EQ_U64(irqlog.e[1].t_ns - irqlog.e[0].t_ns, 1000 + 800 - 30);
+    /* The old value keeps matching while the new one is on its way: an early event. */
+    fake_hpet_set_cmp_write_delay(5);
+    c = rd(COUNTER);
+    wr(TCMP(0), c + 3);                              /* lands at c + 5 */
+    wr(TCMP(0), c + 3);                              /* (the same: still on its way) */
+    fake_run_for_ns(1000);
+    CHECK_EQ_U64(irqlog.total, 2);                   /* c + 3 passed before it landed */
 }
 
 TEST(models_hpet_periodic_accumulator)

@@ -309,6 +309,61 @@ TEST(time_tsc64_across_its_wrap)
     }
 }
 
+/* Regression: a 64-bit counter read one cycle BEHIND the last fold (an AP whose TSC lags
+ * the boot CPU's base_cyc by a cycle) made the masked delta 2^64 - 1 cycles: time_ns()
+ * jumped a century ahead. It now gives the fold's own time, and behind_reads counts it;
+ * the next reading past the fold goes on from there. time_ns_paired() does the same. */
+TEST(time_ns_clamps_a_reading_behind_the_fold)
+{
+    struct timekeeping_stats st;
+
+    fakes_init();
+    tsc_count = 5000000;
+    REQUIRE(clocksource_register(&tsc) == 0);
+    REQUIRE(clocksource_select("tsc", NULL, 0) == &tsc);
+    tsc_count += 2100000000;                          /* one second */
+    REQUIRE(timekeeping_accumulate() == 0);
+    uint64_t fold_ns = time_ns();
+    CHECK_EQ_U64(fold_ns, 1000000000);
+    timekeeping_get_stats(&st);
+    CHECK_EQ_U64(st.behind_reads, 0);
+
+    tsc_count -= 1;                                   /* one cycle behind base_cyc */
+    CHECK_EQ_U64(time_ns(), fold_ns);                 /* not 2^64 cycles (278 years) on */
+    uint64_t other = 0;
+    CHECK_EQ_U64(time_ns_paired(tsc_read, &other), fold_ns);
+    CHECK_EQ_U64(other, tsc_count);
+    tsc_count -= 2100000;                             /* a millisecond behind */
+    CHECK_EQ_U64(time_ns(), fold_ns);
+    timekeeping_get_stats(&st);
+    CHECK_EQ_U64(st.behind_reads, 3);
+
+    tsc_count += 2100000 + 1 + 2100;                  /* 1 us past the fold */
+    CHECK_EQ_U64(time_ns(), fold_ns + 1000);
+    timekeeping_get_stats(&st);
+    CHECK_EQ_U64(st.behind_reads, 3);
+}
+
+/* A counter narrower than 64 bits cannot tell "behind" from "wrapped": a reading one count
+ * below base_cyc is a whole wrap later, as it always was, and is not counted. */
+TEST(time_ns_narrow_counter_behind_the_fold_is_a_wrap)
+{
+    struct timekeeping_stats st;
+
+    fakes_init();
+    hpet_count = 1000;
+    REQUIRE(clocksource_register(&hpet) == 0);
+    REQUIRE(clocksource_select("hpet", NULL, 0) == &hpet);
+    hpet_count += 14318180;                           /* one second */
+    REQUIRE(timekeeping_accumulate() == 0);
+    uint64_t fold_ns = time_ns();
+    hpet_count += (1ull << 32) - 1;                   /* reads one below base_cyc */
+    CHECK_EQ_U64(time_ns(), model_ns(&hpet, 14318180 + (1ull << 32) - 1));
+    CHECK(time_ns() > fold_ns + 299 * NSEC_PER_SEC);  /* 2^32 counts: 300 s later */
+    timekeeping_get_stats(&st);
+    CHECK_EQ_U64(st.behind_reads, 0);
+}
+
 TEST(time_stuck_counter_stands_still)
 {
     struct timekeeping_stats st;

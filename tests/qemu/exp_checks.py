@@ -215,6 +215,37 @@ def percpu_timers_own_cpu(n):
     return check
 
 
+def every_cpu_has_its_timers(n):
+    """Each application processor's cpu_start says it has an hrtimer base on its LAPIC timer;
+    one without an HPET comparator of its own says why (hpet_reason)."""
+    def check(ctx):
+        for r in ctx.recs("cpu_start"):
+            if r["cpu"] == 0:
+                continue
+            if r.get("hrtimer_base") is not True:
+                return "cpu %d has no hrtimer base: %r" % (r["cpu"], dict(r))
+            if r.get("hpet_comparator") is None and not r.get("hpet_reason"):
+                return "cpu %d has no HPET comparator and no reason" % r["cpu"]
+        if len(ctx.recs("cpu_start")) != n:
+            return "%d cpu_start records, expected %d" % (len(ctx.recs("cpu_start")), n)
+    return check
+
+
+def tsc_warp_check_clean(n):
+    """The boot check pairs the boot CPU with each other CPU, every round completes, no warp
+    (one clock under icount), so the TSC is not demoted."""
+    def check(ctx):
+        rs = ctx.recs("tsc_warp_check")
+        if sorted(r["cpu_b"] for r in rs) != list(range(1, n)):
+            return "tsc_warp_check pairs %r" % [r["cpu_b"] for r in rs]
+        for r in rs:
+            if r["backward_steps"] or r["timed_out"] or r["rounds"] != 64:
+                return "tsc_warp_check %r" % dict(r)
+        if ctx.recs("clocksource_demoted"):
+            return "the TSC was demoted: %r" % dict(ctx.recs("clocksource_demoted")[0])
+    return check
+
+
 def tsc_sync(n):
     """Every pair of CPUs: the ping-pong completes and no TSC read is ever behind the other
     CPU's read that came before it."""

@@ -27,8 +27,14 @@
  * change and re-reads. A writer that finds another writer in progress (an accumulate from the
  * timer interrupt that arrived in the middle of a select) does nothing and returns -EBUSY;
  * the interrupted writer completes. For time_ns() to be monotonic even for a reader that
- * interrupts a source switch, run select/set_freq with interrupts disabled. SMP will need
- * the sequence read with acquire/release ordering and per-CPU care; it is not done here. */
+ * interrupts a source switch, run select/set_freq with interrupts disabled.
+ *
+ * Several CPUs: any CPU may read; the writer lock is an atomic exchange, so writers on two
+ * CPUs never interleave (one of them is refused with -EBUSY), and x86's ordering of stores
+ * with stores and loads with loads keeps the latch consistent for readers elsewhere. A
+ * reader whose counter is BEHIND the last fold (a 64-bit counter such as the TSC, read on a
+ * CPU whose TSC lags the folding CPU's by a few cycles) gets the fold's time, not a time
+ * 2^64 cycles ahead; such reads are counted (timekeeping_stats.behind_reads). */
 #ifndef TICKLAB_KERNEL_TIME_CLOCKSOURCE_H
 #define TICKLAB_KERNEL_TIME_CLOCKSOURCE_H
 #include <stdbool.h>
@@ -66,6 +72,12 @@ struct clocksource {
                                     measured) */
     bool usable;                 /* the driver's verdict; false keeps it from selection */
     const char *unusable_reason; /* why not, a static string, NULL while usable */
+    /* Optional: what read() does, stated so that time_ns() can do it without the call (it
+     * is on every timer interrupt's path). read_mmio64: the counter is one 64-bit load at
+     * this mapped address (an HPET with a 64-bit counter and 64-bit access); read_is_tsc:
+     * the counter is RDTSC, ordered (LFENCE; RDTSC). 0/false: read() is called. */
+    uintptr_t read_mmio64;
+    bool read_is_tsc;
 
     /* ---- computed by the core (register, set_freq); read-only for everybody else ---- */
     uint32_t mult;               /* ns = (cyc * mult) >> shift ... */
@@ -126,6 +138,12 @@ int clocksource_set_freq(struct clocksource *cs, uint64_t freq_hz);
  * if none is usable (the current source, if any, then stays). */
 struct clocksource *clocksource_select(const char *name, char *why, size_t why_len);
 
+/* Takes cs out of use: unusable with `reason` (a static string), and if time_ns() runs on
+ * it, the best other usable source takes over, time_ns() going on from where it was.
+ * Returns the source time_ns() runs on afterwards: cs itself when no other is usable (time
+ * must go on; the caller reports it), NULL before any select. Interrupts off. */
+struct clocksource *clocksource_demote(struct clocksource *cs, const char *reason);
+
 struct clocksource *clocksource_current(void);   /* NULL before the first select */
 struct clocksource *clocksource_find(const char *name);
 struct clocksource *clocksource_list(void);      /* first registered; follow ->next */
@@ -139,11 +157,21 @@ uint64_t time_ns(void);
  * same pass: a pair of readings of two clocks a few instructions apart, for mapping a
  * timestamp taken on `other` into time_ns() time. */
 uint64_t time_ns_paired(uint64_t (*other)(void), uint64_t *other_out);
+/* time_ns() with the TSC (ordered) read right before and right after the counter, nothing
+ * else between them: the counter was sampled between *before and *after, and the time
+ * returned is the start of the count it read (one count lasts 1e9 / freq_hz ns). So a TSC
+ * stamp x took place between t - (*after - x) and t + count + (x - *before): what a
+ * measurement that maps TSC stamps into time_ns() needs to state its own resolution. When
+ * time_ns() runs on the TSC, *before == *after is the counter itself. */
+uint64_t time_ns_bracket_tsc(uint64_t *before, uint64_t *after);
 
 /* Folds the cycles elapsed since the last accumulate into the base. Call it from the tick
  * (or an hrtimer) at least every timekeeping_max_idle_ns(). Returns 0, -ENODEV (no source
  * selected), -EBUSY (it interrupted another writer and did nothing). */
 int timekeeping_accumulate(void);
+/* The same, and *now_ns (if non-NULL) receives time_ns() at the moment of the fold, which is
+ * what a caller that needs both (the tick) would otherwise read again. Written on 0 only. */
+int timekeeping_accumulate_ns(uint64_t *now_ns);
 
 /* min(max_ns, wrap interval) of the current source: the longest gap allowed between two
  * accumulates. UINT64_MAX before a source is selected (nothing to lose yet). */
@@ -164,6 +192,8 @@ struct timekeeping_stats {
     uint64_t limit_cyc;      /* the limit itself: min(mask, max_cyc) of the current source */
     uint64_t busy_skips;     /* writers that found another writer running and did nothing */
     uint64_t switches;       /* successful changes of source (the first select counts) */
+    uint64_t behind_reads;   /* time_ns() calls that found a 64-bit counter behind the last
+                                fold (another CPU's TSC behind this one's) and clamped */
 };
 void timekeeping_get_stats(struct timekeeping_stats *out);
 

@@ -22,6 +22,8 @@ struct cpu_info {
     char hv_signature[13];              /* leaf 0x40000000, e.g. "TCGTCGTCGTCG" */
 
     bool tsc, rdtscp, invariant_tsc, tsc_deadline, x2apic, apic, arat, nx;
+    bool amd_wrmsr_ordered;             /* AMD/Hygon: WRMSR to TSC_DEADLINE and the x2APIC
+                                           needs no MFENCE;LFENCE before it (Intel does) */
     uint32_t initial_apic_id;           /* CPUID.1:EBX[31:24] */
 
     /* leaf 0x15: TSC = crystal * ebx / eax */

@@ -6,6 +6,7 @@
 #define E2BIG     7
 #define EAGAIN    11
 #define ENOMEM    12
+#define ENOSPC    28
 #define EBUSY     16
 #define ENODEV    19
 #define EINVAL    22

@@ -21,8 +21,15 @@
  *    0xFFFFFFFF and it wraps every 2^32 periods (42.9 s at 100 MHz).
  *  - The comparator is an EQUALITY match: it fires when the counter becomes equal to it. A
  *    value the counter has already passed, or passes while the write is on its way, never
- *    fires (64-bit) or fires a whole wrap later (32-bit). hpet_set_oneshot() reads the
- *    counter after its write and returns -ETIME if the value is no longer ahead.
+ *    fires (64-bit) or fires a whole wrap later (32-bit). Every comparator write is followed
+ *    by a read of the counter, and the value must still be HPET_CMP_MARGIN_CYC ahead of it,
+ *    or the write returns -ETIME.
+ *  - Some chipsets apply a comparator write up to two HPET clocks after it was made (AMD
+ *    SB700/SB800 per Linux's arch/x86/kernel/hpet.c, which keeps a margin of 128 clocks for
+ *    this and for slow reads): a value one or two clocks ahead at the read-back can be
+ *    passed before the write takes effect, and then never matches. HPET_CMP_MARGIN_CYC is
+ *    that delay plus one; it is also the clock event device's floor for min_delta_cyc,
+ *    which the kernel then measures (ce_search.h) and which bounds every arming path.
  *  - Periodic mode takes two comparator writes: with VAL_SET the first lands in the
  *    comparator itself, and the second (VAL_SET has cleared itself) sets the increment
  *    added at each match. The spec does not say what the first write does to the
@@ -42,6 +49,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "ticklab/clockevent.h"
 #include "ticklab/clocksource.h"
 
 #define HPET_MMIO_BYTES       0x400
@@ -50,6 +58,13 @@
 /* Rating: a stated rate and a counter that never stops, but every read is an uncached MMIO
  * access (~0.5-1 us on chipsets): below an invariant TSC (300), above the PM timer (200). */
 #define HPET_RATING           250
+/* A comparator value must be this many clocks ahead of the counter read back after the
+ * write (see the top: up to two clocks of write delay, plus the clock in progress). */
+#define HPET_CMP_MARGIN_CYC   3
+/* Rating of a comparator as a clock event device: one-shot and absolute, an MMIO write per
+ * event, no per-CPU limits; below the LAPIC timer (150: no bus access at all), above the
+ * PIT (100: three port writes, 838 ns granularity). */
+#define HPET_CE_RATING        120
 
 struct hpet_info {
     uint32_t period_fs;         /* COUNTER_CLK_PERIOD */
@@ -105,13 +120,14 @@ int hpet_comparator_route(unsigned n, unsigned ioapic_gsi);
 /* Tn_INT_TYPE_CNF: level-triggered (status bit stays set until hpet_ack) or edge. */
 int hpet_comparator_level(unsigned n, bool level);
 
-/* One interrupt when the counter becomes equal to abs_cyc (masked to the comparator's width).
+/* Raw comparator access (the clock event device below is the way for timer users): the
+ * mode and the value in one call, a read-modify-write of TN_CONF each time.
+ * One interrupt when the counter becomes equal to abs_cyc (masked to the comparator's width).
  * abs_cyc must be ahead of the counter by less than half the comparator's range (2^31 ticks,
- * 21.5 s at 100 MHz, for a 32-bit comparator). Returns 0, or -ETIME when the counter had
- * already reached abs_cyc by the time the write landed: no interrupt will come for it (a
- * 32-bit comparator fires a whole wrap later), except that one may still come if the counter
- * reached the value after the write but before the check read it; handlers must tolerate that
- * one early event. A one-shot comparator stays armed: it matches again when the counter
+ * 21.5 s at 100 MHz, for a 32-bit comparator). Returns 0, or -ETIME when the counter read
+ * back after the write is less than HPET_CMP_MARGIN_CYC short of abs_cyc: no interrupt may
+ * come for it (a 32-bit comparator fires a whole wrap later), though one may still come if
+ * the write landed in time; handlers must tolerate that one early event. A one-shot comparator stays armed: it matches again when the counter
  * wraps round to the value; hpet_comparator_stop() when no next event is wanted. */
 int hpet_set_oneshot(unsigned n, uint64_t abs_cyc);
 
@@ -127,6 +143,38 @@ int hpet_comparator_stop(unsigned n);
 /* Clears comparator n's bit in GINTR_STA (write 1 to clear): a level-triggered comparator
  * keeps its line asserted until this. Harmless for edge-triggered ones. */
 void hpet_ack(unsigned n);
+
+/* ---- a comparator as a clock event device ---- */
+
+/* Comparator n as a struct clockevent ("hpet" for comparator 0, "hpetN" otherwise):
+ * CE_ONESHOT | CE_ABS (armed with an absolute main-counter value: set_next_abs, abs_cs the
+ * "hpet" clocksource), CE_PERIODIC when the comparator can; freq_hz the block's stated
+ * rate; max delta half the compare range; min delta HPET_CMP_MARGIN_CYC until measured.
+ * Per event: one comparator write and one counter read (the -ETIME check). */
+struct hpet_channel {
+    struct clockevent ce;
+    unsigned n;                            /* comparator number */
+    uint32_t conf;                         /* TN_CONF as the current state set it */
+    bool level;                            /* ... level-triggered: acknowledge each event */
+    const struct clockevent_line *line;    /* the input the host routed it to */
+    char name[8];
+};
+
+/* Fills ch for comparator n, whose interrupt the host has routed (hpet_comparator_route()
+ * to a GSI delivered to CPU `cpu`) behind `line`; the comparator is left stopped. The
+ * caller registers ch->ce (clockevent_register). Returns 0, or hpet_comparator_caps()'s
+ * error. hpet_init() first. */
+int hpet_channel_init(struct hpet_channel *ch, unsigned n, unsigned cpu,
+                      const struct clockevent_line *line);
+/* The interrupt, from the host's handler: acknowledges a level-triggered comparator (it
+ * holds its line until its status bit is cleared; an edge needs no HPET access here) and
+ * passes the event to the core. Inline: it is on every event's path. */
+static inline void hpet_channel_irq(struct hpet_channel *ch)
+{
+    if (ch->level)
+        hpet_ack(ch->n);
+    clockevent_handle_irq(&ch->ce);
+}
 
 /* LEG_RT_CNF: comparator 0 -> IRQ0 (GSI 2 through the usual override), comparator 1 -> IRQ8,
  * ignoring their INT_ROUTE_CNF. -ENOTSUP when turning it on without LEG_RT_CAP. */

@@ -3,17 +3,22 @@
  * deadline changes. Pure logic: the clock is a function pointer (the kernel passes time_ns,
  * host tests a fake), the device a struct clockevent. No allocation, no locks, no FPU.
  *
- * Reprogramming rule (what `reprograms` counts: calls of clockevent_program_ns):
+ * Reprogramming rule (what `reprograms` counts: device programmings, relative or absolute):
  * - outside the interrupt, after a start or cancel, the device is programmed iff the queue
  *   is non-empty and (the device is not armed, or the head's expiry differs from the
  *   expiry it is armed for); if the queue became empty and the device was armed it is shut
  *   down (`shutdowns`);
  * - hrtimer_interrupt() considers the device fired (not armed) on entry; after running what
  *   is due it programs the new head once (more only on -ETIME / a head already due again:
- *   `retries`, then a hang), or shuts the device down if the queue is empty;
+ *   `retries`, then a hang); with the queue empty it leaves the device as it is (a one-shot
+ *   that fired holds nothing, and staying in one-shot mode keeps the next start to one
+ *   device write);
  * - starts and cancels made by callbacks never touch the device: the interrupt's end does.
  *
- * Single CPU, not reentrant: callers keep interrupts off around start/cancel. */
+ * Per CPU: a base belongs to the CPU its device interrupts (a CE_PERCPU device: the CPU it
+ * is part of); start/cancel/rescue run on that CPU with interrupts off. Nothing is global:
+ * the base owns its device (clockevent_claim), and the device's event finds the base as
+ * its owner. A kernel keeps one or more bases per CPU and rescues each on its own CPU. */
 #ifndef TICKLAB_TIME_HRTIMER_H
 #define TICKLAB_TIME_HRTIMER_H
 #include <stdbool.h>
@@ -43,10 +48,22 @@ struct hrtimer {
     uint64_t expires_ns;      /* absolute, in now_ns() time */
 };
 
+/* The clock a base keeps its deadlines in, named: time_ns() (hrtimer_clock_time_ns), whose
+ * deadlines the device can be armed with as absolute counts when it compares against the
+ * clocksource time_ns() runs on (clockevent_program_abs_ns), or another ns clock (a test's
+ * fake), for which only the delay is known. */
+struct hrtimer_clock {
+    const char *name;
+    uint64_t (*now_ns)(void);
+    bool is_time_ns;
+};
+extern const struct hrtimer_clock hrtimer_clock_time_ns;
+
 struct hrtimer_base {
     struct tq q;
     struct clockevent *dev;
-    uint64_t (*now_ns)(void);
+    const struct hrtimer_clock *clock;
+    uint64_t (*now_ns)(void);     /* clock->now_ns, kept here for the interrupt path */
     uint32_t storm_limit;     /* HRTIMER_STORM_LIMIT after init; may be changed */
     bool in_interrupt;        /* callbacks are running: no device programming */
     bool armed;               /* the device is armed for armed_ns */
@@ -55,29 +72,37 @@ struct hrtimer_base {
     struct hrtimer *running;  /* the timer whose callback runs, or NULL */
     /* statistics */
     uint64_t interrupts;      /* hrtimer_interrupt calls */
-    uint64_t reprograms;      /* clockevent_program_ns calls */
+    uint64_t reprograms;      /* device programmings (clockevent_program_abs_ns/_ns) */
     uint64_t shutdowns;       /* device shutdowns (queue became empty) */
     uint64_t expired;         /* callbacks run */
     uint64_t retries;         /* extra passes in an interrupt (-ETIME or head due again) */
     uint64_t hangs;           /* interrupts that gave up after HRTIMER_MAX_TRIES passes */
     uint64_t max_hang_ns;     /* longest time spent in such an interrupt */
     uint64_t storm_detected;  /* interrupts that hit storm_limit expiries */
-    uint64_t program_errors;  /* clockevent_program_ns failures (nothing armed) */
+    uint64_t program_errors;  /* programmings that failed (nothing armed) */
     uint64_t restart_errors;  /* HRTIMER_RESTART that could not be queued (queue full) */
     uint64_t rescued;         /* hrtimer_rescue() runs: device events that never came */
 };
 
-/* Bases that can exist at once (one per clock event device). */
-#define HRTIMER_MAX_BASES 8
+/* The queue's structure is chosen when the library is compiled (TQ_IMPL, tqueue.h) and it
+ * changes struct hrtimer_base's layout. The init's link name carries the choice, so code
+ * compiled with another TQ_IMPL than the library it links fails to link (an undefined
+ * hrtimer_base_init_rbtree, say) instead of reading a base laid out otherwise. */
+#if TQ_IMPL == TQ_IMPL_HEAP
+#define hrtimer_base_init hrtimer_base_init_heap
+#else
+#define hrtimer_base_init hrtimer_base_init_rbtree
+#endif
 
-/* slots[capacity] is the queue's storage. Sets dev->event to the hrtimer interrupt handler,
- * which runs the base on that device (a base initialised again, or another base on the
- * same device, replaces the old one), and shuts the device down. 0, -EINVAL, or -EBUSY
- * (HRTIMER_MAX_BASES bases exist). */
+/* slots[capacity] is the queue's storage. Claims dev for the base (its event runs the
+ * base's expiry) and leaves it shut down. 0; -EINVAL (a missing argument); -EBUSY (dev, or
+ * hardware it shares, is owned by someone else: clockevent_claim); -ENODEV (dev unusable).
+ * Initialising a base again on the same device is allowed (it keeps the claim). */
 int hrtimer_base_init(struct hrtimer_base *base, struct clockevent *dev,
-                      uint64_t (*now_fn)(void), struct tq_slot *slots, uint32_t capacity);
-/* Gives the device back: shut down, no event handler. Timers still queued stay queued and
- * never fire; callers cancel them first. */
+                      const struct hrtimer_clock *clock, struct tq_slot *slots,
+                      uint32_t capacity);
+/* Gives the device back (clockevent_release). Timers still queued stay queued and never
+ * fire; callers cancel them first. */
 void hrtimer_base_release(struct hrtimer_base *base);
 
 /* Queues t (re-queues it if already queued) to expire at expires_ns (ABS) or now +
@@ -108,8 +133,6 @@ void hrtimer_interrupt(struct hrtimer_base *base);
  * `rescued`, shuts the device down and runs hrtimer_interrupt() by hand. true if it did.
  * Interrupts off; never from a callback. */
 bool hrtimer_rescue(struct hrtimer_base *base, uint64_t grace_ns);
-/* hrtimer_rescue() on every base; returns how many it rescued. */
-unsigned hrtimer_rescue_all(uint64_t grace_ns);
 
 static inline bool hrtimer_queued(const struct hrtimer *t) { return tq_queued(&t->node); }
 

@@ -3,8 +3,11 @@
  * access, so host tests can swap this file's bodies for device models: with TICKLAB_HOSTED
  * defined these are plain functions that tests/host/ implements against fake devices.
  *
- * Ordering: MMIO accessors are volatile and compiler barriers; x86 keeps uncached accesses in
- * program order. rdtsc() is not ordered against earlier loads; use rdtsc_ordered() (LFENCE
+ * Ordering: MMIO accessors are volatile and compiler barriers (a "memory" clobber: no load
+ * or store the compiler sees is moved across one); x86 keeps uncached accesses in program
+ * order. WRMSR to the x2APIC registers and IA32_TSC_DEADLINE is not serialising on Intel:
+ * wrmsr_fence() (MFENCE;LFENCE, as the SDM and Linux's weak_wrmsr_fence use) before it lets
+ * earlier stores land first. rdtsc() is not ordered against earlier loads; use rdtsc_ordered() (LFENCE
  * before RDTSC, as the SDM prescribes for Intel and AMD with LFENCE serialising) to time an
  * interval that must not start early, and rdtscp_aux() where the CPU number matters. */
 #ifndef TICKLAB_DRIVERS_IO_H
@@ -40,6 +43,7 @@ void irq_disable(void);
 void cpu_relax(void);
 void cpu_halt(void);
 void serialize(void);
+void wrmsr_fence(void);
 
 #else
 
@@ -76,19 +80,23 @@ static inline void outl(uint16_t port, uint32_t v)
 
 static inline uint32_t mmio_read32(uintptr_t addr)
 {
-    return *(volatile uint32_t *)addr;
+    uint32_t v;
+    __asm__ volatile("movl %1, %0" : "=r"(v) : "m"(*(volatile uint32_t *)addr) : "memory");
+    return v;
 }
 static inline void mmio_write32(uintptr_t addr, uint32_t v)
 {
-    *(volatile uint32_t *)addr = v;
+    __asm__ volatile("movl %1, %0" : "=m"(*(volatile uint32_t *)addr) : "r"(v) : "memory");
 }
 static inline uint64_t mmio_read64(uintptr_t addr)
 {
-    return *(volatile uint64_t *)addr;
+    uint64_t v;
+    __asm__ volatile("movq %1, %0" : "=r"(v) : "m"(*(volatile uint64_t *)addr) : "memory");
+    return v;
 }
 static inline void mmio_write64(uintptr_t addr, uint64_t v)
 {
-    *(volatile uint64_t *)addr = v;
+    __asm__ volatile("movq %1, %0" : "=m"(*(volatile uint64_t *)addr) : "r"(v) : "memory");
 }
 
 static inline uint64_t rdmsr(uint32_t msr)
@@ -157,6 +165,7 @@ static inline void serialize(void)
     struct cpuid_regs r = cpuid(0, 0);
     (void)r;
 }
+static inline void wrmsr_fence(void) { __asm__ volatile("mfence; lfence" : : : "memory"); }
 
 #endif /* TICKLAB_HOSTED */
 #endif /* TICKLAB_DRIVERS_IO_H */

@@ -21,15 +21,16 @@
  * Errata and hazards, all in one place:
  *  - The timer clock stops in deep C-states (C3 and deeper) unless CPUID.06H:EAX[2] (ARAT,
  *    "APIC timer always running") is set; then it neither counts nor interrupts while the CPU
- *    sleeps. lapic_timer_arat() reports the bit; a clockevent without it is STOPS_IN_C3.
+ *    sleeps. struct cpu_info.arat reports the bit; a clock event device without it is
+ *    CE_STOPS_IN_IDLE.
  *  - AMD erratum 400 (late family 0Fh, family 10h): the APIC timer also stops in C1E, which
  *    the firmware may enter on HLT; no CPUID bit says so. Treat AMD without ARAT as
  *    stopping in idle.
  *  - WRMSR to IA32_TSC_DEADLINE (and to the x2APIC MSRs) is not serialising (SDM, WRMSR):
  *    earlier stores may still sit in the store buffer when the timer arms. Linux fences it
- *    with MFENCE;LFENCE. ticklab calls serialize() (CPUID) from libticklab/include/ticklab/io.h, which drains the
- *    store buffer and waits for earlier instructions: stronger, and slower (a VM exit under
- *    a hypervisor), until io.h grows a cheaper fence.
+ *    with MFENCE;LFENCE on Intel (wrmsr_fence() in ticklab/io.h); on AMD the write is
+ *    ordered by itself (cpu_info.amd_wrmsr_ordered), so the clock event device decides the
+ *    fence once, at init, and no CPUID runs per arming.
  *  - xAPIC mode: the MMIO write that switches the LVT into TSC-deadline mode and a following
  *    WRMSR to IA32_TSC_DEADLINE are not ordered with each other (SDM 11.5.4.1: put an MFENCE
  *    between them); a deadline written before the mode switch took effect is ignored.
@@ -52,6 +53,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "ticklab/clockevent.h"
 #include "ticklab/clocksource.h"
 
 #define MSR_TSC_DEADLINE            0x6E0
@@ -79,17 +81,49 @@ void lapic_timer_stop(void);
 /* The current count (counts down; 0 when stopped or a one-shot has fired). */
 uint32_t lapic_timer_current(void);
 
-/* CPUID.1:ECX[24], CPUID.06H:EAX[2]. */
-bool lapic_timer_has_deadline(void);
-bool lapic_timer_arat(void);
-
 /* LVT timer -> TSC-deadline mode at vector, unmasked, disarmed, then the fence the SDM
- * wants before a deadline write. -ENOTSUP when CPUID lacks TSC-deadline (the LVT is left
- * alone), -EINVAL for a vector below 32. */
+ * wants before a deadline write. Only where CPUID.1:ECX[24] says the mode exists
+ * (struct cpu_info.tsc_deadline: the caller checks, once). -EINVAL for a vector below 32. */
 int lapic_timer_deadline_mode(uint8_t vector);
 /* Arms the deadline (absolute TSC; a past value fires at once; 0 disarms), fenced as above.
  * Has no effect unless lapic_timer_deadline_mode() succeeded (the hardware ignores it). */
 void lapic_timer_set_deadline(uint64_t tsc_deadline);
+
+/* ---- the timer as clock event devices ---- */
+
+/* Ratings: TSC-deadline 200 (absolute, no bus access, no programming lag), the count-down
+ * 150 (no bus access, but relative: the time between reading the clock and the write adds
+ * to every wait); both above the HPET comparator (120). */
+#define LAPIC_DEADLINE_CE_RATING 200
+#define LAPIC_TIMER_CE_RATING    150
+
+/* One CPU's timer as two devices sharing it (->hw is this struct, so only one is ever
+ * owned): "lapic" (CE_ONESHOT | CE_PERIODIC | CE_PERCPU, counting timer clocks at divide 1;
+ * per event one initial-count write) and "tsc_deadline" (CE_ONESHOT | CE_ABS | CE_PERCPU
+ * against the TSC clocksource; per event one WRMSR behind the fence the CPU needs). Both
+ * CE_STOPS_IN_IDLE without ARAT. `active` is the device whose mode the LVT was last put in:
+ * the owner of the interrupt. */
+struct cpu_info;
+struct lapic_timer_ce {
+    struct clockevent lapic, deadline;
+    struct clockevent *active;
+    uint8_t vector;
+    bool fence;                 /* MFENCE;LFENCE before the deadline WRMSR (not on AMD) */
+};
+
+/* Fills both for CPU `cpu` (the caller's index; call on that CPU, after lapic_init()).
+ * timer_hz: the calibrated timer clock (0: "lapic" unusable); tsc: the calibrated TSC
+ * clocksource (NULL or uncalibrated: "tsc_deadline" unusable); ci: what CPUID said
+ * (tsc_deadline, arat, the vendor's fence rule). The caller registers each device. */
+void lapic_timer_ce_init(struct lapic_timer_ce *t, unsigned cpu, uint8_t vector,
+                         uint64_t timer_hz, const struct clocksource *tsc,
+                         const struct cpu_info *ci);
+/* The interrupt at t's vector, from the host's handler: the event of the mode the timer is
+ * in. Inline: it is on every event's path. */
+static inline void lapic_timer_ce_irq(struct lapic_timer_ce *t)
+{
+    clockevent_handle_irq(t->active);
+}
 
 /* Starts the counter free-running for the clocksource: periodic, divide 1, initial count
  * 0xFFFFFFFF, LVT masked (it never interrupts). Returns the "lapic" clocksource: reads

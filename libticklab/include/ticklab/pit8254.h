@@ -16,11 +16,15 @@
  * Hazards: the two bytes of a count are read separately, so every read latches first;
  * counts must be read in the access mode they were programmed with (lobyte/hibyte), or the
  * byte order flips. A PIT that is absent reads 0xFF from every port: pit_probe() checks
- * that the latched count of channel 2 moves, bounded by the TSC. */
+ * that the latched count of channel 2 moves, bounded by the TSC. A latched read is one
+ * transaction (latch, low byte, high byte): it runs with interrupts off and under a lock,
+ * so the clocksource may be read from interrupt handlers and other CPUs. */
 #ifndef TICKLAB_DRIVERS_PIT8254_H
 #define TICKLAB_DRIVERS_PIT8254_H
 #include <stdbool.h>
 #include <stdint.h>
+
+#include "ticklab/clockevent.h"
 
 #define PIT_HZ 1193182u           /* nominal input clock */
 #define PIT_MAX_COUNT 65536u
@@ -57,5 +61,27 @@ void pit_ch0_oneshot(uint32_t count);
 void pit_ch0_stop(void);          /* mode 0 with the longest count and the IRQ left masked */
 /* Latched channel 0 count (counts down). */
 uint32_t pit_ch0_read(void);
+
+/* ---- channel 0 as a clock event device ---- */
+
+#define PIT_MAX_ONESHOT_COUNT 65535u   /* mode 0 counts the loaded value down to 0 */
+/* Rating as a clock event device: periodic and one-shot, on every PC, but every event is
+ * port writes on a slow bus and the clock is 838 ns; below the HPET comparator (120). */
+#define PIT_CE_RATING 100
+
+/* "pit": CE_PERIODIC | CE_ONESHOT at PIT_HZ, deltas 1..65535 clocks (min delta measured
+ * later by the kernel), periods 2..65536. Per event: the count's two bytes. line: IRQ0 as
+ * the host routed it (unmasked when the device leaves SHUTDOWN, masked when it enters it).
+ * Channel 0 is left stopped; the caller registers p->ce. */
+struct pit_clockevent {
+    struct clockevent ce;
+    const struct clockevent_line *line;
+};
+void pit_clockevent_init(struct pit_clockevent *p, const struct clockevent_line *line);
+/* IRQ0, from the host's handler. Nothing to acknowledge at the PIT itself. */
+static inline void pit_clockevent_irq(struct pit_clockevent *p)
+{
+    clockevent_handle_irq(&p->ce);
+}
 
 #endif

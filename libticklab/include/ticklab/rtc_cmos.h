@@ -34,6 +34,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "ticklab/clockevent.h"
+
 #define RTC_CMOS_IRQ        8
 #define RTC_BASE_HZ         32768u   /* the divider chain's input */
 #define RTC_PERIODIC_MIN_HZ 2u       /* RS 15 */
@@ -54,8 +56,9 @@ uint32_t rtc_periodic_hz(int code);
 /* Whether an RTC answers, by reading registers A and D back (no waiting: four port
  * accesses). False if both read 0xFF (nothing on the bus), or if the divider is not on the
  * 32.768 kHz time base (DV != 010: the chain is stopped or in reset, no periodic edges
- * come). Marks rtc_clockevent() usable, or unusable with the reason; changes nothing on
- * the RTC, and remembers register A's rate select for rtc_stop(). */
+ * come; rtc_probe_reason() says which). Changes nothing on
+ * the RTC, and remembers register A's rate select for rtc_stop(); call it before
+ * rtc_clockevent_init(). */
 bool rtc_probe(void);
 
 /* Periodic interrupt at hz (a power of two, 2..8192): sets RS, leaves DV alone, clears a
@@ -70,16 +73,21 @@ void rtc_stop(void);
  * held: RTC_REG_C_IRQF / RTC_REG_C_PF tell whether this RTC interrupted and why. */
 uint8_t rtc_ack(void);
 
-/* The "rtc" clockevent: CE_PERIODIC only, freq_hz 32768, periods 4..16384 cycles, and
- * set_periodic accepts only a power of two (a rate RS can make; -EINVAL otherwise).
- * Unusable ("not probed") until rtc_probe() has found the RTC. The caller registers it
- * (clockevent_register), routes IRQ8 to a handler that calls rtc_clockevent_irq(), and
- * unmasks it. */
-struct clockevent;
-struct clockevent *rtc_clockevent(void);
+/* Why rtc_probe() said no ("registers A and D read 0xFF: no RTC on the bus", "divider not
+ * on the 32.768 kHz time base (DV != 010)"), NULL after a yes. */
+const char *rtc_probe_reason(void);
+
+/* The "rtc" clock event device: CE_PERIODIC only, freq_hz 32768, periods 4..16384 cycles
+ * (powers of two), usable when rtc_probe() said yes (else with its reason). line: IRQ8 as
+ * the host routed it. Per event nothing is written: the host's IRQ8 handler calls
+ * rtc_clockevent_irq(), which must read register C (see above). */
+struct rtc_clockevent {
+    struct clockevent ce;
+    const struct clockevent_line *line;
+};
+void rtc_clockevent_init(struct rtc_clockevent *r, const struct clockevent_line *line);
 /* The IRQ8 work: reads C (always: see above), and if a periodic edge is why, passes the
- * event on through clockevent_handle_irq() (which counts it and calls ->event). Interrupt
- * context; the caller sends the EOI. */
-void rtc_clockevent_irq(void);
+ * event on. From the host's handler; its EOI may come before or after. */
+void rtc_clockevent_irq(struct rtc_clockevent *r);
 
 #endif

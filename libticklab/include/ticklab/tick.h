@@ -27,7 +27,7 @@
 #define TICK_MIN_PERIOD_NS 20000ull
 
 struct tick_info {
-    struct clockevent *dev;
+    struct clockevent *dev;     /* claimed by the tick while it runs */
     bool periodic;              /* device periodic mode, or one-shot re-armed each tick */
     uint64_t hz;                /* requested */
     uint64_t period_ns;         /* what the device really makes */
@@ -38,18 +38,25 @@ struct tick_info {
                                    a late interrupt's period was already counted, so these
                                    do not advance jiffies */
     uint64_t max_gap_ns;        /* longest time between two handler runs */
-    uint64_t rearm_retries;     /* one-shot mode: -ETIME retries */
+    uint64_t rearm_retries;     /* one-shot mode: re-arms that failed once and were made a
+                                   whole period from then instead */
+    uint64_t failures;          /* the device could not be armed at all: the tick stopped
+                                   until tick_rescue() or the next interrupt */
+    bool stalled;               /* the last arming failed and no tick has run since */
+    uint64_t rescued;           /* tick_rescue() runs */
     uint64_t nohz_stops;        /* times the tick was stopped for idle */
     uint64_t idle_skipped;      /* periods not ticked while stopped (jiffies caught up) */
 };
 
 extern volatile uint64_t jiffies;
 
-/* Starts the tick at hz on the named device (NULL: the best periodic one, else the best
- * one-shot). oneshot: re-arm a one-shot every tick even on a device with a periodic mode
+/* Starts the tick at hz on the boot CPU's named device (NULL: the best free periodic one,
+ * else the best free one-shot), claiming it (a running tick is stopped first).
+ * oneshot: re-arm a one-shot every tick even on a device with a periodic mode
  * (tickmode=oneshot: the deadlines are absolute, start + k * period, so re-arming does not
  * drift). Fills *why when the named device could not be used. Returns 0 or a negative
- * errno (-ENODEV: no usable device, -ERANGE: a period under TICK_MIN_PERIOD_NS). */
+ * errno (-ENODEV: no usable free device, -ERANGE: a period under TICK_MIN_PERIOD_NS, or
+ * the device's refusal). */
 int tick_start(uint64_t hz, const char *device, bool oneshot, char *why, unsigned why_len);
 /* The same with the period in ns (the hz reported is the nearest whole rate): how the
  * experiments run ticks of 300 us. -ERANGE under TICK_MIN_PERIOD_NS, -EINVAL above 1 s. */
@@ -69,6 +76,16 @@ bool tick_nohz_stop(uint64_t until_ns);
 void tick_nohz_restart(void);
 bool tick_nohz_stopped(void);
 uint64_t tick_last_ns(void);
+
+/* A tick that stopped coming: the tick runs (not stopped for idle) and nothing ran for four
+ * periods and TICK_OVERDUE_NS more. tick_rescue() then runs the tick's work by hand (jiffies
+ * catch up as after lost ticks, counted in `rescued`) and re-arms the device. A caller that
+ * wakes by another clock (ticklab: every HLT has a backup wake-up) checks it after each
+ * wake-up, so a dead device ends in a count, never in a run without a tick. Interrupts
+ * off; not from the tick itself. */
+#define TICK_OVERDUE_NS 50000000ull
+bool tick_overdue(uint64_t now_ns);
+void tick_rescue(void);
 
 /* Wheel hook: called from the tick with the new jiffies value. */
 void tick_set_hook(void (*fn)(uint64_t jiffies));

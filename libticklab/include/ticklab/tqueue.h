@@ -6,8 +6,9 @@
  *     TQ_IMPL_HEAP    4-ary min-heap in a caller-supplied slot array (tq_heap.h), the default
  *     TQ_IMPL_RBTREE  red-black tree with a cached first node (tq_rbtree.h)
  *
- * Build with -DTQ_IMPL=TQ_IMPL_RBTREE to switch; docs/hrtimer-queue.md has the measurements
- * behind the default. Use:
+ * Build with -DTQ_IMPL=TQ_IMPL_RBTREE to switch, the library and its users alike (the two
+ * lay out struct tq differently; hrtimer.h makes a mismatch a link error);
+ * docs/hrtimer-queue.md has the measurements behind the default. Use:
  *
  *     struct hrtimer { struct tq_node node; ... };        // embedded, zeroed = not queued
  *     static struct tq_slot slots[HRTIMER_MAX];           // heap storage (tree: unused)

@@ -38,11 +38,13 @@ uint64_t tsc_read(void);
  * Use it for the start and end of a measured interval. */
 uint64_t tsc_read_ordered(void);
 
-/* Fills the TSC clocksource from CPUID (presence, invariance) and returns it, ready for
- * clocksource_register(). freq_hz is 0 (unusable until clocksource_set_freq() gives it
- * the calibrated rate); nominal_hz is 0 too (CPUID 0x15/0x16 are the calibration's
- * business). Calling it again re-reads CPUID; the same object is returned. */
-struct clocksource *tsc_clocksource_init(void);
+/* Fills the TSC clocksource from what CPUID said (ci: cpu_probe(); presence, invariance)
+ * and returns it, ready for clocksource_register(). Its read is ordered (LFENCE; RDTSC).
+ * freq_hz is 0 (unusable until clocksource_set_freq() gives it the calibrated rate);
+ * nominal_hz is 0 too (CPUID 0x15/0x16 are the calibration's business). Calling it again
+ * takes the facts again; the same object is returned. */
+struct cpu_info;
+struct clocksource *tsc_clocksource_init(const struct cpu_info *ci);
 /* What tsc_clocksource_init() found. */
 bool tsc_invariant(void);
 

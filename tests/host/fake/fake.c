@@ -24,7 +24,7 @@ struct msr_range {
 };
 
 static const struct fake_costs default_costs = {
-    .port_ns = 1000, .mmio_ns = 100, .msr_ns = 100, .cpuid_ns = 100, .rdtsc_ns = 20,
+    .port_ns = 1000, .mmio_ns = 100, .msr_ns = 100, .cpuid_ns = 100, .fence_ns = 10, .rdtsc_ns = 20,
     .relax_ns = 10, .irqflag_ns = 0, .halt_max_ns = 10000000000ull,
 };
 struct fake_costs fake_cost;
@@ -366,6 +366,13 @@ void serialize(void)
     (void)cpuid(0, 0);
 }
 
+void wrmsr_fence(void)
+{
+    spend(fake_cost.fence_ns);
+    fake_stats.fences++;
+    settle();
+}
+
 static uint64_t tsc_read(void)
 {
     uint64_t v;
@@ -378,7 +385,11 @@ static uint64_t tsc_read(void)
 }
 
 uint64_t rdtsc(void) { return tsc_read(); }
-uint64_t rdtsc_ordered(void) { return tsc_read(); }
+uint64_t rdtsc_ordered(void)
+{
+    fake_stats.rdtsc_ordered_calls++;
+    return tsc_read();
+}
 
 uint64_t rdtscp_aux(uint32_t *aux)
 {

@@ -50,6 +50,7 @@ struct fake_costs {
     uint64_t mmio_ns;      /* 100: an uncached MMIO access */
     uint64_t msr_ns;       /* 100 */
     uint64_t cpuid_ns;     /* 100 (serialize() is a CPUID) */
+    uint64_t fence_ns;     /* 10 (wrmsr_fence: MFENCE;LFENCE) */
     uint64_t rdtsc_ns;     /* 20 */
     uint64_t relax_ns;     /* 10: one PAUSE */
     uint64_t irqflag_ns;   /* 0: irq_save/restore/enable/disable */
@@ -62,6 +63,8 @@ struct fake_stats {
     uint64_t port_reads, port_writes, unknown_port_reads, unknown_port_writes;
     uint64_t mmio_reads, mmio_writes, unknown_mmio_reads, unknown_mmio_writes;
     uint64_t msr_reads, msr_writes, cpuid_calls, rdtsc_calls, relax_calls;
+    uint64_t fences;       /* wrmsr_fence() calls */
+    uint64_t rdtsc_ordered_calls;   /* of rdtsc_calls, those through rdtsc_ordered() */
     uint64_t halts;            /* cpu_halt() calls */
     uint64_t halt_stuck;       /* halts that no interrupt ended within halt_max_ns */
     uint64_t faults;

@@ -39,7 +39,15 @@ struct timer {
     bool periodic_cap;
     int last_route;
     struct vclock_event ev;
+    /* A comparator write on its way (fake_hpet_set_cmp_write_delay): the value the
+     * comparator takes when `land` fires; until then the old value keeps matching. */
+    bool write_pending, land_registered;
+    uint64_t pending_cmp;
+    struct vclock_event land;   /* registered with the clock on first use: every event
+                                   costs every primitive a look */
 };
+
+static struct fake_hpet_stats stats;
 
 static struct {
     bool present;
@@ -47,6 +55,7 @@ static struct {
     uint32_t period_fs;
     unsigned ntimers;
     bool counter64, legacy_cap, stuck;
+    uint64_t cmp_write_delay;   /* HPET clocks between a comparator write and its effect */
     uint64_t gen_conf, status;
     uint64_t cnt_base, cnt_t0;
     struct timer t[FAKE_HPET_MAX_TIMERS];
@@ -183,13 +192,17 @@ static uint64_t reg_read(uint64_t reg)
         return h.gen_conf;
     if (reg == GINTR_STA)
         return h.status;
-    if (reg == MAIN_CNT)
+    if (reg == MAIN_CNT) {
+        stats.counter_reads++;
         return fake_hpet_counter();
+    }
     if (reg >= TIMER(0) && reg < TIMER(h.ntimers)) {
         struct timer *t = &h.t[(reg - TIMER(0)) / 0x20];
         uint64_t r = (reg - TIMER(0)) % 0x20;
-        if (r == TN_CONF)
+        if (r == TN_CONF) {
+            stats.conf_reads++;
             return timer_conf(t);
+        }
         if (r == TN_CMP)
             return t->cmp & tmask(t);
     }
@@ -221,16 +234,55 @@ static void write_conf(struct timer *t, uint64_t v)
     schedule(t);
 }
 
+/* A delayed comparator write lands: from now on the counter is compared with the new value
+ * (one it has already passed, or reaches at this very clock, matches only after a wrap). */
+static void cmp_lands(void *ctx)
+{
+    struct timer *t = ctx;
+
+    t->cmp = t->pending_cmp;
+    t->write_pending = false;
+    schedule(t);
+}
+
+/* The comparator takes new_cmp now, or cmp_write_delay clocks from now on a chip that
+ * delays the write (only while the counter runs: a halted counter has no clocks to wait
+ * for). A second write before the first landed replaces it, with its own delay. */
+static void set_cmp(struct timer *t, uint64_t new_cmp)
+{
+    uint64_t now = vclock_now_ns();
+
+    vclock_event_cancel(&t->land);
+    t->write_pending = false;
+    if (!h.cmp_write_delay || !running()) {
+        t->cmp = new_cmp;
+        schedule(t);
+        return;
+    }
+    if (!t->land_registered) {
+        vclock_event_init(&t->land, "hpet comparator write", cmp_lands, t);
+        t->land_registered = true;
+    }
+    t->pending_cmp = new_cmp;
+    t->write_pending = true;
+    uint64_t raw = vrate_ticks(rate(), now - h.cnt_t0);
+    vclock_event_arm(&t->land,
+                     vclock_add_sat(h.cnt_t0, vrate_ns_for(rate(), raw + h.cmp_write_delay)));
+}
+
 /* mask: the bits this access wrote (a 32-bit half or all 64). */
 static void write_cmp(struct timer *t, uint64_t v, uint64_t mask)
 {
     mask &= tmask(t);
-    if (!(t->conf & TN_PERIODIC) || (t->conf & TN_VAL_SET))
-        t->cmp = (t->cmp & ~mask) | (v & mask);
+    uint64_t base = t->write_pending ? t->pending_cmp : t->cmp;
+    bool sets_cmp = !(t->conf & TN_PERIODIC) || (t->conf & TN_VAL_SET);
     if (t->conf & TN_PERIODIC)
         t->period = (t->period & ~mask) | (v & mask);
     t->conf &= ~TN_VAL_SET;
-    schedule(t);
+    if (sets_cmp)
+        set_cmp(t, (base & ~mask) | (v & mask));
+    else
+        schedule(t);
 }
 
 static void reg_write(uint64_t reg, uint64_t v, uint64_t mask)
@@ -238,6 +290,7 @@ static void reg_write(uint64_t reg, uint64_t v, uint64_t mask)
     if (reg == GEN_CONF) {
         write_gen_conf((h.gen_conf & ~mask) | (v & mask));
     } else if (reg == GINTR_STA) {
+        stats.status_writes++;
         h.status &= ~(v & mask);
     } else if (reg == MAIN_CNT) {
         if (running())
@@ -247,10 +300,13 @@ static void reg_write(uint64_t reg, uint64_t v, uint64_t mask)
     } else if (reg >= TIMER(0) && reg < TIMER(h.ntimers)) {
         struct timer *t = &h.t[(reg - TIMER(0)) / 0x20];
         uint64_t r = (reg - TIMER(0)) % 0x20;
-        if (r == TN_CONF)
+        if (r == TN_CONF) {
+            stats.conf_writes++;
             write_conf(t, (timer_conf(t) & ~mask) | (v & mask));
-        else if (r == TN_CMP)
+        } else if (r == TN_CMP) {
+            stats.cmp_writes++;
             write_cmp(t, v, mask);
+        }
     }
 }
 
@@ -364,10 +420,20 @@ void fake_hpet_set_stuck(bool stuck)
     schedule_all();
 }
 
+void fake_hpet_set_cmp_write_delay(uint64_t clocks)
+{
+    h.cmp_write_delay = clocks;
+}
+
 void fake_hpet_set_counter(uint64_t value)
 {
     rebase(value);
     schedule_all();
+}
+
+const struct fake_hpet_stats *fake_hpet_stats(void)
+{
+    return &stats;
 }
 
 int fake_hpet_route(unsigned timer)
@@ -387,6 +453,8 @@ void fake_hpet_reset(void)
     h.ntimers = 3;
     h.counter64 = h.legacy_cap = true;
     h.stuck = false;
+    h.cmp_write_delay = 0;
+    stats = (struct fake_hpet_stats){ 0 };
     h.gen_conf = h.status = 0;
     h.cnt_base = h.cnt_t0 = 0;
     for (unsigned i = 0; i < FAKE_HPET_MAX_TIMERS; i++) {

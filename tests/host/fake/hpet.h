@@ -24,6 +24,13 @@
  * its INT_ROUTE_CAP (else a fault); the route used is fake_hpet_route(n). Level-triggered
  * timers raise once per status 0->1 (no storm while the status stays set; a second match is
  * counted as dropped).
+ * Comparator write delay (fake_hpet_set_cmp_write_delay, default 0): some chipsets (AMD
+ * SB700/SB800, per Linux's hpet.c) apply a comparator write up to two HPET clocks after it
+ * was made. With a delay of d, a comparator write made when the counter reads c takes effect
+ * when it reads c + d; until then the old value keeps matching, and a new value of at most
+ * c + d is already passed when it lands (never fires, 64-bit; a wrap later, 32-bit). The
+ * period register (a write without VAL_SET) is not delayed. A second write before the first
+ * landed replaces it. A halted counter applies writes at once.
  * Simplified: no FSB delivery (a fault), no IOAPIC, registers outside the spec read 0. */
 #ifndef TICKLAB_TESTS_HOST_FAKE_HPET_H
 #define TICKLAB_TESTS_HOST_FAKE_HPET_H
@@ -49,8 +56,18 @@ void fake_hpet_remove(void);                            /* no HPET: the range re
  * to make every run cross a 32-bit wrap); both work at any time. */
 void fake_hpet_set_stuck(bool stuck);
 void fake_hpet_set_counter(uint64_t value);
+/* Comparator writes take effect `clocks` HPET clocks after they land (see above). */
+void fake_hpet_set_cmp_write_delay(uint64_t clocks);
 
 uint64_t fake_hpet_counter(void);                       /* now, no access cost */
+/* Register accesses by kind (a 32-bit half counts as one access), since fake_reset(). */
+struct fake_hpet_stats {
+    uint64_t counter_reads;     /* MAIN_CNT */
+    uint64_t cmp_writes;        /* any Tn_COMPARATOR */
+    uint64_t conf_reads, conf_writes;   /* any Tn_CONF_CAP */
+    uint64_t status_writes;     /* GINTR_STA */
+};
+const struct fake_hpet_stats *fake_hpet_stats(void);
 int fake_hpet_route(unsigned timer);                    /* last route raised, -1 none */
 bool fake_hpet_legacy_active(void);                     /* present, LEG_RT_CNF set */
 

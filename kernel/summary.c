@@ -1,10 +1,10 @@
-/* kernel/report/summary.c - see summary.h. */
-#include "kernel/report/summary.h"
+/* kernel/summary.c - see summary.h. */
+#include "kernel/summary.h"
 
 #include <stdarg.h>
 
 #include "kernel/console/fbcon.h"
-#include "kernel/arch/smp.h"
+#include "kernel/smp/smp.h"
 #include "kernel/exp/verdict.h"
 #include "kernel/report/console.h"
 #include "kernel/timers/clocks.h"

@@ -1,10 +1,10 @@
-/* kernel/arch/smp.c - see smp.h.
+/* kernel/smp/smp.c - see smp.h.
  *
  * Starting one CPU (Intel SDM vol. 3, 8.4.4; the MultiProcessor Specification, B.4): INIT
  * (assert), 10 ms, STARTUP with the trampoline's page number, 200 us, a second STARTUP if the
  * CPU has not answered, then up to 100 ms for it to reach ap_entry and say it is online. Each
  * wait is timed by the TSC. The trampoline page is executable only while CPUs start. */
-#include "kernel/arch/smp.h"
+#include "kernel/smp/smp.h"
 
 #include "kernel/arch/paging.h"
 #include "kernel/arch/trap.h"
@@ -12,15 +12,12 @@
 #include "kernel/intr/intr.h"
 #include "kernel/report/console.h"
 #include "kernel/report/record.h"
-#include "kernel/timers/ce_devices.h"
-#include "kernel/timers/clocks.h"
-#include "kernel/timers/halt.h"
 #include "ticklab/errno.h"
 #include "ticklab/fmt.h"
 #include "ticklab/io.h"
 #include "ticklab/kstring.h"
 #include "ticklab/lapic.h"
-#include "ticklab/lapic_timer.h"
+#include "ticklab/muldiv.h"
 
 #define TRAMP_BASE SMP_START_PAGE       /* boot/trampoline.asm says the same */
 #define MSR_GS_BASE 0xC0000101u
@@ -35,6 +32,30 @@ extern char tramp_start[], tramp_end[], tramp_cr3[], tramp_entry[], tramp_stack[
 struct cpu_local cpu_locals[CPU_MAX];
 static unsigned n_online = 1, n_listed = 1;
 static uint32_t bsp_apic_id;
+static uint64_t tsc_hz;
+static struct smp_hooks hooks;
+static struct smp_wait_hooks wait_hooks;
+
+void smp_set_hooks(const struct smp_hooks *h)
+{
+    hooks = *h;
+}
+
+void smp_set_wait_hooks(const struct smp_wait_hooks *h)
+{
+    wait_hooks = *h;
+}
+
+static void set_gs(struct cpu_local *c)
+{
+    c->self = c;
+    wrmsr(MSR_GS_BASE, (uint64_t)(uintptr_t)c);
+}
+
+static uint64_t ns_to_tsc(uint64_t ns)
+{
+    return mul_div_u64(ns, tsc_hz, 1000000000ull);
+}
 
 /* Each application processor's stacks: a guard page (unmapped) below the main stack, and
  * the three IST stacks for double fault, NMI and machine check. */
@@ -45,64 +66,10 @@ static struct {
 } ap_stacks[CPU_MAX] __attribute__((aligned(4096)));
 static char guard_names[CPU_MAX][8];
 
-static void set_gs(struct cpu_local *c)
-{
-    c->self = c;
-    wrmsr(MSR_GS_BASE, (uint64_t)(uintptr_t)c);
-}
-
 static void on_wake(struct trap_frame *tf, void *ctx)
 {
     (void)tf, (void)ctx;
     intr_eoi_local();
-}
-
-/* ---- each application processor's local APIC timer ---------------------------------------- */
-
-static int ap_timer_periodic(uint64_t cyc)
-{
-    return lapic_timer_periodic(VEC_AP_TIMER, (uint32_t)cyc, 1);
-}
-
-static int ap_timer_next(uint64_t cyc)
-{
-    return lapic_timer_oneshot(VEC_AP_TIMER, (uint32_t)cyc, 1);
-}
-
-static void ap_timer_irq(struct trap_frame *tf, void *ctx)
-{
-    (void)tf, (void)ctx;
-    intr_eoi_local();
-    clockevent_handle_irq(&this_cpu()->lapic_ce);
-}
-
-struct hrtimer_base *smp_hpet_base(void)
-{
-    struct cpu_local *c = this_cpu();
-    return c->index && c->hpet_ready ? &c->hpet_base : 0;
-}
-
-struct hrtimer_base *smp_local_base(void)
-{
-    struct cpu_local *c = this_cpu();
-    return c->index && c->base_ready ? &c->base : 0;
-}
-
-/* On the AP: its timer as a clock event device like the boot CPU's (same rate: one bus
- * clock), not registered (no other CPU may program it), with an hrtimer base on it. */
-static void ap_timer_init(struct cpu_local *c)
-{
-    struct clockevent *bsp = clockevent_find("lapic");
-    if (!bsp || !bsp->usable)
-        return;
-    c->lapic_ce = (struct clockevent){
-        .name = "lapic", .features = CE_PERIODIC | CE_ONESHOT, .freq_hz = bsp->freq_hz,
-        .min_delta_cyc = bsp->min_delta_cyc, .max_delta_cyc = bsp->max_delta_cyc,
-        .set_periodic = ap_timer_periodic, .set_next = ap_timer_next,
-        .shutdown = lapic_timer_stop, .rating = bsp->rating, .usable = true,
-    };
-    c->base_ready = hrtimer_base_init(&c->base, &c->lapic_ce, time_ns, c->slots,
-                                      SMP_HRTIMER_SLOTS) == 0;
 }
 
 /* ---- the application processor's side ---------------------------------------------------- */
@@ -120,7 +87,8 @@ void ap_entry(uint64_t index)
     if (lapic_init((uintptr_t)phys_to_virt(intr_lapic_phys()), intr_lapic_x2apic(), VEC_SPURIOUS,
                    VEC_LAPIC_ERROR, &li) == 0) {
         c->apic_id = li.id;
-        ap_timer_init(c);
+        if (hooks.ap_init)
+            hooks.ap_init(c->index);
         c->online = true;
     }
     for (;;) {
@@ -146,7 +114,7 @@ void ap_entry(uint64_t index)
 
 static bool wait_tsc(volatile bool *flag, uint64_t ns)
 {
-    uint64_t c0 = rdtsc(), bound = tsc_ns_to_cyc(ns);
+    uint64_t c0 = rdtsc(), bound = ns_to_tsc(ns);
     while (!(flag && *flag) && rdtsc() - c0 < bound)
         cpu_relax();
     return flag && *flag;
@@ -187,29 +155,30 @@ static void report(const struct cpu_local *c, bool started, const char *reason)
     json_str(&r.j, "reason", reason);
     if (c->index && started) {
         json_str(&r.j, "clock", "tsc");
-        json_u64(&r.j, "start_ns", tsc_cyc_to_ns(c->start_tsc_cyc));
-        json_bool(&r.j, "hrtimer_base", c->base_ready);
-        if (c->hpet_ready)
-            json_u64(&r.j, "hpet_comparator", c->index);
-        else
-            json_null(&r.j, "hpet_comparator");
-        json_str(&r.j, "hpet_reason", c->hpet_reason);
+        json_u64(&r.j, "start_ns", mul_div_u64(c->start_tsc_cyc, 1000000000ull, tsc_hz));
     }
+    if (started && hooks.describe)
+        hooks.describe(c->index, &r.j);
     rec_emit(&r);
     kprintf("  cpu %u       APIC id %u%s: %s%s\n", c->index, c->apic_id,
             c->index ? "" : " (boot CPU)", started ? "online" : "not started: ",
             started ? "" : reason);
 }
 
-unsigned smp_start(unsigned max_cpus, bool start_page_is_ram)
+void smp_boot_cpu_init(void)
+{
+    cpu_locals[0].index = 0;
+    cpu_locals[0].online = true;
+    set_gs(&cpu_locals[0]);
+}
+
+unsigned smp_start(unsigned max_cpus, bool start_page_is_ram, uint64_t tsc_rate_hz)
 {
     struct cpu_local *bsp = &cpu_locals[0];
-    bsp->index = 0;
+    tsc_hz = tsc_rate_hz;
+    smp_boot_cpu_init();
     bsp_apic_id = bsp->apic_id = lapic_id();
-    bsp->online = true;
-    set_gs(bsp);
     irq_set_handler(VEC_SMP_WAKE, on_wake, 0);
-    irq_set_handler(VEC_AP_TIMER, ap_timer_irq, 0);
     report(bsp, true, 0);
 
     /* the CPUs the MADT lists as usable, in its order, the boot CPU left out */
@@ -221,7 +190,7 @@ unsigned smp_start(unsigned max_cpus, bool start_page_is_ram)
         n_listed++;
         struct cpu_local tmp = { .index = n, .apic_id = a->apic_id };
         if (n >= CPU_MAX) {
-            report(&tmp, false, "over ticklab's limit of CPU_MAX (8) CPUs");
+            report(&tmp, false, "over ticklab's limit of CPU_MAX (16) CPUs");
             continue;
         }
         if (n >= max_cpus) {
@@ -254,15 +223,8 @@ unsigned smp_start(unsigned max_cpus, bool start_page_is_ram)
         struct cpu_local *c = &cpu_locals[i];
         c->self = c;
         const char *why = start_one(c);
-        if (!why) {
+        if (!why)
             n_online++;
-            /* its own HPET comparator, where one is left: routed to it, an hrtimer base on it
-             * (set up from here: the comparator is global, only its interrupt is the CPU's) */
-            c->hpet_ce = ce_devices_hpet_for_cpu(i, c->apic_id, &c->hpet_reason);
-            c->hpet_ready = c->hpet_ce && hrtimer_base_init(&c->hpet_base, c->hpet_ce, time_ns,
-                                                            c->hpet_slots,
-                                                            SMP_HRTIMER_SLOTS) == 0;
-        }
         report(c, why == 0, why);
     }
     paging_set_page(TRAMP_BASE, PAGE_DATA, 0);
@@ -297,11 +259,18 @@ int smp_wait(unsigned cpu, uint64_t bound_ns)
     if (cpu >= CPU_MAX || !cpu_locals[cpu].online)
         return -ENODEV;
     struct cpu_local *c = &cpu_locals[cpu];
-    uint64_t c0 = rdtsc(), bound = tsc_ns_to_cyc(bound_ns), poke = tsc_ns_to_cyc(POKE_NS);
+    uint64_t c0 = rdtsc(), bound = ns_to_tsc(bound_ns), poke = ns_to_tsc(POKE_NS);
     uint64_t last_poke = c0;
-    halt_backup_start("lapic");
+    if (wait_hooks.begin)
+        wait_hooks.begin();
     while (c->done != c->posted && rdtsc() - c0 < bound) {
-        halt_once();
+        if (wait_hooks.once) {
+            wait_hooks.once();
+        } else {
+            irq_enable();
+            cpu_halt();         /* the other CPU's answer is an IPI */
+            irq_disable();
+        }
         /* A CPU that waits in HLT for an event that never comes would sleep forever: a wake-up
          * now and then lets its own bounded wait look at the clock. */
         if (rdtsc() - last_poke >= poke) {
@@ -309,7 +278,8 @@ int smp_wait(unsigned cpu, uint64_t bound_ns)
             lapic_send_ipi(c->apic_id, VEC_SMP_WAKE);
         }
     }
-    halt_backup_stop();
+    if (wait_hooks.end)
+        wait_hooks.end();
     if (c->done == c->posted)
         return 0;
     c->online = false;

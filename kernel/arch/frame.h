@@ -1,0 +1,19 @@
+/* kernel/arch/frame.h - the frame every interrupt and exception entry builds
+ * (kernel/arch/isr.asm pushes it; the layout below must match the push order). Its own
+ * header so that the dispatcher (trap.h) and the fault reporter (fault.h) both take it
+ * without including each other. */
+#ifndef TICKLAB_ARCH_FRAME_H
+#define TICKLAB_ARCH_FRAME_H
+#include <stdint.h>
+
+/* For an interrupt (vector 32 and up) rbx, rbp and r12-r15 are slots only, not the values:
+ * the entry does not save them (kernel/arch/isr.asm); an exception's frame has them all. */
+struct trap_frame {
+    uint64_t r15, r14, r13, r12, rbp, rbx;
+    uint64_t r11, r10, r9, r8, rdi, rsi, rdx, rcx, rax;
+    uint64_t vector, error_code;
+    uint64_t rip, cs, rflags, rsp, ss;     /* pushed by the CPU */
+};
+_Static_assert(sizeof(struct trap_frame) == 22 * 8, "trap_frame layout");
+
+#endif

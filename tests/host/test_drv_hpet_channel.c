@@ -1,0 +1,307 @@
+/* tests/host/test_drv_hpet_channel.c - an HPET comparator as a clock event device (struct
+ * hpet_channel, libticklab/drivers/hpet.c) through the core, on the HPET model: what one
+ * event costs in register accesses, the comparator-write delay some chipsets have and the
+ * margin that keeps it from losing a deadline, absolute arming on the HPET clocksource, its
+ * -ETIME fallback, periodic mode, the interrupt line, level-triggered acknowledgement. The
+ * model: 100 MHz (10 ns per clock), 3 comparators, 64-bit; every MMIO access 100 ns unless a
+ * test sets it to 0 (then the counter stands still between a write and its read-back, the
+ * tightest case for the margin). */
+#include "ticklab/hpet.h"
+#include "fake/fake.h"
+#include "ticklab/errno.h"
+#include "test.h"
+
+#define GSI 20
+#define TN_CMP0 0x108
+
+static struct hpet_channel ch;
+static struct fake_irq_log irqs;
+static uint64_t events_seen, cnt_at_event;
+static int owner;
+
+static void entry(int line, void *ctx)
+{
+    (void)ctx;
+    if (line == FAKE_IRQ_HPET(0))
+        hpet_channel_irq(&ch);
+}
+
+static void count_event(struct clockevent *ce)
+{
+    (void)ce;
+    events_seen++;
+    cnt_at_event = fake_hpet_counter();
+}
+
+/* The HPET running, comparator 0 routed to GSI behind `line`, its channel registered and
+ * claimed; the HPET clocksource is time_ns()'s. mmio_ns: the cost of one MMIO access. */
+static bool channel_machine(uint64_t mmio_ns, const struct clockevent_line *line)
+{
+    struct hpet_info info;
+    fake_reset();
+    fake_cost.mmio_ns = mmio_ns;
+    clocksource_test_reset();
+    clockevent_test_reset();
+    memset(&irqs, 0, sizeof(irqs));
+    irqs.then = entry;
+    fake_set_irq_handler(fake_irq_log_handler, &irqs);
+    events_seen = cnt_at_event = 0;
+    if (!CHECK_EQ_I64(hpet_init(FAKE_HPET_BASE, false, &info), 0))
+        return false;
+    hpet_enable();
+    struct clocksource *cs = hpet_clocksource();
+    if (!CHECK_EQ_I64(clocksource_register(cs), 0) ||
+        !CHECK(clocksource_select("hpet", NULL, 0) == cs) ||
+        !CHECK_EQ_I64(hpet_comparator_route(0, GSI), 0) ||
+        !CHECK_EQ_I64(hpet_channel_init(&ch, 0, 0, line), 0) ||
+        !CHECK_EQ_I64(clockevent_register(&ch.ce), 0) ||
+        !CHECK_EQ_I64(clockevent_claim(&ch.ce, count_event, &owner), 0))
+        return false;
+    fake_run_for_ns(1000000);          /* 1 ms in, so the counter is well away from 0 */
+    irq_enable();
+    return true;
+}
+
+TEST(hpet_channel_describes_itself)
+{
+    static struct hpet_channel c1;
+    REQUIRE(channel_machine(100, NULL));
+    CHECK_EQ_STR(ch.ce.name, "hpet");
+    CHECK_EQ_U64(ch.ce.features, CE_ONESHOT | CE_ABS | CE_PERIODIC);
+    CHECK_EQ_U64(ch.ce.freq_hz, 100000000);
+    CHECK_EQ_U64(ch.ce.min_delta_cyc, HPET_CMP_MARGIN_CYC);
+    CHECK_EQ_U64(ch.ce.max_delta_cyc, UINT64_MAX >> 1);
+    CHECK_EQ_I64(ch.ce.rating, HPET_CE_RATING);
+    CHECK(ch.ce.abs_cs == hpet_clocksource());
+    CHECK(ch.ce.usable);
+    REQUIRE(hpet_channel_init(&c1, 1, 0, NULL) == 0);
+    CHECK_EQ_STR(c1.ce.name, "hpet1");
+    fake_hpet_set_periodic_cap(1, false);
+    REQUIRE(hpet_channel_init(&c1, 1, 0, NULL) == 0);
+    CHECK_EQ_U64(c1.ce.features, CE_ONESHOT | CE_ABS);
+    CHECK_EQ_I64(hpet_channel_init(&c1, 3, 0, NULL), -EINVAL);   /* 3 comparators: 0..2 */
+}
+
+/* Per event an HPET comparator needs one comparator write and the counter read that checks
+ * the moment has not passed; its configuration was set once, when it entered ONESHOT. The
+ * relative path reads the counter once more (for "now"). */
+TEST(hpet_channel_per_event_is_one_comparator_write_and_one_counter_read)
+{
+    REQUIRE(channel_machine(100, NULL));
+    REQUIRE(clockevent_program_ns(&ch.ce, 10000) == 0);          /* enters ONESHOT */
+    fake_run_for_ns(20000);
+    REQUIRE(events_seen == 1);
+    for (int i = 0; i < 10; i++) {
+        struct fake_hpet_stats before = *fake_hpet_stats();
+        struct fake_stats fs = fake_stats;
+        uint64_t now = time_ns(), deadline = now + 5000 + 100 * (uint64_t)i;
+        uint64_t reads_for_now = fake_hpet_stats()->counter_reads - before.counter_reads;
+        CHECK_EQ_I64(clockevent_program_abs_ns(&ch.ce, deadline, now), 0);
+        const struct fake_hpet_stats *after = fake_hpet_stats();
+        CHECK_EQ_U64(after->cmp_writes - before.cmp_writes, 1);
+        CHECK_EQ_U64(after->counter_reads - before.counter_reads - reads_for_now, 1);
+        CHECK_EQ_U64(after->conf_reads + after->conf_writes,
+                     before.conf_reads + before.conf_writes);
+        CHECK_EQ_U64(fake_stats.mmio_writes - fs.mmio_writes, 1);
+        fake_run_for_ns(20000);
+        CHECK_EQ_U64(events_seen, 2 + (uint64_t)i);
+    }
+    CHECK_EQ_U64(ch.ce.abs_programs, 10);
+    /* relative: the counter read for "now", the write, the check */
+    struct fake_hpet_stats before = *fake_hpet_stats();
+    CHECK_EQ_I64(clockevent_program_ns(&ch.ce, 5000), 0);
+    CHECK_EQ_U64(fake_hpet_stats()->cmp_writes - before.cmp_writes, 1);
+    CHECK_EQ_U64(fake_hpet_stats()->counter_reads - before.counter_reads, 2);
+    CHECK_EQ_U64(fake_hpet_stats()->conf_reads + fake_hpet_stats()->conf_writes,
+                 before.conf_reads + before.conf_writes);
+    /* an edge-triggered comparator's interrupt needs no HPET access at all */
+    before = *fake_hpet_stats();
+    fake_run_for_ns(20000);
+    CHECK_EQ_U64(events_seen, 12);
+    CHECK_EQ_U64(fake_hpet_stats()->status_writes, before.status_writes);
+}
+
+/* The absolute deadline fires at its count: time_ns() runs on the HPET, so the comparator
+ * gets exactly the count at which time_ns() reaches the deadline. */
+TEST(hpet_channel_abs_deadline_fires_at_its_count)
+{
+    REQUIRE(channel_machine(100, NULL));
+    uint64_t now = time_ns(), deadline = now + 123450;
+    REQUIRE(clockevent_program_abs_ns(&ch.ce, deadline, now) == 0);
+    fake_run_for_ns(200000);
+    REQUIRE(events_seen == 1);
+    uint64_t cyc;
+    REQUIRE(timekeeping_cycles_at(deadline, hpet_clocksource(), &cyc) == 0);
+    CHECK_EQ_U64(cnt_at_event, cyc);
+    CHECK_EQ_U64(ch.ce.abs_programs, 1);
+    CHECK_EQ_U64(ch.ce.etime_retries, 0);
+}
+
+/* The chip applies a comparator write two clocks late. Written through the raw register
+ * (no check), a value HPET_CMP_MARGIN_CYC - 1 clocks ahead of the counter is passed before
+ * it lands and never fires; HPET_CMP_MARGIN_CYC ahead fires. So the margin is exactly what
+ * keeps a write from being lost: one clock less and the driver would accept a lost deadline. */
+TEST(hpet_margin_is_what_catches_the_comparator_write_delay)
+{
+    CHECK_EQ_U64(HPET_CMP_MARGIN_CYC, 2 + 1);     /* the delay of hpet.h, plus one */
+    for (uint64_t ahead = 1; ahead <= HPET_CMP_MARGIN_CYC + 1; ahead++) {
+        REQUIRE(channel_machine(0, NULL));
+        fake_hpet_set_cmp_write_delay(2);
+        REQUIRE(clockevent_set_state(&ch.ce, CE_STATE_ONESHOT, 0) == 0);
+        uint64_t c = fake_hpet_counter();
+        mmio_write64(FAKE_HPET_BASE + TN_CMP0, c + ahead);
+        fake_run_for_ns(1000000);
+        if (!CHECK_EQ_U64(events_seen, ahead >= HPET_CMP_MARGIN_CYC ? 1 : 0))
+            printf("    written %" PRIu64 " clocks ahead\n", ahead);
+        if (ahead >= HPET_CMP_MARGIN_CYC)
+            CHECK_EQ_U64(cnt_at_event, c + ahead);
+    }
+}
+
+/* With the delay of 2, a channel armed 1 or 2 clocks ahead is told -ETIME (the value is
+ * within the margin at the read-back): never a silent miss. Whenever the driver says 0, the
+ * event comes; whatever it refuses may or may not come, and nothing comes twice. */
+TEST(hpet_channel_armed_within_write_delay_is_etime_not_lost)
+{
+    for (uint64_t ahead = 1; ahead <= 8; ahead++) {
+        REQUIRE(channel_machine(0, NULL));
+        fake_hpet_set_cmp_write_delay(2);
+        REQUIRE(clockevent_set_state(&ch.ce, CE_STATE_ONESHOT, 0) == 0);
+        int rc = clockevent_program_cyc(&ch.ce, ahead);
+        fake_run_for_ns(1000000000);
+        CHECK_EQ_I64(rc, ahead < HPET_CMP_MARGIN_CYC ? -ETIME : 0);
+        if (rc == 0)
+            CHECK_EQ_U64(events_seen, 1);
+        else
+            CHECK_EQ_U64(events_seen, 0);     /* passed before it landed: lost, but said */
+    }
+    /* The same with every MMIO access one clock long (10 ns): still never silent. */
+    for (uint64_t ahead = 1; ahead <= 8; ahead++) {
+        REQUIRE(channel_machine(10, NULL));
+        fake_hpet_set_cmp_write_delay(2);
+        REQUIRE(clockevent_set_state(&ch.ce, CE_STATE_ONESHOT, 0) == 0);
+        int rc = clockevent_program_cyc(&ch.ce, ahead);
+        fake_run_for_ns(1000000000);
+        if (rc == 0)
+            CHECK_EQ_U64(events_seen, 1);
+        CHECK(events_seen <= 1);
+    }
+}
+
+/* clockevent_program_abs_ns() of a deadline 1 or 2 clocks ahead (the caller's now_ns a
+ * microsecond old, so the core takes the absolute way): set_next_abs says -ETIME, the core
+ * retries relative with min_delta (HPET_CMP_MARGIN_CYC), and the event comes, at or after
+ * the deadline. Without the margin that deadline would be armed, accepted and lost. */
+TEST(hpet_abs_deadline_within_write_delay_is_etime_not_lost)
+{
+    for (uint64_t ahead = 1; ahead <= 2; ahead++) {
+        REQUIRE(channel_machine(0, NULL));
+        fake_hpet_set_cmp_write_delay(2);
+        uint64_t deadline = time_ns() + 10 * ahead;          /* 10 ns per clock */
+        uint64_t c = fake_hpet_counter();
+        CHECK_EQ_I64(clockevent_program_abs_ns(&ch.ce, deadline, deadline - 1000), 0);
+        CHECK_EQ_U64(ch.ce.abs_programs, 1);
+        CHECK_EQ_U64(ch.ce.etime_retries, 1);
+        CHECK_EQ_U64(ch.ce.programs, 1);
+        fake_run_for_ns(1000000);
+        CHECK_EQ_U64(events_seen, 1);
+        CHECK(cnt_at_event >= c + ahead);
+        CHECK(cnt_at_event <= c + HPET_CMP_MARGIN_CYC);
+    }
+}
+
+/* Periodic through the core: 1 ms is 100,000 clocks, exact; shutdown stops it. */
+TEST(hpet_channel_periodic_through_core)
+{
+    uint64_t actual = 0;
+    REQUIRE(channel_machine(100, NULL));
+    REQUIRE(clockevent_set_periodic_ns(&ch.ce, 1000000, &actual) == 0);
+    CHECK_EQ_U64(actual, 1000000);
+    fake_run_for_ns(10500000);
+    CHECK_EQ_U64(events_seen, 10);
+    REQUIRE(irqs.n >= 10);
+    for (unsigned i = 1; i < 10; i++)
+        CHECK_EQ_U64(irqs.e[i].t_ns - irqs.e[i - 1].t_ns, 1000000);
+    clockevent_shutdown(&ch.ce);
+    fake_run_for_ns(5000000);
+    CHECK_EQ_U64(events_seen, 10);
+}
+
+/* The routed line: unmasked when the channel leaves SHUTDOWN, masked when it enters it,
+ * never per event. */
+static unsigned masks, unmasks;
+static void line_mask(void *ctx) { (void)ctx; masks++; }
+static void line_unmask(void *ctx) { (void)ctx; unmasks++; }
+
+TEST(hpet_channel_line_unmasked_leaving_shutdown_masked_entering_it)
+{
+    static const struct clockevent_line line = { line_mask, line_unmask, NULL };
+    REQUIRE(channel_machine(100, &line));
+    masks = unmasks = 0;
+    for (int i = 0; i < 5; i++) {
+        CHECK_EQ_I64(clockevent_program_ns(&ch.ce, 5000), 0);
+        fake_run_for_ns(10000);
+    }
+    CHECK_EQ_U64(events_seen, 5);
+    CHECK_EQ_U64(unmasks, 1);
+    CHECK_EQ_U64(masks, 0);
+    clockevent_release(&ch.ce);
+    CHECK_EQ_U64(masks, 1);
+    REQUIRE(clockevent_claim(&ch.ce, count_event, &owner) == 0);
+    REQUIRE(clockevent_set_periodic_ns(&ch.ce, 1000000, NULL) == 0);
+    CHECK_EQ_U64(unmasks, 2);
+    clockevent_shutdown(&ch.ce);
+    CHECK_EQ_U64(masks, 2);
+}
+
+/* A level-triggered comparator holds its line until its status bit is cleared: the
+ * channel's irq function acknowledges it, so the next event raises the line again. */
+TEST(hpet_channel_level_triggered_acknowledged_in_irq)
+{
+    REQUIRE(channel_machine(100, NULL));
+    REQUIRE(hpet_comparator_level(0, true) == 0);
+    REQUIRE(clockevent_program_ns(&ch.ce, 5000) == 0);           /* takes the level bit */
+    fake_run_for_ns(10000);
+    CHECK_EQ_U64(events_seen, 1);
+    uint64_t acks = fake_hpet_stats()->status_writes;
+    REQUIRE(clockevent_program_ns(&ch.ce, 5000) == 0);
+    fake_run_for_ns(10000);
+    CHECK_EQ_U64(events_seen, 2);
+    CHECK_EQ_U64(fake_hpet_stats()->status_writes - acks, 1);
+    CHECK_EQ_U64(fake_irq_stats(FAKE_IRQ_HPET(0))->dropped, 0);
+}
+
+/* The example in tests/host/fake/README.md, compiled so that it stays true: a one-shot on a
+ * 32-bit counter 256 clocks before its wrap, armed 1000 clocks ahead, fires once. */
+static uint64_t readme_seen;
+static void readme_count(struct clockevent *ce) { (void)ce; readme_seen++; }
+
+TEST(hpet_oneshot_survives_32bit_wrap)
+{
+    struct hpet_info info;
+    static int readme_owner;
+
+    fake_reset();
+    clockevent_test_reset();
+    fake_hpet_set_counter_32bit(true);
+    fake_hpet_set_counter(0xFFFFFF00u);
+    memset(&irqs, 0, sizeof(irqs));
+    irqs.then = entry;
+    fake_set_irq_handler(fake_irq_log_handler, &irqs);
+    readme_seen = 0;
+
+    REQUIRE(hpet_init(FAKE_HPET_BASE, false, &info) == 0);
+    hpet_enable();
+    REQUIRE(hpet_comparator_route(0, 20) == 0);
+    REQUIRE(hpet_channel_init(&ch, 0, 0, NULL) == 0);
+    REQUIRE(clockevent_register(&ch.ce) == 0);
+    REQUIRE(clockevent_claim(&ch.ce, readme_count, &readme_owner) == 0);
+    REQUIRE(clockevent_program_ns(&ch.ce, 10000) == 0);
+    irq_enable();
+    fake_run_for_ns(1000000);
+
+    CHECK_EQ_U64(readme_seen, 1);
+    CHECK_EQ_U64(fake_irq_stats(FAKE_IRQ_HPET(0))->delivered, 1);
+    CHECK_EQ_U64(fake_stats.faults, 0);
+    CHECK(fake_hpet_counter() < 0xFFFFFF00u);       /* it did wrap */
+}

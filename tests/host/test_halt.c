@@ -1,0 +1,222 @@
+/* tests/host/test_halt.c - kernel/timers/halt.c (HLT with a backup wake-up) on the fake PC,
+ * with the LAPIC timer's two devices, an HPET channel and the PIT registered for CPU 0: which
+ * device backs a wait up (the best free one-shot of this CPU that shares no hardware with
+ * the device waited for, nor with the tick's), that the backup ends a wait nothing else ends,
+ * that a CPU without a backup polls instead of halting, and that every wake-up on the boot
+ * CPU folds the clocksource and rescues a tick that stopped. The CPU a test runs on is
+ * fake_smp_cpu (tests/host/shim/kernel/smp/smp.h). */
+#include "kernel/timers/halt.h"
+#include "ticklab/cpuid.h"
+#include "ticklab/hpet.h"
+#include "ticklab/lapic.h"
+#include "ticklab/lapic_timer.h"
+#include "ticklab/pit8254.h"
+#include "ticklab/tick.h"
+#include "ticklab/tsc.h"
+#include "fake/fake.h"
+#include "test.h"
+
+#define VEC 0x40
+#define GSI 20
+#define MS 1000000ull
+
+unsigned fake_smp_cpu;
+
+static struct lapic_timer_ce lt;
+static struct hpet_channel ch, ch1;          /* comparator 1: a device of CPU 1 */
+static uint64_t other_events;
+static void other_owner_event(struct clockevent *ce)
+{
+    (void)ce;
+    other_events++;
+}
+static struct pit_clockevent pit;
+static struct clocksource tsc;
+
+static void entry(int line, void *ctx)
+{
+    (void)ctx;
+    if (line == FAKE_IRQ_LAPIC_TIMER) {
+        lapic_eoi();
+        lapic_timer_ce_irq(&lt);
+    } else if (line == FAKE_IRQ_HPET(0)) {
+        hpet_channel_irq(&ch);
+    } else if (line == FAKE_IRQ_HPET(1)) {
+        hpet_channel_irq(&ch1);
+    } else if (line == FAKE_IRQ_ISA(0)) {
+        pit_clockevent_irq(&pit);
+    }
+}
+
+static bool machine(void)
+{
+    struct lapic_info li;
+    struct hpet_info hi;
+    struct cpu_info ci;
+
+    fake_smp_cpu = 1;
+    halt_backup_stop();
+    fake_smp_cpu = 0;
+    halt_backup_stop();
+    tick_stop();
+    fake_reset();
+    clocksource_test_reset();
+    clockevent_test_reset();
+    fake_set_irq_handler(entry, NULL);
+    fake_cpuid_set_bit(1, FAKE_ECX, FAKE_CPUID1_ECX_TSC_DEADLINE, true);
+    cpu_probe(&ci);
+    tsc = *tsc_clocksource_init(&ci);
+    tsc.next = NULL;
+    if (!CHECK_EQ_I64(clocksource_register(&tsc), 0) ||
+        !CHECK_EQ_I64(clocksource_set_freq(&tsc, FAKE_TSC_DEFAULT_HZ), 0) ||
+        !CHECK(clocksource_select("tsc", NULL, 0) == &tsc) ||
+        !CHECK_EQ_I64(lapic_init(FAKE_LAPIC_BASE, false, 0xFF, 0xFE, &li), 0) ||
+        !CHECK_EQ_I64(hpet_init(FAKE_HPET_BASE, false, &hi), 0))
+        return false;
+    hpet_enable();
+    lapic_timer_ce_init(&lt, 0, VEC, 1000000000, &tsc, &ci);
+    pit_clockevent_init(&pit, NULL);
+    if (!CHECK_EQ_I64(hpet_comparator_route(0, GSI), 0) ||
+        !CHECK_EQ_I64(hpet_channel_init(&ch, 0, 0, NULL), 0) ||
+        !CHECK_EQ_I64(clockevent_register(&lt.lapic), 0) ||
+        !CHECK_EQ_I64(clockevent_register(&lt.deadline), 0) ||
+        !CHECK_EQ_I64(clockevent_register(&ch.ce), 0) ||
+        !CHECK_EQ_I64(clockevent_register(&pit.ce), 0))
+        return false;
+    return CHECK(lt.deadline.usable);
+}
+
+static const struct clockevent *backup_for(const struct clockevent *busy)
+{
+    if (!halt_backup_start(busy))
+        return NULL;
+    const struct clockevent *b = halt_backup_device();
+    halt_backup_stop();
+    return b;
+}
+
+/* The best free one-shot device (tsc_deadline 200, lapic 150, hpet 120, pit 100), never one
+ * that shares hardware with the device waited for: waiting on either LAPIC mode, the backup
+ * is the HPET; found by the hw pointer, not by names. */
+TEST(halt_backup_never_shares_hardware_with_the_device_waited_for)
+{
+    REQUIRE(machine());
+    CHECK(backup_for(NULL) == &lt.deadline);
+    CHECK(backup_for(&ch.ce) == &lt.deadline);
+    CHECK(backup_for(&lt.lapic) == &ch.ce);
+    CHECK(backup_for(&lt.deadline) == &ch.ce);
+    CHECK(backup_for(&pit.ce) == &lt.deadline);
+    /* The backup is claimed for the wait, and given back after it. */
+    REQUIRE(halt_backup_start(&lt.lapic));
+    CHECK(halt_backup_device() == &ch.ce);
+    CHECK(!clockevent_is_free(&ch.ce));
+    CHECK(ch.ce.event != NULL && ch.ce.owner != NULL);
+    halt_backup_stop();
+    CHECK(halt_backup_device() == NULL);
+    CHECK(clockevent_is_free(&ch.ce));
+}
+
+/* Never the tick's device nor its hardware: arming a one-shot there would stop the tick.
+ * A device someone else owns (an hrtimer base, a check) is not taken either. */
+TEST(halt_backup_never_the_tick_device_or_an_owned_one)
+{
+    static int someone;
+    REQUIRE(machine());
+    REQUIRE(tick_start(1000, "lapic", false, NULL, 0) == 0);
+    CHECK(backup_for(NULL) == &ch.ce);               /* not lapic, not tsc_deadline */
+    REQUIRE(clockevent_claim(&ch.ce, other_owner_event, &someone) == 0);
+    CHECK(backup_for(NULL) == &pit.ce);
+    clockevent_release(&ch.ce);
+    tick_stop();
+    REQUIRE(tick_start(1000, "pit", false, NULL, 0) == 0);
+    CHECK(backup_for(&ch.ce) == &lt.deadline);
+    tick_stop();
+}
+
+/* Nothing else will interrupt: the backup ends the HLT after HALT_BACKUP_NS, counted as a
+ * backup wake, and the CPU never sleeps forever (no stuck halt). */
+TEST(halt_once_wakes_by_the_backup_when_nothing_else_comes)
+{
+    REQUIRE(machine());
+    REQUIRE(halt_backup_start(&lt.lapic));
+    REQUIRE(halt_backup_device() == &ch.ce);
+    uint64_t wakes = halt_backup_wakes(), t0 = vclock_now_ns(), halts = fake_stats.halts;
+    halt_once();
+    CHECK_EQ_U64(halt_backup_wakes() - wakes, 1);
+    CHECK_EQ_U64(fake_stats.halts - halts, 1);
+    CHECK_EQ_U64(fake_stats.halt_stuck, 0);
+    uint64_t slept = vclock_now_ns() - t0;
+    CHECK(slept >= HALT_BACKUP_NS && slept < HALT_BACKUP_NS + 10000);
+    CHECK(!fake_irq_enabled());                      /* interrupts off again */
+    /* Woken by what it waited for first: the backup does not count. */
+    static int owner;
+    REQUIRE(clockevent_claim(&lt.lapic, other_owner_event, &owner) == 0);
+    REQUIRE(clockevent_program_ns(&lt.lapic, 1 * MS) == 0);
+    wakes = halt_backup_wakes();
+    other_events = 0;
+    t0 = vclock_now_ns();
+    halt_once();
+    CHECK(vclock_now_ns() - t0 < 2 * MS);
+    CHECK_EQ_U64(other_events, 1);
+    CHECK_EQ_U64(halt_backup_wakes(), wakes);
+    clockevent_release(&lt.lapic);
+    halt_backup_stop();
+    CHECK(clockevent_is_free(&ch.ce));
+}
+
+/* No second wake-up exists: halt_backup_start says so, and halt_once() polls with interrupts
+ * on (one PAUSE) instead of halting into a sleep nothing would end. */
+TEST(halt_once_without_a_backup_polls_instead_of_halting)
+{
+    REQUIRE(machine());
+    clockevent_test_reset();                         /* no devices at all */
+    CHECK(!halt_backup_start(NULL));
+    CHECK(halt_backup_device() == NULL);
+    uint64_t halts = fake_stats.halts, relax = fake_stats.relax_calls;
+    halt_once();
+    CHECK_EQ_U64(fake_stats.halts, halts);
+    CHECK_EQ_U64(fake_stats.relax_calls - relax, 1);
+    halt_backup_stop();                              /* harmless without one */
+}
+
+/* Every wake-up on the boot CPU folds the clocksource (a long wait with no tick must not
+ * outlast a narrow counter's wrap) and rescues a tick that stopped coming; other CPUs do
+ * neither. */
+TEST(halt_once_on_the_boot_cpu_folds_and_rescues_a_stopped_tick)
+{
+    struct timekeeping_stats st0, st;
+    REQUIRE(machine());
+    REQUIRE(tick_start(1000, "pit", false, NULL, 0) == 0);
+    irq_enable();
+    fake_run_for_ns(10 * MS);
+    irq_disable();
+    fake_pit_set_irq_dead(true);                     /* the tick's interrupts stop */
+    REQUIRE(halt_backup_start(&pit.ce));
+    timekeeping_get_stats(&st0);
+    for (int i = 0; i < 3; i++)                      /* 150 ms of backup wakes */
+        halt_once();
+    timekeeping_get_stats(&st);
+    CHECK(st.accumulates >= st0.accumulates + 3);
+    CHECK(tick_info()->rescued >= 1);
+    CHECK(!tick_overdue(time_ns()));
+    halt_backup_stop();
+
+    tick_stop();
+
+    /* CPU 1 backs its waits up with its own device, and its wake-ups fold nothing. */
+    REQUIRE(hpet_comparator_route(1, GSI + 1) == 0);
+    REQUIRE(hpet_channel_init(&ch1, 1, 1, NULL) == 0);
+    REQUIRE(clockevent_register(&ch1.ce) == 0);
+    fake_smp_cpu = 1;
+    REQUIRE(halt_backup_start(NULL));
+    CHECK(halt_backup_device() == &ch1.ce);
+    uint64_t wakes = halt_backup_wakes();
+    timekeeping_get_stats(&st0);
+    halt_once();
+    timekeeping_get_stats(&st);
+    CHECK_EQ_U64(halt_backup_wakes() - wakes, 1);
+    CHECK_EQ_U64(st.accumulates, st0.accumulates);
+    halt_backup_stop();
+    fake_smp_cpu = 0;
+    CHECK(halt_backup_device() == NULL);
+}

@@ -1,0 +1,429 @@
+/* tests/host/test_tick.c - the jiffies tick (libticklab/time/tick.c) on the fake PC: periodic
+ * on the LAPIC timer (1 GHz timer clock: 1 ms is exact) and on the PIT (1193 clocks,
+ * 999,847 ns) counted exactly over long runs across the 32-bit jiffies wrap; ticks lost to a
+ * long interrupts-off stretch counted and caught up; one-shot mode re-armed each tick; a
+ * device that refuses every re-arm (the tick stops and says so, and tick_overdue() /
+ * tick_rescue() bring it back); tickless idle (tick_nohz_stop / tick_nohz_restart).
+ * time_ns() runs on the fake TSC (2.1 GHz, calibrated exactly). */
+#include "ticklab/cpuid.h"
+#include "ticklab/errno.h"
+#include "ticklab/lapic.h"
+#include "ticklab/lapic_timer.h"
+#include "ticklab/pit8254.h"
+#include "ticklab/tick.h"
+#include "ticklab/tsc.h"
+#include "fake/fake.h"
+#include "test.h"
+
+#define VEC 0x40
+#define MS 1000000ull
+
+static struct lapic_timer_ce lt;
+static struct pit_clockevent pit;
+static struct clocksource tsc;
+
+static void entry(int line, void *ctx)
+{
+    (void)ctx;
+    if (line == FAKE_IRQ_LAPIC_TIMER) {
+        lapic_eoi();
+        lapic_timer_ce_irq(&lt);
+    } else if (line == FAKE_IRQ_ISA(0)) {
+        pit_clockevent_irq(&pit);
+    }
+}
+
+/* The machine: TSC as time_ns()'s source (a copy of the driver's, so its calibration stays
+ * here), the LAPIC timer's two devices (TSC-deadline offered) and the PIT's registered,
+ * interrupts on. */
+static bool machine(void)
+{
+    struct lapic_info li;
+    struct cpu_info ci;
+
+    tick_stop();
+    tick_set_hook(NULL);
+    fake_reset();
+    clocksource_test_reset();
+    clockevent_test_reset();
+    fake_set_irq_handler(entry, NULL);
+    fake_cpuid_set_bit(1, FAKE_ECX, FAKE_CPUID1_ECX_TSC_DEADLINE, true);
+    cpu_probe(&ci);
+    tsc = *tsc_clocksource_init(&ci);
+    tsc.next = NULL;
+    if (!CHECK_EQ_I64(clocksource_register(&tsc), 0) ||
+        !CHECK_EQ_I64(clocksource_set_freq(&tsc, FAKE_TSC_DEFAULT_HZ), 0) ||
+        !CHECK(clocksource_select("tsc", NULL, 0) == &tsc) ||
+        !CHECK_EQ_I64(lapic_init(FAKE_LAPIC_BASE, false, 0xFF, 0xFE, &li), 0))
+        return false;
+    lapic_timer_ce_init(&lt, 0, VEC, 1000000000, &tsc, &ci);
+    pit_clockevent_init(&pit, NULL);
+    if (!CHECK_EQ_I64(clockevent_register(&lt.lapic), 0) ||
+        !CHECK_EQ_I64(clockevent_register(&lt.deadline), 0) ||
+        !CHECK_EQ_I64(clockevent_register(&pit.ce), 0))
+        return false;
+    irq_enable();
+    return true;
+}
+
+static void entry_noop(struct clockevent *ce)
+{
+    (void)ce;
+}
+
+static uint64_t advanced(void)
+{
+    return jiffies - tick_info()->jiffies_start;
+}
+
+static uint64_t hook_calls, hook_last;
+static void hook(uint64_t j)
+{
+    hook_calls++;
+    hook_last = j;
+}
+
+/* 10 s at 1000 Hz on the LAPIC timer: 10,000 interrupts, 10,000 jiffies, none lost, none
+ * early, the wrap of the low 32 bits crossed, every gap one period. */
+TEST(tick_periodic_counts_jiffies_exactly_on_the_lapic_timer)
+{
+    char why[96];
+    REQUIRE(machine());
+    tick_set_hook(hook);
+    hook_calls = 0;
+    REQUIRE(tick_start(1000, "lapic", false, why, sizeof(why)) == 0);
+    CHECK_EQ_STR(why, "");
+    const struct tick_info *ti = tick_info();
+    CHECK(ti->dev == &lt.lapic && ti->periodic);
+    CHECK_EQ_U64(ti->period_ns, 1000000);
+    CHECK_EQ_U64(ti->jiffies_start, (1ull << 32) - 2000);
+    CHECK(lt.deadline.usable);
+    CHECK(lt.lapic.owner != NULL && !clockevent_is_free(&lt.deadline));   /* same timer */
+    for (int s = 0; s < 10; s++)
+        fake_run_for_ns(1000 * MS);
+    CHECK_EQ_U64(ti->ticks, 10000);
+    CHECK_EQ_U64(advanced(), 10000);
+    CHECK_EQ_U64(ti->lost + ti->early + ti->failures, 0);
+    CHECK(jiffies > (1ull << 32));
+    /* the first gap also holds the start's register writes (under 1 us) */
+    if (!CHECK(ti->max_gap_ns >= 1000000 && ti->max_gap_ns <= 1000000 + 1000))
+        printf("    max gap %" PRIu64 " ns\n", ti->max_gap_ns);
+    CHECK_EQ_U64(hook_calls, 10000);
+    CHECK_EQ_U64(hook_last, jiffies);
+    CHECK_EQ_U64(lt.lapic.programs, 1);             /* periodic: one start, no re-arms */
+    tick_stop();
+    CHECK(!tick_running());
+    CHECK(clockevent_is_free(&lt.lapic));
+    CHECK(clockevent_is_free(&lt.deadline));
+    fake_run_for_ns(10 * MS);
+    CHECK_EQ_U64(ti->ticks, 10000);
+}
+
+/* 20 s on the PIT at HZ=1000: 1193 clocks a tick, 999,847 ns. Every IRQ0 is one jiffy, and
+ * the jiffies keep pace with the time the device really makes (1000.152 Hz, not 1000). */
+TEST(tick_periodic_counts_jiffies_exactly_on_the_pit)
+{
+    REQUIRE(machine());
+    REQUIRE(tick_start(1000, "pit", false, NULL, 0) == 0);
+    const struct tick_info *ti = tick_info();
+    CHECK(ti->dev == &pit.ce && ti->periodic);
+    CHECK_EQ_U64(ti->period_ns, 999847);
+    uint64_t t0 = time_ns();
+    for (int s = 0; s < 20; s++)
+        fake_run_for_ns(1000 * MS);
+    uint64_t elapsed = time_ns() - t0;
+    CHECK_EQ_U64(ti->ticks, fake_irq_stats(FAKE_IRQ_ISA(0))->delivered);
+    CHECK_EQ_U64(advanced(), ti->ticks);
+    CHECK_EQ_U64(ti->lost + ti->early, 0);
+    /* 1193 clocks at 1,193,182 Hz: the ticks in 20 s are 20 s / 999,847.47 ns */
+    uint64_t want = elapsed * PIT_HZ / (1193 * 1000000000ull);
+    CHECK(ti->ticks == want || ti->ticks == want + 1);
+    CHECK(ti->ticks > 20000 + 2);                   /* 1000.152 Hz: three more than 1000 Hz */
+    CHECK(jiffies > (1ull << 32));
+    tick_stop();
+}
+
+/* Interrupts off for 10.5 ms: ten ticks never come (the LAPIC holds one in IRR). The late
+ * one counts the eleven periods that passed (ten lost), its on-time successor a quarter
+ * period later advances nothing (early), and from then on jiffies are exact again. */
+TEST(tick_lost_ticks_counted_and_caught_up)
+{
+    REQUIRE(machine());
+    REQUIRE(tick_start(1000, "lapic", false, NULL, 0) == 0);
+    const struct tick_info *ti = tick_info();
+    uint64_t t_start = vclock_now_ns();
+    fake_run_until_ns(t_start + 5 * MS + MS / 4);
+    CHECK_EQ_U64(advanced(), 5);
+    irq_disable();
+    fake_run_until_ns(t_start + 15 * MS + 3 * MS / 4);
+    CHECK_EQ_U64(advanced(), 5);
+    irq_enable();                                    /* the held tick, 10.75 ms late */
+    CHECK_EQ_U64(ti->lost, 10);
+    CHECK_EQ_U64(advanced(), 16);
+    CHECK(ti->max_gap_ns > 10 * MS);
+    fake_run_until_ns(t_start + 30 * MS + MS / 4);
+    CHECK_EQ_U64(ti->early, 1);
+    CHECK_EQ_U64(advanced(), 30);
+    CHECK_EQ_U64(ti->lost, 10);
+    tick_stop();
+}
+
+/* tickmode=oneshot: re-armed every tick at start + k * period (absolute), so a second of
+ * re-arms does not drift: as many jiffies as periods, none lost, no retries. */
+TEST(tick_oneshot_mode_rearms_without_drift)
+{
+    REQUIRE(machine());
+    REQUIRE(tick_start(1000, "lapic", true, NULL, 0) == 0);
+    const struct tick_info *ti = tick_info();
+    CHECK(!ti->periodic);
+    uint64_t t_start = vclock_now_ns();
+    fake_run_until_ns(t_start + 1000 * MS + MS / 2);
+    CHECK_EQ_U64(ti->ticks, 1000);
+    CHECK_EQ_U64(advanced(), 1000);
+    CHECK_EQ_U64(ti->lost + ti->early + ti->rearm_retries + ti->failures, 0);
+    CHECK(!ti->stalled);
+    CHECK_EQ_U64(lt.lapic.programs, 1001);          /* the start and one re-arm per tick */
+    CHECK(ti->max_gap_ns <= 1000000 + 1000);
+    tick_stop();
+}
+
+/* ---- a device that refuses every re-arm ------------------------------------------------ */
+
+static bool refuse;                  /* set_next_event says -ETIME */
+static uint64_t armed_calls;
+static int refusing_next(struct clockevent *ce, uint64_t delta_cyc)
+{
+    (void)ce, (void)delta_cyc;
+    if (refuse)
+        return -ETIME;
+    armed_calls++;
+    return 0;
+}
+static int refusing_state(struct clockevent *ce)
+{
+    (void)ce;
+    return 0;
+}
+static struct clockevent refusing;
+
+/* Regression: in one-shot mode the tick ignored -ETIME from its re-arm, so a device that
+ * could no longer be armed stopped the tick in silence: no interrupt ever came again and
+ * nothing said so. Now the failed re-arm is retried a whole period later, and when that
+ * fails too the tick counts a failure and says it is stalled; tick_overdue() sees it once
+ * four periods and TICK_OVERDUE_NS have passed, and tick_rescue() runs the tick by hand
+ * (jiffies catch up) and re-arms the device. */
+TEST(tick_oneshot_rearm_etime_forever_stalls_and_says_so)
+{
+    REQUIRE(machine());
+    refusing = (struct clockevent){ .name = "refusing", .features = CE_ONESHOT,
+                                    .freq_hz = 1000000000, .min_delta_cyc = 1,
+                                    .max_delta_cyc = 1000000000, .rating = 500,
+                                    .set_state_oneshot = refusing_state,
+                                    .set_state_shutdown = refusing_state,
+                                    .set_next_event = refusing_next, .usable = true };
+    REQUIRE(clockevent_register(&refusing) == 0);
+    refuse = false;
+    armed_calls = 0;
+    REQUIRE(tick_start(1000, "refusing", true, NULL, 0) == 0);
+    const struct tick_info *ti = tick_info();
+    CHECK(!ti->periodic && ti->dev == &refusing);
+    CHECK_EQ_U64(armed_calls, 1);
+
+    fake_run_for_ns(MS);
+    clockevent_handle_irq(&refusing);               /* the first tick comes; re-arm works */
+    CHECK_EQ_U64(ti->ticks, 1);
+    CHECK_EQ_U64(armed_calls, 2);
+    refuse = true;                                   /* from now on: -ETIME forever */
+    fake_run_for_ns(MS);
+    clockevent_handle_irq(&refusing);
+    CHECK_EQ_U64(ti->ticks, 2);
+    CHECK_EQ_U64(ti->rearm_retries, 1);
+    CHECK_EQ_U64(ti->failures, 1);
+    CHECK(ti->stalled);
+    CHECK_EQ_U64(refusing.etime_failures, 2);        /* both tries, after their retries */
+    CHECK(tick_running());
+
+    /* No interrupt comes. Overdue only after 4 periods + TICK_OVERDUE_NS. */
+    fake_run_for_ns(4 * MS + TICK_OVERDUE_NS - 100000);
+    CHECK(!tick_overdue(time_ns()));
+    fake_run_for_ns(200000);
+    CHECK(tick_overdue(time_ns()));
+    tick_rescue();                                    /* still refusing: counted again */
+    CHECK_EQ_U64(ti->rescued, 1);
+    CHECK_EQ_U64(ti->ticks, 3);
+    CHECK(ti->stalled);
+    CHECK_EQ_U64(ti->failures, 2);
+    uint64_t behind = advanced();
+    CHECK(behind >= 2 + 54 && behind <= 2 + 56);     /* caught up with the 54.1 ms gap */
+
+    refuse = false;                                   /* the device recovers */
+    fake_run_for_ns(TICK_OVERDUE_NS + 5 * MS);
+    CHECK(tick_overdue(time_ns()));
+    tick_rescue();
+    CHECK_EQ_U64(ti->rescued, 2);
+    CHECK(!ti->stalled);
+    CHECK_EQ_U64(ti->failures, 2);
+    CHECK_EQ_U64(armed_calls, 3);                     /* re-armed by the rescue */
+    CHECK(!tick_overdue(time_ns()));
+    uint64_t t = time_ns();
+    CHECK(advanced() >= (t - tick_last_ns()) / MS);
+    fake_run_for_ns(MS);
+    clockevent_handle_irq(&refusing);                 /* and ticks again */
+    CHECK_EQ_U64(ti->ticks, 5);
+    CHECK(!ti->stalled);
+    tick_stop();
+    CHECK(clockevent_is_free(&refusing));
+}
+
+/* A periodic tick that stopped coming (its interrupt lost) is rescued the same way. */
+TEST(tick_rescue_restarts_a_periodic_tick_that_stopped)
+{
+    REQUIRE(machine());
+    REQUIRE(tick_start(1000, "lapic", false, NULL, 0) == 0);
+    const struct tick_info *ti = tick_info();
+    fake_run_for_ns(10 * MS + MS / 2);
+    CHECK_EQ_U64(advanced(), 10);
+    CHECK(!tick_overdue(time_ns()));
+    lapic_write(LAPIC_LVT_TIMER, lapic_read(LAPIC_LVT_TIMER) | LVT_MASKED);   /* lost */
+    fake_run_for_ns(4 * MS + TICK_OVERDUE_NS + MS);
+    CHECK_EQ_U64(advanced(), 10);
+    CHECK(tick_overdue(time_ns()));
+    tick_rescue();
+    CHECK_EQ_U64(ti->rescued, 1);
+    CHECK(!tick_overdue(time_ns()));
+    uint64_t j = advanced();
+    CHECK(j >= 10 + 54 && j <= 10 + 56);
+    fake_run_for_ns(10 * MS);                         /* restarted: unmasked, periodic */
+    CHECK(advanced() >= j + 9 && advanced() <= j + 10);
+    tick_stop();
+}
+
+/* ---- tickless idle ----------------------------------------------------------------------- */
+
+TEST(tick_nohz_stop_and_restart)
+{
+    REQUIRE(machine());
+    REQUIRE(tick_start(1000, "lapic", false, NULL, 0) == 0);
+    const struct tick_info *ti = tick_info();
+    uint64_t t_start = vclock_now_ns();
+    fake_run_until_ns(t_start + 10 * MS + MS / 4);
+    CHECK_EQ_U64(advanced(), 10);
+
+    CHECK(!tick_nohz_stop(time_ns() + MS));          /* under two periods: not worth it */
+    CHECK(!tick_nohz_stopped());
+    irq_disable();
+    CHECK(tick_nohz_stop(time_ns() + 20 * MS));
+    irq_enable();
+    CHECK(tick_nohz_stopped());
+    CHECK(!tick_nohz_stop(time_ns() + 40 * MS));     /* already stopped */
+    CHECK_EQ_U64(ti->nohz_stops, 1);
+    fake_run_for_ns(15 * MS);
+    CHECK_EQ_U64(advanced(), 10);                    /* no tick while stopped ... */
+    CHECK(!tick_overdue(time_ns()));                 /* ... and that is not overdue */
+    fake_run_for_ns(5 * MS + MS / 2);                /* the one-shot for until_ns */
+    CHECK(!tick_nohz_stopped());
+    CHECK_EQ_U64(advanced(), 30);                    /* caught up ... */
+    CHECK_EQ_U64(ti->idle_skipped, 19);              /* ... as skipped, not lost */
+    CHECK_EQ_U64(ti->lost, 0);
+    fake_run_for_ns(10 * MS);                        /* periodic again */
+    CHECK(advanced() >= 39 && advanced() <= 40);
+
+    /* Leaving idle early: restart catches up at once and the periodic tick goes on. */
+    irq_disable();
+    CHECK(tick_nohz_stop(time_ns() + 50 * MS));
+    irq_enable();
+    fake_run_for_ns(10 * MS + MS / 3);
+    uint64_t before = advanced();
+    irq_disable();
+    tick_nohz_restart();
+    irq_enable();
+    CHECK(!tick_nohz_stopped());
+    CHECK(advanced() >= before + 10 && advanced() <= before + 11);
+    uint64_t j = advanced();
+    fake_run_for_ns(5 * MS);
+    CHECK(advanced() >= j + 4 && advanced() <= j + 5);
+    CHECK_EQ_U64(ti->lost, 0);
+    CHECK_EQ_U64(ti->nohz_stops, 2);
+    tick_nohz_restart();                              /* not stopped: nothing */
+    tick_stop();
+    CHECK(!tick_nohz_stop(time_ns() + 50 * MS));     /* not running */
+}
+
+/* The tick's limits: at least TICK_MIN_PERIOD_NS, at most a second, a device to run on. */
+TEST(tick_start_refusals)
+{
+    char why[96];
+    REQUIRE(machine());
+    CHECK_EQ_I64(tick_start(0, NULL, false, NULL, 0), -EINVAL);
+    CHECK_EQ_I64(tick_start(100000, NULL, false, NULL, 0), -ERANGE);   /* 10 us */
+    CHECK_EQ_I64(tick_start_ns(TICK_MIN_PERIOD_NS - 1, NULL, false, NULL, 0), -ERANGE);
+    CHECK_EQ_I64(tick_start_ns(2000000000ull, NULL, false, NULL, 0), -EINVAL);
+    CHECK(!tick_running());
+    /* Unknown name: the best free periodic device instead, and why says so. */
+    CHECK_EQ_I64(tick_start(1000, "nope", false, why, sizeof(why)), 0);
+    CHECK_EQ_STR(why, "clockevent=nope: unknown; using lapic");
+    CHECK(tick_info()->dev == &lt.lapic);
+    tick_stop();
+    clockevent_test_reset();
+    CHECK_EQ_I64(tick_start(1000, NULL, false, NULL, 0), -ENODEV);
+    CHECK(!tick_running());
+}
+
+/* Regression: a late one-shot tick re-armed for the next point of its grid (start + k *
+ * period) even when that point had already passed, and the next, and the next: after ten
+ * lost periods the device was armed for the past nine times in a row, a burst of
+ * back-to-back interrupts each counted as early. The re-arm now skips to the first grid
+ * point still ahead, so a one-shot tick recovers from a stall as the periodic one does. */
+TEST(tick_oneshot_late_tick_rearms_on_the_next_future_period)
+{
+    REQUIRE(machine());
+    REQUIRE(tick_start(1000, "lapic", true, NULL, 0) == 0);
+    const struct tick_info *ti = tick_info();
+    uint64_t t_start = vclock_now_ns();
+    fake_run_until_ns(t_start + 5 * MS + MS / 4);
+    CHECK_EQ_U64(advanced(), 5);
+    irq_disable();
+    fake_run_until_ns(t_start + 15 * MS + 3 * MS / 4);
+    uint64_t delivered = fake_irq_stats(FAKE_IRQ_LAPIC_TIMER)->delivered;
+    irq_enable();                                    /* the held tick, 9.75 ms late */
+    CHECK_EQ_U64(ti->lost, 10);
+    CHECK_EQ_U64(advanced(), 16);
+    fake_run_until_ns(t_start + 16 * MS - 1000);
+    CHECK_EQ_U64(fake_irq_stats(FAKE_IRQ_LAPIC_TIMER)->delivered, delivered + 1);
+    CHECK_EQ_U64(ti->early, 0);
+    fake_run_until_ns(t_start + 30 * MS + MS / 4);
+    CHECK_EQ_U64(advanced(), 30);
+    CHECK_EQ_U64(ti->early, 1);                      /* the on-time one after the late one */
+    CHECK_EQ_U64(ti->lost, 10);
+    CHECK_EQ_U64(ti->ticks, 5 + 1 + 15);
+    tick_stop();
+}
+
+/* A named device ticks in the mode it has (regression: clockevent=tsc_deadline, one-shot
+ * only, was passed over for another periodic device): TSC-deadline re-arms one-shots, a
+ * named periodic device runs periodic, and a named device that is busy gives the best other
+ * one with why saying so. */
+TEST(tick_named_oneshot_only_device_ticks_in_oneshot_mode)
+{
+    char why[96];
+    REQUIRE(machine());
+    CHECK_EQ_I64(tick_start(1000, "tsc_deadline", false, why, sizeof(why)), 0);
+    CHECK(tick_info()->dev == &lt.deadline);
+    CHECK(!tick_info()->periodic);
+    CHECK_EQ_STR(why, "");
+    uint64_t j0 = jiffies;
+    fake_run_for_ns(100000000ull);
+    CHECK_EQ_U64(jiffies - j0, 100);
+    tick_stop();
+    CHECK_EQ_I64(tick_start(1000, "pit", false, why, sizeof(why)), 0);
+    CHECK(tick_info()->dev == &pit.ce);
+    CHECK(tick_info()->periodic);
+    tick_stop();
+    /* the LAPIC's one-shot device owned: its TSC-deadline sibling is not free either */
+    CHECK_EQ_I64(clockevent_claim(&lt.lapic, entry_noop, &lt), 0);
+    CHECK_EQ_I64(tick_start(1000, "tsc_deadline", false, why, sizeof(why)), 0);
+    CHECK(tick_info()->dev == &pit.ce);
+    CHECK_EQ_STR(why, "clockevent=tsc_deadline: in use (it or its hardware); using pit");
+    tick_stop();
+    clockevent_release(&lt.lapic);
+}
