@@ -20,7 +20,7 @@ import json
 import os
 import sys
 
-from . import EXIT_USAGE, check, dataset, htmlpage, records
+from . import EXIT_USAGE, check, dataset, htmlpage, provenance, records
 from .htmlpage import esc, key_values, state, table
 
 NAME = "report"
@@ -116,10 +116,12 @@ def write_data(data, outdir):
 
 # --- the page -----------------------------------------------------------------------
 
-def headline(data, runs, result):
+def headline(data, runs, result, capture=None):
     boot, cpu, end = data.boot, data.one("cpu"), data.run.end
     title = "ticklab report: %s" % (cpu.get("brand") or "unknown CPU")
-    rows = [("capture", "%s, run %d of %d (lines %d-%d)" % (
+    env = provenance.describe(capture, boot, cpu, data.one("environment"))
+    rows = [("environment", env["headline"]), ("how it was started", env["how_started"]),
+            ("capture", "%s, run %d of %d (lines %d-%d)" % (
                 data.source, data.index, len(runs), data.run.first_line, data.run.last_line)),
             ("kernel", "%s (%s)" % (boot.get("version", "?"), boot.get("git", "?"))),
             ("boot", "%s via %s, firmware %s%s" % (
@@ -250,9 +252,9 @@ def absent_section(data, absent):
     return out
 
 
-def build_page(data, runs, result, plots, absent, files):
+def build_page(data, runs, result, plots, absent, files, capture=None):
     figures = {p.name: htmlpage.figure(p, "plots/") for p in plots}
-    title, out = headline(data, runs, result)
+    title, out = headline(data, runs, result, capture)
     out.append("<p class=\"note\">Made by <code>ticklab report</code> on %s. Sections: "
                "<a href=\"#verdict\">verdict</a>, <a href=\"#capture\">capture</a>, "
                "<a href=\"#inventory\">inventory</a>, <a href=\"#calibration\">calibration"
@@ -288,7 +290,8 @@ def run(args):
         drawn, absent = plots.render(data, os.path.join(outdir, "plots"))
         files += ["plots/%s.%s" % (p.name, ext) for p in drawn for ext in ("png", "svg")]
         result = records.verdict(runs)
-        page = build_page(data, runs, result, drawn, absent, files)
+        capture, _ = provenance.load(args.log)
+        page = build_page(data, runs, result, drawn, absent, files, capture)
         with open(os.path.join(outdir, "report.html"), "w", encoding="utf-8") as f:
             f.write(page)
     except OSError as e:
