@@ -53,10 +53,10 @@ def test_chromium_shows_every_plot(tmp_path):
     html = (out / "report.html").read_text()
     shown, text = probe(html, tmp_path)
     assert [s["alt"] for s in shown] == [
-        "Calibration disagreement per method", "Wakeup latency histograms per device",
+        "Calibration disagreement per method", "hrtimer against jiffies timer",
+        "Periodic jitter distributions", "Interval timer error",
         "Sleep error against requested time per tick size", "Tick overhead against tick size",
-        "Periodic jitter distributions", "hrtimer against jiffies timer",
-        "Interval timer error"]
+        "Wakeup latency histograms per device"]
     assert len(shown) == len(plots.FIGURES)
     for s in shown:
         assert s["complete"] and s["natural"] == 750, s   # the PNG decoded

@@ -125,7 +125,7 @@ def test_serial_capture_keeps_every_byte_and_stops_at_end(tmp_path):
     assert log.read_bytes() == data  # raw, byte for byte, CRs and noise included
     assert "stopped: end record of run 1" in err
     assert "capture: experiment 1 of ?: wakeup-latency | " not in err  # no exp_start sent
-    assert "capture: end (status ok) | " in err and "| 54 records" in err
+    assert "capture: end (status ok) | " in err and "| 57 records" in err
     assert "  table row 3   123   456" in out and "TLR " not in out  # text shown, records not
     assert "Welcome to GRUB!" in out and "\x1b" not in out  # escape codes taken out
     assert "whole" in out

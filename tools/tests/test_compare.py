@@ -20,7 +20,7 @@ def test_two_pcs_differences(tmp_path):
     b.write_bytes(full_run_bytes(brand="Slow CPU", scale=2.0))
     code, out = compare(a, b, "-o", tmp_path / "cmp")
     assert code == 0, out
-    assert "[1] pc-a.log: lines 2-63, 54 records, whole" in out
+    assert "[1] pc-a.log: lines 2-66, 57 records, whole" in out
     assert "CPU" in out and "Fast CPU | Slow CPU" in out
     # a latency doubled, a value equal in both runs not listed by default
     assert "device=lapic path=irq p99_ns" in out
@@ -59,7 +59,7 @@ def test_damaged_input_is_compared_and_flagged(tmp_path):
     cut.write_bytes(full_run_bytes()[:-200])
     code, out = compare(good, cut)
     assert code == 1
-    assert "[2] cut.log: lines 2-60, 52 records, NOT whole (1 problems)" in out
+    assert "[2] cut.log: lines 2-64, 54 records, NOT whole (2 problems)" in out
 
 
 def test_fewer_than_two_runs(tmp_path):
