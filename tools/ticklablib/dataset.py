@@ -74,6 +74,11 @@ RECORD_ROW_KEYS = {
     "tick": ("device", "mode", "hz_requested"),
     "tick_check": ("device", "hz"),
     "tick_stats": ("device",),
+    # sent once per run: the row needs no name
+    "boot": (), "cpu": (), "memory": (), "console": (), "paging": (), "lapic": (),
+    "interrupts": (), "irq_check": (), "irq_stats": (), "acpi_summary": (), "fadt": (),
+    "hpet_table": (), "madt": (), "environment": (), "clocksource_selected": (),
+    "hrtimer_base": (),
 }
 # Keys that name a row whatever its type (the kernel's coming `variant`: faithful/ticklab).
 ALWAYS_ROW_KEYS = ("variant",)
@@ -145,7 +150,8 @@ def identity_keys(group, row):
     known = exp.row_keys if exp else RECORD_ROW_KEYS.get(group)
     if known is None:
         keys = [k for k, v in row.items() if k not in ("type", "exp") and k not in FREE_TEXT
-                and (isinstance(v, bool) or (isinstance(v, str) and len(v) <= 40))]
+                and (isinstance(v, bool) or (isinstance(v, str) and len(v) <= 40
+                                             and not v.startswith("0x")))]
     else:
         keys = [k for k in known if k in row]
     return tuple(keys) + tuple(k for k in ALWAYS_ROW_KEYS if k in row and k not in keys)

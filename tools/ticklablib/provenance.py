@@ -18,7 +18,7 @@ import os
 CAPTURE_SUFFIX = ".capture.json"
 FORMAT = "ticklab-capture/1"
 
-UNKNOWN = "how it was started: unknown (no %s beside the log)" % ("LOG" + CAPTURE_SUFFIX)
+UNKNOWN = "unknown (no %s beside the log)" % ("LOG" + CAPTURE_SUFFIX)
 
 # CPUID leaf 0x40000000 signatures the kernel may report (cpu.hypervisor_signature)
 SIGNATURES = {"TCGTCGTCGTCG": "tcg", "KVMKVMKVM": "kvm"}
@@ -91,7 +91,7 @@ def mode_of(capture, seen):
 
 
 def how_started(capture):
-    """One line: the command or the serial port, or "unknown"."""
+    """One line: the QEMU settings or the serial port, or "unknown (...)"."""
     if not capture:
         return UNKNOWN
     if capture.get("source") == "serial":
@@ -138,20 +138,19 @@ def describe(capture, boot, cpu, environment):
         warnings.append("the capture started QEMU with %s but the kernel saw %s: this log "
                         "and its capture record may not belong together"
                         % (capture.get("accel"), seen))
-    details = kernel_details(boot, cpu, environment)
+    details = kernel_details(boot, cpu, environment, seen)
     return {"mode": mode, "headline": headline, "how_started": how_started(capture),
             "kernel_saw": seen, "details": details, "warnings": warnings}
 
 
-def kernel_details(boot, cpu, environment):
+def kernel_details(boot, cpu, environment, seen):
     out = []
     sig = boot.get("hypervisor_signature") or cpu.get("hypervisor_signature")
-    seen = environment.get("hypervisor") or boot.get("hypervisor")
-    if seen or sig:
+    if seen == "none":
+        out.append("the kernel saw no hypervisor")
+    elif seen or sig:
         out.append("the kernel saw hypervisor %s%s" % (
             seen or "?", " (CPUID signature %s)" % sig if sig else ""))
-    elif cpu.get("hypervisor") is False:
-        out.append("the kernel saw no hypervisor (CPUID.1:ECX[31] clear)")
     cost = environment.get("rdtsc_cost_cyc")
     if cost is not None:
         trapped = environment.get("rdtsc_trapped")
