@@ -190,3 +190,28 @@ def test_raw_shows_the_stream_as_it_is(tmp_path):
     assert code == 0
     assert out.startswith(data.decode())  # every byte, records included, then the summary
     assert "capture: end (status ok)" not in err  # no status line in raw mode
+
+
+def test_status_counts_experiments_from_the_plan(tmp_path):
+    from streams import record
+    recs = [{"type": "boot", "version": "p"},
+            {"type": "plan", "experiments": [{"exp": "a", "budget_ns": 10 ** 9,
+                                              "expected_ns": 10 ** 8},
+                                             {"exp": "b", "budget_ns": 10 ** 9}]},
+            {"type": "exp_start", "exp": "a"}, {"type": "exp_end", "exp": "a",
+                                                "duration_ns": 10 ** 8},
+            {"type": "exp_start", "exp": "b"}, {"type": "exp_end", "exp": "b",
+                                                "duration_ns": 10 ** 8}]
+    recs.append({"type": "end", "records": len(recs), "status": "ok"})
+    lines = []
+    for r in recs:
+        lines += [record(r), b"  progress of %s" % r["type"].encode()]
+    log = tmp_path / "plan.log"
+    port = FakeSerial()
+    port.start(log, "--timeout", "60")
+    port.send(join(lines), chunk=40)
+    code, out, err = port.finish()
+    assert code == 0, err
+    assert "capture: experiment 1 of 2: a | " in err and "left" in err
+    assert "capture: experiment 2 of 2: b | " in err
+    assert "  progress of exp_start" in out and "TLR" not in out

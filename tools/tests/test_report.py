@@ -426,3 +426,30 @@ def test_dataset_numbers_and_histograms():
     assert plots.parse_hist({"lo_ns": 0, "bucket_ns": 0, "counts": [1, 2, 3]}) is None
     assert plots.parse_hist({"edges_ns": [2, 1], "counts": [1]}) is None
     assert plots.parse_hist({"edges_ns": [1, 2], "counts": [-1]}) is None
+
+
+def test_kernel_keys_that_are_coming_are_shown(tmp_path):
+    """boot.hypervisor, the environment record, resolution_ns, variant and published on
+    result rows: shown when present (tools/ticklablib never requires them)."""
+    recs = [r for r in __import__("fullrun").small_run_records() if r["type"] != "end"]
+    recs[0] = dict(recs[0], hypervisor="kvm", hypervisor_signature="KVMKVMKVM")
+    recs.insert(1, {"type": "environment", "hypervisor": "kvm", "rdtsc_cost_cyc": 27846,
+                    "rdtsc_trapped": True, "clock_read_cost_ns": {"hpet": 19700,
+                                                                  "tsc": 10700}})
+    for r in recs:
+        if r.get("exp") == "wakeup-latency" and r["type"] == "result":
+            r.update(variant="ticklab", resolution_ns=12)
+        if r.get("exp") == "period-compare" and r.get("timer") == "hrtimer":
+            r["published"] = {"source": "the kernel's own source table", "value": 1000,
+                              "unit": "ns", "key": "err_mean_ns"}
+    code, text, out = report(tmp_path, end_of(recs))
+    assert code == 0, text
+    page = page_of(out)
+    assert "KVM guest: figures include VM exits" in page.text  # no capture record: the kernel
+    assert "RDTSC costs 27846 cycles, trapped by the hypervisor" in page.text
+    assert "one clock read costs hpet 19700 ns, tsc 10700 ns" in page.text
+    assert "lapic irq hlt ticklab 173" in page.text  # the variant column
+    assert "12 ns (measured cost of the clock reads (the record's own))" in page.text
+    assert ("this machine 582; published 1000 ns (the kernel's own source table)"
+            in page.text)
+    assert "device  path      wait  variant  min" in text

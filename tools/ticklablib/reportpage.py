@@ -72,9 +72,14 @@ def latency_section(rows):
                      str(r.get("wait", "-"))] + [fmt(r[k]) for k in (
                          "min_ns", "p50_ns", "p99_ns", "max_ns", "samples", "lost", "stale")]
                     + [r["clock_words"] or "-", res])
+    numeric = set(range(3, 10))
+    if any("variant" in r for r in rows):  # the kernel's faithful / ticklab variants
+        header = header[:3] + ["variant"] + header[3:]
+        body = [b[:3] + [str(r.get("variant", "-"))] + b[3:] for b, r in zip(body, rows)]
+        numeric = set(range(4, 11))
     out.append("<p class=\"note\">Deadline to handler, in ns: the fastest, the median, the "
                "99th percentile and the slowest wake-up of each series.</p>")
-    out.append(plain_table(header, body, numeric=set(range(3, 10))))
+    out.append(plain_table(header, body, numeric=numeric))
     paths = dict.fromkeys(r.get("path") for r in rows)
     waits = dict.fromkeys(r.get("wait") for r in rows)
     out.append("<ul class=\"note\">%s%s</ul>" % (

@@ -173,6 +173,10 @@ def latency_table(rows):
     uniform = len({(b[10], b[11]) for b in body}) == 1
     if uniform:
         header, body = header[:10], [b[:10] for b in body]
+    if any("variant" in r for r in rows):  # the kernel's faithful / ticklab variants
+        header = header[:3] + ["variant"] + header[3:]
+        body = [b[:3] + [str(r.get("variant", "-"))] + b[3:] for b, r in zip(body, rows)]
+        return aligned(header, body, right=set(range(4, 11))), uniform
     return aligned(header, body, right=set(range(3, 10))), uniform
 
 
