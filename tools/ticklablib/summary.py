@@ -108,6 +108,27 @@ def run_state(data, runs):
             "words": words}
 
 
+# Figures that cannot be negative: a latency (a wake-up before its deadline), a cost, an
+# overhead. The kernel should never print one (issue 17); the report says where it did.
+NEVER_NEGATIVE = {"wakeup-latency": ("min_ns", "p50_ns", "p99_ns", "max_ns"),
+                  "percpu-latency": ("min_ns", "p50_ns", "p99_ns", "max_ns"),
+                  "tick-overhead": ("overhead_pct", "per_tick_ns", "entry_cyc", "handler_cyc",
+                                    "eoi_cyc", "return_cyc", "total_cyc"),
+                  "hrtimer-cost": ("min_cyc", "median_cyc", "p99_cyc", "max_cyc")}
+
+
+def impossible(data):
+    """["<exp> <row>: key=value", ...] for every negative latency, cost or overhead."""
+    out = []
+    for exp, keys in NEVER_NEGATIVE.items():
+        rows = data.results.get(exp, [])
+        for name, row in zip(dataset.row_names(exp, rows), rows):
+            bad = ["%s=%s" % (k, row.get(k)) for k in keys if (num(row.get(k)) or 0) < 0]
+            if bad:
+                out.append("%s %s: %s" % (exp, name, ", ".join(bad)))
+    return out
+
+
 def build(data, runs, capture, capture_problem=None, log=None):
     """The run's summary, JSON-ready."""
     env = provenance.describe(capture, data.boot, data.one("cpu"), data.one("environment"))
@@ -128,6 +149,7 @@ def build(data, runs, capture, capture_problem=None, log=None):
         "capture": capture,
         "settings": settings(data),
         "latency": latency_rows(data),
+        "impossible": impossible(data),
         "verdict": verdict_lines(data),
         "experiments_planned_from": planned_from,
         "experiments": [{"exp": s.name, "title": s.title, "state": s.state,
@@ -201,6 +223,10 @@ def terminal_lines(summary):
         out += ["  " + line for line in table]
         shown = dict.fromkeys(r.get("path") for r in summary["latency"])
         out += ["  path %s: %s" % (p, dataset.PATHS[p]) for p in shown if p in dataset.PATHS]
+    if summary["impossible"]:
+        out.append("IMPOSSIBLE FIGURES (negative latency, cost or overhead): %d row(s)"
+                   % len(summary["impossible"]))
+        out += ["  " + line for line in summary["impossible"][:10]]
     if summary["verdict"]:
         out.append("verdict:")
         width = max(len(v["label"]) for v in summary["verdict"])
