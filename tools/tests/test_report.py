@@ -453,3 +453,18 @@ def test_kernel_keys_that_are_coming_are_shown(tmp_path):
     assert ("this machine 582; published 1000 ns (the kernel's own source table)"
             in page.text)
     assert "device  path      wait  variant  min" in text
+
+
+def test_interleaved_boots_say_so_at_the_top(tmp_path):
+    """Two runs' lines interleaved in one log were reported under one headline (two CPUs,
+    two TSC rates); now the run is not whole and its page says its figures mix two boots."""
+    a, b = small_run_lines(brand="CPU A"), small_run_lines(brand="CPU B")
+    mixed = [x for pair in zip(a, b) for x in pair]
+    code, text, out = report(tmp_path, join(mixed))
+    assert code == 1
+    assert ": mixed-runs: a second cpu record" in text
+    pages = [page_of(out / d) for d in os.listdir(out) if d.startswith("run-")]
+    mixed_pages = [p for p in pages if "its lines mix two boots (mixed-runs)" in p.text]
+    assert len(mixed_pages) == 1
+    head = mixed_pages[0].text[:mixed_pages[0].text.index("Wakeup latency per clock")]
+    assert "its lines mix two boots" in head

@@ -92,6 +92,11 @@ def latency_section(rows):
                 for p in paths if p in dataset.PATHS),
         "".join("<li>wait <b>%s</b>: %s</li>" % (esc(w), esc(dataset.WAITS[w]))
                 for w in waits if w in dataset.WAITS)))
+    thin = [r for r in rows if r["samples"] is not None and r["samples"] < 1000
+            and r["p999_ns"] is not None and r["p999_ns"] == r["max_ns"]]
+    if thin:
+        out.append("<p class=\"note\">p99.9 is not shown: %d series have fewer than 1000 "
+                   "samples, so their p99.9 is their max.</p>" % len(thin))
     negative = [r for r in rows if (r["min_ns"] or 0) < 0 or (r["early"] or 0) > 0]
     if negative:
         out.append("<p class=\"bad\">%d series report wake-ups before their deadline "
