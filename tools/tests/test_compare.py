@@ -40,7 +40,7 @@ def section(out, title):
 def test_two_pcs_settings_verdicts_then_changes(tmp_path):
     a = write(tmp_path / "pc-a.log", full_run_records(brand="Fast CPU"))
     b = write(tmp_path / "pc-b.log", full_run_records(brand="Slow CPU", scale=2.0))
-    code, out = compare(a, b)
+    code, out = compare(a, b, "--all")
     assert code == 0, out
     assert "[1] pc-a.log: lines 1-57, 57 records, whole, ended ok" in out
     settings = section(out, "settings")
@@ -72,7 +72,9 @@ def test_one_tick_is_noise_and_the_real_change_ranks_first(tmp_path):
 def test_columns_are_aligned(tmp_path):
     a = write(tmp_path / "a.log", full_run_records())
     b = write(tmp_path / "b.log", full_run_records(scale=3.0))
-    _, out = compare(a, b)
+    _, short = compare(a, b)
+    assert "... 24 more (--all lists them" in short  # 50 of 74 on the terminal by default
+    _, out = compare(a, b, "--all")
     table = section(out, "changes beyond noise")[1:]
     header = table[0]
     starts = [header.index(c) for c in ("[1]", "[2]", "[2]-[1]", "noise", "score")]

@@ -47,6 +47,18 @@ SETUP = (("accelerator", "capture", "accel"), ("icount shift", "capture", "icoun
          ("end status", "end", "status"))
 
 
+TEXT_CHANGES = 50    # changes listed on the terminal without --all (compare.csv has all)
+HTML_CHANGES = 300
+
+
+def per_section(values):
+    counts = {}
+    for v in values:
+        name = v.section.replace("result ", "")
+        counts[name] = counts.get(name, 0) + 1
+    return ", ".join("%s %d" % kv for kv in sorted(counts.items(), key=lambda kv: -kv[1]))
+
+
 def register(subparsers):
     p = subparsers.add_parser(NAME, help=HELP, description=HELP[0].upper() + HELP[1:] + ".",
                               epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -172,8 +184,13 @@ def print_text(runs, values, show_all):
     header = ["section", "row", "key"] + cols + ["%s-[1]" % c for c in cols[1:]] + [
         "noise", "score"]
     if changed:
-        for line in aligned(header, value_rows(changed, n)):
+        shown = changed if show_all else changed[:TEXT_CHANGES]
+        for line in aligned(header, value_rows(shown, n)):
             print("  " + line)
+        if len(shown) < len(changed):
+            print("  ... %d more (--all lists them; compare.csv with -o)"
+                  % (len(changed) - len(shown)))
+        print("\nchanged per section: " + per_section(changed))
     print("\nwithin noise: %d value(s) differ by no more than their noise%s" % (
         len(noise), "" if show_all else " (--all lists them)"))
     if show_all and noise:
@@ -241,7 +258,11 @@ def write_html(folder, runs, values, show_all):
                 "uncertainty, the spread between runs of one set-up, twice its last digit, or "
                 "2 for a count (none for a count of trouble); the score is |difference| / "
                 "noise.</p>")
-    body.append(html_values(changed, n, header))
+    body.append("<p>Changed per section: %s.</p>" % esc(per_section(changed) or "none"))
+    body.append(html_values(changed[:HTML_CHANGES], n, header))
+    if len(changed) > HTML_CHANGES:
+        body.append("<p class=\"note\">... and %d more in compare.csv.</p>"
+                    % (len(changed) - HTML_CHANGES))
     body.append("<h2 id=\"noise\">Within noise (%d values)</h2>" % len(noise))
     body.append(html_values(noise, n, header) if show_all else
                 "<p class=\"note\">Listed with --all, and in compare.csv.</p>")
