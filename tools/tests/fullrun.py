@@ -15,7 +15,7 @@ def log_hist(base_ns, peak):
 
 
 def kernel_hist():
-    """include/ticklab/hist.h's form: 22 lower edges 0, 16, 32 ... 2^24 ns, the last bucket open."""
+    """The kernel's form (lib/hist.c): 22 lower edges 0, 16, 32 ... 2^24 ns, the last open."""
     counts = [0] * 22
     counts[5:12] = [3, 700, 233, 40, 9, 2, 1]
     return {"edges_ns": [0] + [16 << k for k in range(21)], "counts": counts}
@@ -36,7 +36,8 @@ def experiment_rows(scale=1.0):
                                ("pit", "callback", 900)):
         b = int(base * scale)
         rows.append({"type": "result", "exp": "wakeup-latency", "device": device,
-                     "path": path, "clock": "time_ns", "samples": 1000, "min_ns": b, "p50_ns": 2 * b,
+                     "path": path, "clock": "time_ns", "samples": 1000, "min_ns": b,
+                     "p50_ns": 2 * b,
                      "p99_ns": 9 * b, "p999_ns": 30 * b, "max_ns": 80 * b,
                      "hist": log_hist(b // 2, 700) if device != "lapic" else kernel_hist()})
     rows.append({"type": "result", "exp": "wakeup-latency", "device": "rtc", "path": "irq",
