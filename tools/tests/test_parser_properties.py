@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st  # noqa: E
 from streams import record  # noqa: E402
 from ticklablib.records import DAMAGED, OK, StreamParser, parse_stream, verdict  # noqa: E402
 
-SETTINGS = settings(max_examples=150, deadline=None,
+SETTINGS = settings(max_examples=150, deadline=None, database=None,
                     suppress_health_check=[HealthCheck.too_slow])
 
 # Bytes that make parsing interesting: markers, hex, JSON punctuation, line ends.

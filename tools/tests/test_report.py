@@ -468,3 +468,11 @@ def test_interleaved_boots_say_so_at_the_top(tmp_path):
     assert len(mixed_pages) == 1
     head = mixed_pages[0].text[:mixed_pages[0].text.index("Wakeup latency per clock")]
     assert "its lines mix two boots" in head
+
+
+def test_dollar_signs_in_names_are_text_not_tex(tmp_path):
+    recs = [{"type": "boot"}, {"type": "result", "exp": "wakeup-latency", "device": "$\\no{$",
+                               "path": "_a$", "p50_ns": 5, "min_ns": 1, "max_ns": 9}]
+    code, text, out = report(tmp_path, end_of(recs))
+    assert code == 0 and "wakeup_latency" not in text.split("not drawn:")[-1]
+    assert any(n.startswith("wakeup_latency___no__-") for n in os.listdir(out / "plots"))

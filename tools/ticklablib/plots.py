@@ -17,6 +17,7 @@ import matplotlib
 
 matplotlib.use("Agg")
 matplotlib.rcParams.update({"svg.hashsalt": "ticklab", "svg.fonttype": "none",
+                            "text.parse_math": False,  # a record's "$" is text, not TeX
                             "font.size": 9, "axes.grid": True, "grid.alpha": 0.3})
 from matplotlib.figure import Figure  # noqa: E402  (after the backend is chosen)
 
