@@ -10,10 +10,6 @@ import subprocess
 
 import pytest
 
-from fullrun import full_run_records
-from streams import join, record
-from tooling import run_tool
-
 CHROMIUM = shutil.which("chromium")
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed "
                                 "(scripts/setup-deps.sh installs Debian's chromium)")
@@ -67,19 +63,11 @@ def probe(html, tmp_path, width=1280):
 
 
 @pytest.fixture(scope="module")
-def page(tmp_path_factory):
-    """A full run plus one record far wider than any screen."""
-    tmp = tmp_path_factory.mktemp("browser")
-    recs = full_run_records()
-    wide = {"type": "wide_thing"}
-    wide.update({"key_%02d_with_a_long_name" % i: "value-%d-" % i * 4 for i in range(40)})
-    recs.insert(-1, wide)
-    recs[-1] = dict(recs[-1], records=len(recs) - 1)
-    log = tmp / "run.log"
-    log.write_bytes(join(record(r) for r in recs))
-    code, out, err = run_tool("report", log, "-o", tmp / "rep")
-    assert code == 0, out + err
-    return (tmp / "rep" / "report.html").read_text(), tmp
+def page(full_report, tmp_path_factory):
+    """The full run's page (conftest.full_report: it holds a record far wider than any
+    screen) and a folder for the browser's files."""
+    out, _, _ = full_report
+    return (out / "report.html").read_text(), tmp_path_factory.mktemp("browser")
 
 
 def test_every_figure_decoded_visible_and_naming_its_clock(page):

@@ -140,12 +140,12 @@ def test_serial_capture_cut_run_times_out_and_counts_damage(tmp_path):
     bad[-20] ^= 0x01  # a flipped bit on the last line sent
     log = tmp_path / "cut.log"
     port = FakeSerial()
-    port.start(log, "--timeout", "3")
+    port.start(log, "--timeout", "2")
     port.send(bytes(bad))
     code, out, err = port.finish()
     assert code == 1
     assert log.read_bytes() == bytes(bad)
-    assert "stopped: timeout after 3 s" in err
+    assert "stopped: timeout after 2 s" in err
     assert "capture: line 12: bad-crc: CRC " in err and "| 1 damaged" in err
     assert "cut.log:12: bad-crc: " in out and "cut.log:12: missing-end: " in out
 

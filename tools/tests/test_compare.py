@@ -6,6 +6,8 @@ from fullrun import full_run_bytes, full_run_records, small_run_records
 from pages import inline_pngs, parse_html, read_csv
 from streams import join, record
 from tooling import run_tool
+from ticklablib import comparemodel
+from ticklablib.compare import load_all
 
 
 def compare(*args):
@@ -144,15 +146,17 @@ def test_n_runs_and_run_to_run_spread(tmp_path):
     r2 = write(tmp_path / "r2.log", changed(base, {("wakeup-latency", 2): {"p99_ns": 452}}))
     other = [dict(r, brand="Other CPU") if r["type"] == "cpu" else r for r in base]
     r3 = write(tmp_path / "r3.log", changed(other, {("wakeup-latency", 2): {"p99_ns": 430}}))
-    code, out = compare(r1, r2, r3, "-o", tmp_path / "cmp")
+    code, out = compare(r1, r2, r3)
     assert code == 0
     assert "[3] r3.log" in out and "[3]-[1]" in out
-    header, rows = read_csv(tmp_path / "cmp" / "compare.csv")
-    row = dict(zip(header, next(r for r in rows if r[1] == "device=lapic path=callback "
-                                "wait=hlt" and r[2] == "p99_ns")))
-    assert float(row["score_r2.log"]) == 50 / 20   # repeats: against the 10 ns resolution
-    assert float(row["score_r3.log"]) == 28 / 50   # other PC: against the repeats' spread
-    assert row["status"] == "changed" and row["noise"] == "50"
+    runs, _ = load_all([str(r1), str(r2), str(r3)])
+    values = comparemodel.judge(comparemodel.collect([r.data for r in runs]), [
+        comparemodel.setup_signature(r.data, r.capture) for r in runs])
+    v = next(v for v in values if v.name == "device=lapic path=callback wait=hlt"
+             and v.key == "p99_ns")
+    assert v.scores[1] == 50 / 20   # repeats: against the 10 ns resolution
+    assert v.scores[2] == 28 / 50   # other PC: against the repeats' spread
+    assert v.status == "changed" and v.noise == 50
 
 
 def test_html_overlays_every_runs_cdf_and_csv(tmp_path):

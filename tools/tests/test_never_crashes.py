@@ -1,16 +1,18 @@
 """Property: whatever values verified records carry (any JSON, in any of the record types
-and experiments the tool knows), the summary, the page, the exports, every figure and the
-comparison are made without an exception."""
+and experiments the tool knows), capture's terminal view, the summary, the page, the
+exports, every figure and the comparison are made without an exception."""
 import pytest
 
 hypothesis = pytest.importorskip("hypothesis", reason="python3-hypothesis is not installed "
                                  "(apt-get install python3-hypothesis)")
 from hypothesis import HealthCheck, given, settings, strategies as st  # noqa: E402
 
-from ticklablib import (comparemodel, dataset, exports, plots, records,  # noqa: E402
-                        reportpage, summary)
+import io  # noqa: E402
 
-SETTINGS = settings(max_examples=40, deadline=None, database=None,
+from ticklablib import (comparemodel, dataset, exports, plots, records,  # noqa: E402
+                        reportpage, summary, view)
+
+SETTINGS = settings(max_examples=20, deadline=None, database=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
 SCALARS = st.one_of(st.none(), st.booleans(), st.integers(-2 ** 70, 2 ** 70),
@@ -53,10 +55,17 @@ def record(draw):
 
 
 def as_run(recs, index):
+    """The records as a capture: parsed, and shown by capture's terminal view."""
     objs = [{"type": "boot", "cmdline": "exp=all"}] + recs
     objs.append({"type": "end", "records": len(objs), "status": "ok"})
     data = b"".join(records.format_record(o) + b"\n" for o in objs)
-    runs = records.parse_stream(data)
+    shown = view.View(io.StringIO(), io.StringIO())
+    parser = records.StreamParser(on_line=shown.line)
+    parser.feed(data)
+    runs = parser.close()
+    shown.done()
+    shown.status(0.0)
+    shown.plan.seconds_left(0.0)
     return runs, dataset.group(runs[0], index, "p%d.log" % index)
 
 

@@ -32,18 +32,10 @@ def page_of(out):
     return parse_html((out / "report.html").read_text(encoding="utf-8"))
 
 
-@pytest.fixture(scope="module")
-def full_report(tmp_path_factory):
-    tmp = tmp_path_factory.mktemp("full")
-    code, text, out = report(tmp, full_run_bytes())
-    assert code == 0, text
-    return out, text
-
-
 # --- a whole run with every experiment ------------------------------------------------
 
 def test_every_figure_drawn_as_png_and_svg_naming_its_clock(full_report):
-    out, text = full_report
+    out, text, _ = full_report
     assert "%d figure(s); capture ok" % len(FULL_FIGURES) in text and "not drawn" not in text
     assert sorted(p[:-4] for p in os.listdir(out / "plots") if p.endswith(".png")) == \
         sorted(FULL_FIGURES)
@@ -56,7 +48,7 @@ def test_every_figure_drawn_as_png_and_svg_naming_its_clock(full_report):
 
 
 def test_last_line_is_the_absolute_path_of_the_page(full_report):
-    out, text = full_report
+    out, text, _ = full_report
     assert text.rstrip("\n").splitlines()[-1] == str(out.resolve() / "report.html")
 
 
@@ -108,8 +100,7 @@ def test_published_beside_this_machine(full_report):
 
 
 def test_csv_and_jsonl_match_the_records(full_report):
-    out, _ = full_report
-    sent = full_run_records()
+    out, _, sent = full_report
     groups = {}
     for rec in sent:
         stem = "result-" + rec["exp"] if rec["type"] == "result" else rec["type"]
@@ -140,7 +131,7 @@ def test_summary_json_like_cyclictest(full_report):
 
 
 def test_histograms_long_csv_and_rt_tests_text(full_report):
-    out, _ = full_report
+    out, _, _ = full_report
     header, rows = read_csv(out / "histograms.csv")
     assert header == ["device", "path", "wait", "lo_ns", "hi_ns", "count"]
     lapic = [r for r in rows if r[0] == "lapic"]

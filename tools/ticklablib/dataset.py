@@ -251,8 +251,10 @@ class RunData:
     def experiments(self):
         """[ExpState] for every experiment planned or seen: the planned ones in order, then
         any other that sent records."""
-        starts = {r.get("exp"): r for r in self.by_type.get("exp_start", [])}
-        ends = {r.get("exp"): r for r in self.by_type.get("exp_end", [])}
+        starts = {r["exp"]: r for r in self.by_type.get("exp_start", [])
+                  if isinstance(r.get("exp"), str)}
+        ends = {r["exp"]: r for r in self.by_type.get("exp_end", [])
+                if isinstance(r.get("exp"), str)}
         planned, _ = self.planned()
         names = list(dict.fromkeys(planned + [n for n in starts if isinstance(n, str)]
                                    + list(self.results)))

@@ -85,8 +85,8 @@ def latency_section(rows):
     out.append("<p class=\"note\">Deadline to handler, in ns: the fastest, the median, the "
                "99th percentile and the slowest wake-up of each series.</p>")
     out.append(plain_table(header, body, numeric=numeric))
-    paths = dict.fromkeys(r.get("path") for r in rows)
-    waits = dict.fromkeys(r.get("wait") for r in rows)
+    paths = dict.fromkeys(r.get("path") for r in rows if isinstance(r.get("path"), str))
+    waits = dict.fromkeys(r.get("wait") for r in rows if isinstance(r.get("wait"), str))
     out.append("<ul class=\"note\">%s%s</ul>" % (
         "".join("<li><b>%s</b>: %s</li>" % (esc(p), esc(dataset.PATHS[p]))
                 for p in paths if p in dataset.PATHS),

@@ -63,7 +63,8 @@ def verdict_lines(data):
     out = []
     for rec in data.by_type.get("verdict", []):
         topic = rec.get("topic")
-        label = TOPICS.get(topic, str(topic).replace("_", " ") if topic else "(no topic)")
+        topic = topic if isinstance(topic, str) else (dataset.cell(topic) or None)
+        label = TOPICS.get(topic, topic.replace("_", " ") if topic else "(no topic)")
         claim = rec.get("claim")
         if not isinstance(claim, str) or not claim:
             claim = "; ".join("%s %s" % (k, dataset.cell(v)) for k, v in rec.items()
@@ -221,7 +222,8 @@ def terminal_lines(summary):
             if uniform and first["resolution_ns"] is not None else
             "; clock %s" % first["clock_words"] if uniform else ""))
         out += ["  " + line for line in table]
-        shown = dict.fromkeys(r.get("path") for r in summary["latency"])
+        shown = dict.fromkeys(r.get("path") for r in summary["latency"]
+                              if isinstance(r.get("path"), str))
         out += ["  path %s: %s" % (p, dataset.PATHS[p]) for p in shown if p in dataset.PATHS]
     if summary["impossible"]:
         out.append("IMPOSSIBLE FIGURES (negative latency, cost or overhead): %d row(s)"

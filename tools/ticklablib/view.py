@@ -57,7 +57,8 @@ class Plan:
                 if machine and machine > 0:
                     self.done_wall_s += now - self.cur_wall
                     self.done_machine_ns += machine
-            self.finished.add(rec.get("exp"))
+            if isinstance(rec.get("exp"), str):
+                self.finished.add(rec["exp"])
             self.current = None
 
     def position(self):
