@@ -50,8 +50,9 @@ def summary_section(s):
                "</td></tr></table>" % (state(s["capture_verdict"],
                                              s["capture_verdict"] == "ok"), s["return_code"]))
     if s["impossible"]:
-        out.append("<p class=\"bad\">Impossible figures: %d row(s) with a negative latency, "
-                   "cost or overhead (a defect of the kit or of the machine's clocks):</p>"
+        out.append("<p class=\"bad\">Impossible figures: %d, a negative latency, cost or "
+                   "overhead, or a tick rate no PC runs (a defect of the kit or of the "
+                   "machine's clocks):</p>"
                    "<ul class=\"bad\">%s</ul>" % (len(s["impossible"]), "".join(
                        "<li>%s</li>" % esc(x) for x in s["impossible"])))
     out += latency_section(s["latency"])

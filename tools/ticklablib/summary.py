@@ -111,15 +111,19 @@ def run_state(data, runs):
 
 # Figures that cannot be negative: a latency (a wake-up before its deadline), a cost, an
 # overhead. The kernel should never print one (issue 17); the report says where it did.
-NEVER_NEGATIVE = {"wakeup-latency": ("min_ns", "p50_ns", "p99_ns", "max_ns"),
+NEVER_NEGATIVE = {"wakeup-latency": ("min_ns", "p50_ns", "p99_ns", "p999_ns", "max_ns",
+                                     "mean_ns"),
                   "percpu-latency": ("min_ns", "p50_ns", "p99_ns", "max_ns"),
                   "tick-overhead": ("overhead_pct", "per_tick_ns", "entry_cyc", "handler_cyc",
                                     "eoi_cyc", "return_cyc", "total_cyc"),
-                  "hrtimer-cost": ("min_cyc", "median_cyc", "p99_cyc", "max_cyc")}
+                  "hrtimer-cost": ("min_cyc", "median_cyc", "p99_cyc", "max_cyc", "mean_cyc")}
+# A tick rate no PC can run: the verdict's HZ beyond this is noise read as a fact.
+HZ_BEYOND_BELIEF = 100000
 
 
 def impossible(data):
-    """["<exp> <row>: key=value", ...] for every negative latency, cost or overhead."""
+    """["<exp> <row>: key=value", ...] for every negative latency, cost or overhead, and a
+    tick-rate verdict beyond HZ_BEYOND_BELIEF."""
     out = []
     for exp, keys in NEVER_NEGATIVE.items():
         rows = data.results.get(exp, [])
@@ -127,6 +131,11 @@ def impossible(data):
             bad = ["%s=%s" % (k, row.get(k)) for k in keys if (num(row.get(k)) or 0) < 0]
             if bad:
                 out.append("%s %s: %s" % (exp, name, ", ".join(bad)))
+    for rec in data.by_type.get("verdict", []):
+        hz = num(rec.get("choice"))
+        if rec.get("topic") == "tick_rate" and hz is not None and hz > HZ_BEYOND_BELIEF:
+            out.append("verdict tick_rate: HZ=%s keeps the tick under 1 %%, beyond any PC's "
+                       "%d" % (rec.get("choice"), HZ_BEYOND_BELIEF))
     return out
 
 
@@ -227,7 +236,7 @@ def terminal_lines(summary):
         out += ["  path %s: %s" % (p, dataset.PATHS[p]) for p in shown if p in dataset.PATHS]
     if summary["impossible"]:
         out.append("IMPOSSIBLE FIGURES (negative latency, cost or overhead): %d row(s)"
-                   % len(summary["impossible"]))
+                   % len(summary["impossible"]))  # tick-rate verdicts beyond belief too
         out += ["  " + line for line in summary["impossible"][:10]]
     if summary["verdict"]:
         out.append("verdict:")
