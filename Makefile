@@ -154,7 +154,8 @@ usb: efi-usb
 
 # ---- running --------------------------------------------------------------------------
 # make run [MACHINE=q35|pc] [FIRMWARE=bios|uefi] [BOOT=kernel|iso|efi|efi-shell] [ICOUNT=N] [ARGS="..."]
-#          [SMP=1] [MEM=512M] [TIMEOUT=600] [QEMU_EXTRA="..."]
+#          [ACCEL=tcg|kvm|auto] [CPU=model] [SMP=1] [MEM=512M] [TIMEOUT=600] [QEMU_EXTRA="..."]
+#          [SERIAL_LOG=build/run.log] [RAW=1]
 MACHINE  ?= q35
 FIRMWARE ?= bios
 BOOT     ?= kernel
@@ -166,15 +167,22 @@ TIMEOUT  ?= 600
 QEMU_EXTRA ?=
 export MACHINE FIRMWARE BOOT ICOUNT ARGS SMP MEM TIMEOUT QEMU_EXTRA
 
-# make run keeps the serial stream in SERIAL_LOG (build/run.log unless given) and ends with
-# the host tool's report of it: where the HTML page is, what was drawn, the capture's state.
-# The exit status is the run's (0: ended ok).
+# make run boots through the host tool's capture (tools/ticklab capture: the QEMU command is
+# built there from the variables above), which shows the kernel's text and a status line
+# (RAW=1: the record stream as it is) and keeps every byte in SERIAL_LOG (build/run.log
+# unless given) with how the run was made beside it (SERIAL_LOG.capture.json); then the
+# report of it (SERIAL_LOG without .log, plus -report/), written afresh. The exit status is
+# the capture's: 0 when the run is whole and ended ok.
 SERIAL_LOG ?= $(BUILD)/run.log
-export SERIAL_LOG
+ACCEL ?= tcg
+CPU ?=
+RAW ?=
+export SERIAL_LOG ACCEL CPU RAW
 run: kernel $(if $(filter efi%,$(BOOT)),efi) | deps
-	@mkdir -p $(dir $(SERIAL_LOG)); rm -f $(SERIAL_LOG); rc=0; scripts/qemu-run.sh || rc=$$?; \
+	@mkdir -p $(dir $(SERIAL_LOG)); rc=0; \
+	$(PYTHON) tools/ticklab capture --no-build --force -o $(SERIAL_LOG) || rc=$$?; \
 	if [ -s "$(SERIAL_LOG)" ]; then \
-	    $(PYTHON) tools/ticklab report $(SERIAL_LOG) || true; \
+	    $(PYTHON) tools/ticklab report --force $(SERIAL_LOG) || true; \
 	fi; exit $$rc
 
 # The packages, checked (and installed, as root) before anything is built: every compile
@@ -219,7 +227,7 @@ help:
 	@echo "make efi        build build/ticklab.efi (UEFI application, the kernel inside)"
 	@echo "make efi-usb    build build/ticklab-efi.img (ticklab.efi as BOOTX64.EFI; part of make usb)"
 	@echo "make usb        build build/ticklab-usb.img (the same image, to dd to a USB stick)"
-	@echo "make run        boot in QEMU; variables: MACHINE FIRMWARE BOOT ICOUNT ARGS SMP MEM TIMEOUT QEMU_EXTRA"
+	@echo "make run        boot in QEMU; variables: MACHINE FIRMWARE BOOT ICOUNT ACCEL CPU ARGS SMP MEM TIMEOUT QEMU_EXTRA SERIAL_LOG RAW"
 	@echo "make test       host unit tests (ASan/UBSan), tool tests, QEMU boot tests"
 	@echo "make deps       install the Debian packages building, booting and reporting need (as root)"
 	@echo "make deps-test  the same, and the packages only the tests need"

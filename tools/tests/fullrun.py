@@ -15,10 +15,18 @@ def log_hist(base_ns, peak):
 
 
 def kernel_hist():
-    """include/ticklab/hist.h's form: 22 lower edges 0, 16, 32 ... 2^24 ns, the last bucket open."""
+    """The kernel's form (lib/hist.c): 22 lower edges 0, 16, 32 ... 2^24 ns, the last open."""
     counts = [0] * 22
     counts[5:12] = [3, 700, 233, 40, 9, 2, 1]
     return {"edges_ns": [0] + [16 << k for k in range(21)], "counts": counts}
+
+
+def one_bucket_hist(value_ns, samples):
+    """The kernel's log2 form with every sample in the bucket that holds value_ns."""
+    edges = [0] + [16 << k for k in range(21)]
+    counts = [0] * 22
+    counts[max(i for i, e in enumerate(edges) if e <= value_ns)] = samples
+    return {"edges_ns": edges, "counts": counts}
 
 
 def experiment_rows(scale=1.0):
@@ -28,7 +36,8 @@ def experiment_rows(scale=1.0):
                                ("pit", "callback", 900)):
         b = int(base * scale)
         rows.append({"type": "result", "exp": "wakeup-latency", "device": device,
-                     "path": path, "samples": 1000, "min_ns": b, "p50_ns": 2 * b,
+                     "path": path, "clock": "time_ns", "samples": 1000, "min_ns": b,
+                     "p50_ns": 2 * b,
                      "p99_ns": 9 * b, "p999_ns": 30 * b, "max_ns": 80 * b,
                      "hist": log_hist(b // 2, 700) if device != "lapic" else kernel_hist()})
     rows.append({"type": "result", "exp": "wakeup-latency", "device": "rtc", "path": "irq",
@@ -46,7 +55,8 @@ def experiment_rows(scale=1.0):
                  "min_err_ns": 0, "max_err_ns": 0})  # cannot be on log axes: said so
     for tick, pct in ((0, "0.000"), (10000000, "0.041"), (1000000, "0.410"),
                       (100000, "4.120"), (10000, "41.500")):
-        row = {"type": "result", "exp": "tick-overhead", "tick_ns": tick, "loop_ns": 2000000000,
+        row = {"type": "result", "exp": "tick-overhead", "tick_ns": tick, "clock": "tsc",
+               "loop_ns": 2000000000,
                "baseline_ns": 2000000000, "overhead_pct": pct}
         if tick:
             row.update(entry_cyc=120, handler_cyc=int(800 * scale), eoi_cyc=60, return_cyc=90)
@@ -77,6 +87,13 @@ def experiment_rows(scale=1.0):
                      "n": 1000, "median_cyc": int(140 * scale), "p99_cyc": 400})
     rows.append({"type": "result", "exp": "hwlat", "window_ns": 1000000000,
                  "threshold_ns": 10000, "gaps": 2, "max_gap_ns": 52000, "smi_delta": 2})
+    rows.append({"type": "result", "exp": "tsc-sync", "status": "skip",
+                 "reason": "one CPU online: nothing to compare", "mode": "ipi"})
+    for device, p50 in (("lapic", 426), ("hpet", 238)):
+        rows.append({"type": "result", "exp": "percpu-latency", "cpu": 0, "apic_id": 0,
+                     "load": "idle", "device": device, "clock": "time_ns", "samples": 200,
+                     "min_ns": p50 - 9, "p50_ns": int(p50 * scale), "p99_ns": p50 + 8,
+                     "max_ns": p50 + 8, "jitter_timers": 10, "jitter_stddev_max_ns": 129})
     return rows
 
 
@@ -127,3 +144,50 @@ def full_run_lines(**kw):
 
 def full_run_bytes(**kw):
     return join(full_run_lines(**kw))
+
+
+def small_run_records(brand="Small CPU"):
+    """A short run: inventory, one calibration, period-compare and one device's
+    wakeup-latency rows between exp_start/exp_end, a verdict, the end (4 figures)."""
+    recs = [{"type": "boot", "version": "0.1.0", "git": "abc1234", "boot": "multiboot1",
+             "firmware": "bios", "loader": "qemu", "cmdline": "exp=period-compare,"
+             "wakeup-latency", "qemu": True, "profile": "quick", "hz": 1000},
+            {"type": "cpu", "vendor": "AuthenticAMD", "brand": brand, "hypervisor": True,
+             "hypervisor_signature": "TCGTCGTCGTCG"},
+            {"type": "clocksource", "name": "hpet", "present": True, "usable": True,
+             "rating": 250, "resolution_ns": 10},
+            {"type": "clocksource_selected", "name": "hpet", "requested": None},
+            {"type": "calibration", "target": "tsc", "method": "measured", "ref": "hpet",
+             "status": "ok", "freq_hz": 1000000000, "uncertainty_ppb": 1000, "chosen": True,
+             "disagreement_ppb": 0, "agrees": True},
+            {"type": "exp_start", "exp": "period-compare", "summary": "1 s timers",
+             "profile": "quick"}]
+    recs += [r for r in experiment_rows() if r["exp"] == "period-compare"]
+    recs += [{"type": "exp_end", "exp": "period-compare", "clock": "tsc",
+              "duration_ns": 4000000000, "hrtimer_rescued": 0},
+             {"type": "exp_start", "exp": "wakeup-latency", "summary": "wake-ups",
+              "profile": "quick"}]
+    for path, base in (("irq", 173), ("callback", 384)):
+        for wait in ("hlt", "poll"):
+            recs.append({"type": "result", "exp": "wakeup-latency", "device": "lapic",
+                         "path": path, "wait": wait, "clock": "time_ns", "samples": 500,
+                         "early": 0, "stale": 0, "lost": 0, "min_ns": base,
+                         "p50_ns": base + 9, "p99_ns": base + 18, "p999_ns": base + 18,
+                         "max_ns": base + 18, "mean_ns": base + 9,
+                         "hist": one_bucket_hist(base, 500)})
+    recs += [{"type": "exp_end", "exp": "wakeup-latency", "clock": "tsc",
+              "duration_ns": 900000000, "hrtimer_rescued": 0},
+             {"type": "verdict", "topic": "clockevent", "choice": "lapic",
+              "claim": "lapic: the lowest hrtimer callback latency",
+              "evidence": ["result:wakeup-latency:path=callback"]}]
+    recs.append({"type": "end", "records": len(recs), "status": "ok"})
+    return recs
+
+
+def small_run_lines(**kw):
+    lines = [b"ticklab: a small run"]
+    for i, rec in enumerate(small_run_records(**kw)):
+        lines.append(record(rec))
+        if i % 5 == 2:
+            lines.append(b"  table row %d   123   456" % i)
+    return lines

@@ -1,80 +1,110 @@
-"""The report page as a browser shows it: headless Chromium (Debian's chromium) loads the
-page from disk and a probe script, added to a copy of the page, records what each figure
-looks like once loaded. Every figure must be decoded and laid out at a visible size."""
+"""The report page as a reader sees it: headless Chromium (Debian's chromium) loads the page
+from disk and a probe script, added to a copy of the page, records what the reader would
+see once it is laid out: every figure decoded at a visible size and captioned with its
+clock, the summary above everything else, and no table cut off at the page's edge (a
+table wider than the page scrolls inside its own box)."""
 import json
-import os
 import re
 import shutil
 import subprocess
 
 import pytest
 
-from fullrun import full_run_bytes
-from ticklablib import plots
-
-TICKLAB = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "ticklab")
 CHROMIUM = shutil.which("chromium")
+pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed "
+                                "(scripts/setup-deps.sh installs Debian's chromium)")
 
 PROBE = """<script>
 window.addEventListener("load", function () {
-  var shown = Array.from(document.images).map(function (img) {
-    var box = img.getBoundingClientRect();
-    return {alt: img.alt, complete: img.complete, natural: img.naturalWidth,
-            width: Math.round(box.width), height: Math.round(box.height),
-            visible: getComputedStyle(img).visibility === "visible" &&
-                     getComputedStyle(img).display !== "none"};
+  function box(el) { var b = el.getBoundingClientRect();
+                     return {top: Math.round(b.top + window.scrollY),
+                             left: Math.round(b.left), right: Math.round(b.right),
+                             width: Math.round(b.width), height: Math.round(b.height)}; }
+  var images = Array.from(document.images).map(function (img) {
+    var fig = img.closest("figure");
+    return Object.assign(box(img), {alt: img.alt, complete: img.complete,
+      natural: img.naturalWidth, caption: fig ? fig.querySelector("figcaption").textContent : "",
+      visible: getComputedStyle(img).visibility === "visible" &&
+               getComputedStyle(img).display !== "none"});
   });
+  var tables = Array.from(document.querySelectorAll("table")).filter(function (t) {
+    return t.offsetParent !== null;           // laid out (not inside a closed <details>)
+  }).map(function (t) {
+    var holder = t.parentElement;
+    return {width: t.scrollWidth, holder: holder.className, holderWidth: holder.clientWidth,
+            overflow: getComputedStyle(holder).overflowX, right: box(holder).right};
+  });
+  var ids = {};
+  ["summary", "latency", "verdict", "experiments", "inventory"].forEach(function (id) {
+    var el = document.getElementById(id); if (el) ids[id] = box(el); });
   var out = document.createElement("pre");
   out.id = "probe";
-  out.textContent = JSON.stringify(shown);
+  out.textContent = JSON.stringify({images: images, tables: tables, ids: ids,
+    page: document.documentElement.scrollWidth, view: window.innerWidth,
+    inventoryOpen: document.getElementById("inventory").open});
   document.body.appendChild(out);
 });
 </script>"""
 
 
-def render_dom(page, tmp_path):
-    """The DOM of `page` after load, as headless Chromium sees it."""
-    cmd = [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
-           "--user-data-dir=%s" % (tmp_path / "profile"), "--virtual-time-budget=10000",
-           "--window-size=1280,900", "--dump-dom", page.as_uri()]
-    p = subprocess.run(cmd, capture_output=True, timeout=120)
-    assert p.returncode == 0, p.stderr.decode()[-2000:]
-    return p.stdout.decode()
-
-
-@pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed "
-                    "(scripts/setup-deps.sh installs Debian's chromium)")
-def test_chromium_shows_every_plot(tmp_path):
-    log = tmp_path / "run.log"
-    log.write_bytes(full_run_bytes())
-    out = tmp_path / "rep"
-    subprocess.run([TICKLAB, "report", str(log), "-o", str(out)], check=True,
-                   capture_output=True, timeout=120)
-    html = (out / "report.html").read_text()
-    shown, text = probe(html, tmp_path)
-    assert [s["alt"] for s in shown] == [
-        "Calibration disagreement per method", "Wakeup latency histograms per device",
-        "Sleep error against requested time per tick size", "Tick overhead against tick size",
-        "Periodic jitter distributions", "hrtimer against jiffies timer",
-        "Interval timer error"]
-    assert len(shown) == len(plots.FIGURES)
-    for s in shown:
-        assert s["complete"] and s["natural"] == 750, s   # the PNG decoded
-        assert s["visible"] and s["width"] >= 400 and s["height"] >= 200, s  # laid out
-    assert "Capture integrity" in text and "Sleep accuracy" in text
-
-    # The probe can tell: the same page with one figure's bytes broken shows it undecoded.
-    broken = html.replace("base64,iVBOR", "base64,AAAAA", 1)
-    shown, _ = probe(broken, tmp_path)
-    assert shown[0]["natural"] == 0 and all(s["natural"] == 750 for s in shown[1:])
-
-
-def probe(html, tmp_path):
-    """Load a copy of the page with the probe added; returns (per-image facts, text)."""
+def probe(html, tmp_path, width=1280):
+    """Load a copy of the page with the probe added; returns its facts."""
     page = tmp_path / "probe.html"  # a copy: the report itself has no script
     page.write_text(html.replace("</body>", PROBE + "</body>"))
-    dom = render_dom(page, tmp_path)
-    found = re.search(r'<pre id="probe">(.*?)</pre>', dom, re.S)
-    assert found, "the probe did not run: %s" % dom[-500:]
-    shown = json.loads(found.group(1).replace("&quot;", '"').replace("&amp;", "&"))
-    return shown, re.sub(r"<[^>]+>", " ", dom)
+    cmd = [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+           "--user-data-dir=%s" % (tmp_path / "profile"), "--virtual-time-budget=10000",
+           "--window-size=%d,900" % width, "--dump-dom", page.as_uri()]
+    p = subprocess.run(cmd, capture_output=True, timeout=120)
+    assert p.returncode == 0, p.stderr.decode()[-2000:]
+    found = re.search(r'<pre id="probe">(.*?)</pre>', p.stdout.decode(), re.S)
+    assert found, "the probe did not run: %s" % p.stdout.decode()[-500:]
+    return json.loads(found.group(1).replace("&quot;", '"').replace("&amp;", "&")
+                      .replace("&lt;", "<").replace("&gt;", ">"))
+
+
+@pytest.fixture(scope="module")
+def page(full_report, tmp_path_factory):
+    """The full run's page (conftest.full_report: it holds a record far wider than any
+    screen) and a folder for the browser's files."""
+    out, _, _ = full_report
+    return (out / "report.html").read_text(), tmp_path_factory.mktemp("browser")
+
+
+def test_every_figure_decoded_visible_and_naming_its_clock(page):
+    html, tmp = page
+    facts = probe(html, tmp)
+    assert len(facts["images"]) == 16
+    for img in facts["images"]:
+        assert img["complete"] and img["natural"] == 750, img   # the PNG decoded
+        assert img["visible"] and img["width"] >= 400 and img["height"] >= 200, img
+        assert "Clock: " in img["caption"] or "clock: " in img["caption"], img["alt"]
+    # the probe can tell: the same page with one figure's bytes broken shows it undecoded
+    broken = probe(html.replace("base64,iVBOR", "base64,AAAAA", 1), tmp)
+    assert broken["images"][0]["natural"] == 0
+    assert all(i["natural"] == 750 for i in broken["images"][1:])
+
+
+def test_summary_comes_first_and_inventory_is_folded(page):
+    html, tmp = page
+    facts = probe(html, tmp)
+    ids = facts["ids"]
+    assert ids["summary"]["top"] < 200  # right under the title
+    assert ids["summary"]["top"] < ids["latency"]["top"] < ids["verdict"]["top"] \
+        < ids["experiments"]["top"] < ids["inventory"]["top"]
+    assert ids["latency"]["top"] < 900  # the per-device table starts on the first screen
+    assert facts["inventoryOpen"] is False
+    first_figure = min(i["top"] for i in facts["images"])
+    assert first_figure > ids["verdict"]["top"]
+
+
+@pytest.mark.parametrize("width", [1280, 800])
+def test_no_table_is_cut_at_the_page_edge(page, width):
+    html, tmp = page
+    facts = probe(html, tmp, width)
+    assert facts["page"] <= facts["view"], "the page itself scrolls sideways"
+    wide = [t for t in facts["tables"] if t["width"] > t["holderWidth"]]
+    assert wide, "the wide record should make at least one table wider than its box"
+    for t in facts["tables"]:
+        assert t["right"] <= facts["view"], t
+        if t["width"] > t["holderWidth"]:
+            assert t["holder"] == "scroll" and t["overflow"] in ("auto", "scroll"), t

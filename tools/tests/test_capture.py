@@ -1,5 +1,6 @@
 """`ticklab capture`: a real QEMU boot, and a serial device (a pseudo-terminal pair standing
 in for a USB serial adapter, so pyserial's real code path runs)."""
+import json
 import os
 import pty
 import subprocess
@@ -17,18 +18,32 @@ TICKLAB = os.path.join(TOOLS, "ticklab")
 KERNEL = os.path.join(os.path.dirname(TOOLS), "build", "ticklab.elf")
 
 
+CAPTURE_KEYS = {"format", "tool_version", "tool_git", "started_utc", "log", "host_kernel",
+                "host_cpu", "timeout_s", "runs_wanted", "finished", "source", "qemu_argv",
+                "cwd", "serial_device", "baud", "accel", "accel_requested", "accel_reason",
+                "icount_shift", "machine", "cpu_model", "firmware", "boot", "kernel_args",
+                "smp", "mem", "qemu_extra", "qemu_version", "kvm_usable", "kvm_reason",
+                "stopped", "exit_code", "qemu_verdict", "capture_exit", "wall_s", "log_bytes"}
+
+
 def test_capture_then_report_from_a_real_qemu_boot(tmp_path):
-    """One quick boot under icount (about 2 s): the raw log is whole, and the report of
-    it draws the figures its records support."""
+    """One quick boot under icount (about 2 s): the raw log is whole, the terminal shows
+    the kernel's text and not its records, the capture record says how QEMU ran, and the
+    report of it draws the figures its records support."""
     assert os.path.exists(KERNEL), "build the kernel first: make kernel"
     log = tmp_path / "qemu.log"
     p = subprocess.run([TICKLAB, "capture", "-o", str(log), "--no-build", "--icount", "0",
                         "--args", "exp=period-compare", "--timeout", "240"],
                        capture_output=True, timeout=300)
-    err = p.stderr.decode()
+    err, out = p.stderr.decode(), p.stdout.decode()
     assert p.returncode == 0, err
     assert "QEMU verdict: ticklab finished its run ok (exit 33)" in err
-    assert "experiment period-compare" in err and "end (status ok)" in err
+    assert "capture: experiment 1 of ?: period-compare | " in err  # the kernel sent no plan
+    assert "capture: end (status ok) | " in err
+    assert "+ qemu-system-x86_64 -machine q35 -accel tcg " in err
+    # the kernel's human text on stdout, its record lines only in the log
+    assert "period-compare: a 1 s hrtimer and a 1 s jiffies timer" in out
+    assert "TLR " not in out and "ticklab: run finished ok" in out
     raw = log.read_bytes()
     runs = records.parse_stream(raw)
     assert len(runs) == 1 and runs[0].whole and runs[0].status == "ok"
@@ -36,14 +51,33 @@ def test_capture_then_report_from_a_real_qemu_boot(tmp_path):
     assert raw.count(b"\nTLR ") + raw.startswith(b"TLR ") == runs[0].end["records"] + 1
     assert b"ticklab: run finished ok" in raw  # text after the end record is kept too
 
+    made = json.loads((tmp_path / "qemu.log.capture.json").read_text())
+    assert set(made) == CAPTURE_KEYS
+    assert made["source"] == "qemu" and made["accel"] == "tcg" and made["icount_shift"] == 0
+    assert made["exit_code"] == 33 and made["finished"] is True and made["capture_exit"] == 0
+    assert made["qemu_argv"][made["qemu_argv"].index("-icount") + 1] == "shift=0,sleep=off"
+    assert "-nic" in made["qemu_argv"] and "clock=vm" in made["qemu_argv"]
+    assert made["log_bytes"] == len(raw) and made["wall_s"] > 0
+    assert made["qemu_version"].startswith("7.")
+
     r = subprocess.run([TICKLAB, "report", str(log)], capture_output=True, timeout=120)
     assert r.returncode == 0, r.stderr.decode()
     out = tmp_path / "qemu-report"
     page = parse_html((out / "report.html").read_text())
     assert "experiments" in page.ids and "exp-period-compare" in page.ids
+    assert "virtual time (icount shift=0): figures are instruction counts" in page.text
     for name in ("calibration", "period_compare"):
         check_png_file(out / "plots" / (name + ".png"))
         assert "fig-" + name in page.ids
+
+
+def test_icount_with_kvm_is_a_usage_error(tmp_path):
+    log = tmp_path / "x.log"
+    p = subprocess.run([TICKLAB, "capture", "-o", str(log), "--no-build", "--icount", "0",
+                        "--accel", "kvm"], capture_output=True, timeout=60)
+    err = p.stderr.decode().strip().splitlines()
+    assert p.returncode == 3 and len(err) == 1 and "--icount needs TCG" in err[0], err
+    assert not log.exists() and not (tmp_path / "x.log.capture.json").exists()
 
 
 class FakeSerial:
@@ -90,8 +124,14 @@ def test_serial_capture_keeps_every_byte_and_stops_at_end(tmp_path):
     assert code == 0, err
     assert log.read_bytes() == data  # raw, byte for byte, CRs and noise included
     assert "stopped: end record of run 1" in err
-    assert "experiment wakeup-latency" in err and "54 records" in err
+    assert "capture: experiment 1 of ?: wakeup-latency | " not in err  # no exp_start sent
+    assert "capture: end (status ok) | " in err and "| 57 records" in err
+    assert "  table row 3   123   456" in out and "TLR " not in out  # text shown, records not
+    assert "Welcome to GRUB!" in out and "\x1b" not in out  # escape codes taken out
     assert "whole" in out
+    made = json.loads((tmp_path / "serial.log.capture.json").read_text())
+    assert made["source"] == "serial" and made["serial_device"] == port.device
+    assert made["baud"] == 115200 and made["qemu_argv"] is None and made["exit_code"] is None
 
 
 def test_serial_capture_cut_run_times_out_and_counts_damage(tmp_path):
@@ -100,13 +140,13 @@ def test_serial_capture_cut_run_times_out_and_counts_damage(tmp_path):
     bad[-20] ^= 0x01  # a flipped bit on the last line sent
     log = tmp_path / "cut.log"
     port = FakeSerial()
-    port.start(log, "--timeout", "3")
+    port.start(log, "--timeout", "2")
     port.send(bytes(bad))
     code, out, err = port.finish()
     assert code == 1
     assert log.read_bytes() == bytes(bad)
-    assert "stopped: timeout after 3 s" in err
-    assert "1 damaged (1 CRC)" in err
+    assert "stopped: timeout after 2 s" in err
+    assert "capture: line 12: bad-crc: CRC " in err and "| 1 damaged" in err
     assert "cut.log:12: bad-crc: " in out and "cut.log:12: missing-end: " in out
 
 
@@ -138,3 +178,40 @@ def test_bad_device_or_arguments_exit_3(tmp_path, args):
                        timeout=60)
     assert p.returncode == 3 and p.stderr
     assert not log.exists()
+
+
+def test_raw_shows_the_stream_as_it_is(tmp_path):
+    data = join(full_run_lines())
+    log = tmp_path / "raw.log"
+    port = FakeSerial()
+    port.start(log, "--timeout", "60", "--raw")
+    port.send(data, chunk=4096)
+    code, out, err = port.finish()
+    assert code == 0
+    assert out.startswith(data.decode())  # every byte, records included, then the summary
+    assert "capture: end (status ok)" not in err  # no status line in raw mode
+
+
+def test_status_counts_experiments_from_the_plan(tmp_path):
+    from streams import record
+    recs = [{"type": "boot", "version": "p"},
+            {"type": "plan", "experiments": [{"exp": "a", "budget_ns": 10 ** 9,
+                                              "expected_ns": 10 ** 8},
+                                             {"exp": "b", "budget_ns": 10 ** 9}]},
+            {"type": "exp_start", "exp": "a"}, {"type": "exp_end", "exp": "a",
+                                                "duration_ns": 10 ** 8},
+            {"type": "exp_start", "exp": "b"}, {"type": "exp_end", "exp": "b",
+                                                "duration_ns": 10 ** 8}]
+    recs.append({"type": "end", "records": len(recs), "status": "ok"})
+    lines = []
+    for r in recs:
+        lines += [record(r), b"  progress of %s" % r["type"].encode()]
+    log = tmp_path / "plan.log"
+    port = FakeSerial()
+    port.start(log, "--timeout", "60")
+    port.send(join(lines), chunk=40)
+    code, out, err = port.finish()
+    assert code == 0, err
+    assert "capture: experiment 1 of 2: a | " in err and "left" in err
+    assert "capture: experiment 2 of 2: b | " in err
+    assert "  progress of exp_start" in out and "TLR" not in out

@@ -1,44 +1,183 @@
-"""`ticklab compare`: runs side by side, rows matched by name, differences against run 1."""
-import os
-import subprocess
+"""`ticklab compare`: settings and verdicts first, values judged against their noise, rows
+keyed by every identifying field, counts as counts, aligned columns, N runs, overlaid CDFs."""
+import copy
 
-from fullrun import full_run_bytes, full_run_records
+from fullrun import full_run_bytes, full_run_records, small_run_records
 from pages import inline_pngs, parse_html, read_csv
 from streams import join, record
-
-TICKLAB = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "ticklab")
+from tooling import run_tool
+from ticklablib import comparemodel
+from ticklablib.compare import load_all
 
 
 def compare(*args):
-    p = subprocess.run([TICKLAB, "compare", *map(str, args)], capture_output=True, timeout=120)
-    return p.returncode, p.stdout.decode() + p.stderr.decode()
+    code, out, err = run_tool("compare", *args)
+    return code, out + err
 
 
-def test_two_pcs_differences(tmp_path):
-    a, b = tmp_path / "pc-a.log", tmp_path / "pc-b.log"
-    a.write_bytes(full_run_bytes(brand="Fast CPU"))
-    b.write_bytes(full_run_bytes(brand="Slow CPU", scale=2.0))
+def write(path, recs):
+    recs = [dict(r) for r in recs if r["type"] != "end"]
+    recs.append({"type": "end", "records": len(recs), "status": "ok"})
+    path.write_bytes(join(record(r) for r in recs))
+    return path
+
+
+def changed(recs, edits):
+    """A copy of a run with result rows edited: edits = {(exp, index): {key: value}}."""
+    recs = copy.deepcopy(recs)
+    for (exp, index), new in edits.items():
+        rows = [r for r in recs if r.get("exp") == exp and r["type"] == "result"]
+        rows[index].update(new)
+    return recs
+
+
+def section(out, title):
+    """The lines of one section of the text output (up to the next blank line)."""
+    lines = out.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith(title))
+    end = next((i for i in range(start + 1, len(lines)) if not lines[i].strip()), len(lines))
+    return lines[start:end]
+
+
+def test_two_pcs_settings_verdicts_then_changes(tmp_path):
+    a = write(tmp_path / "pc-a.log", full_run_records(brand="Fast CPU"))
+    b = write(tmp_path / "pc-b.log", full_run_records(brand="Slow CPU", scale=2.0))
+    code, out = compare(a, b, "--all")
+    assert code == 0, out
+    assert "[1] pc-a.log: lines 1-57, 57 records, whole, ended ok" in out
+    settings = section(out, "settings")
+    assert settings[0] == "settings (1 differ, listed first):"
+    assert settings[2].split() == ["*", "CPU", "Fast", "CPU", "Slow", "CPU"]
+    changes = section(out, "changes beyond noise")
+    assert any("wakeup-latency" in c and "device=lapic path=irq" in c and " p99_ns " in c
+               and "2250" in c and "4500" in c and "+2250 (+100.00%)" in c for c in changes)
+    assert not any(" samples " in c for c in changes)  # equal in both: not listed
+
+
+def test_one_tick_is_noise_and_the_real_change_ranks_first(tmp_path):
+    base = small_run_records()
+    a = write(tmp_path / "a.log", base)
+    b = write(tmp_path / "b.log", changed(base, {
+        ("wakeup-latency", 0): {"p99_ns": 191 + 10},        # one HPET tick: 10 ns
+        ("wakeup-latency", 2): {"p99_ns": 402 + 600}}))    # a real change
+    code, out = compare(a, b)
+    changes = section(out, "changes beyond noise")
+    assert changes[0].startswith("changes beyond noise, largest first: 1 of ")
+    assert "device=lapic path=callback wait=hlt" in changes[2] and "+600" in changes[2]
+    assert "within noise: 1 value(s)" in out
+    code, out = compare(a, b, "--all")
+    noise = section(out, "within noise")
+    assert any("device=lapic path=irq wait=hlt" in n and "+10" in n and " 20 " in n
+               for n in noise)  # noise: twice the 10 ns resolution of time_ns() on hpet
+
+
+def test_columns_are_aligned(tmp_path):
+    a = write(tmp_path / "a.log", full_run_records())
+    b = write(tmp_path / "b.log", full_run_records(scale=3.0))
+    _, short = compare(a, b)
+    assert "... 24 more (--all lists them" in short  # 50 of 74 on the terminal by default
+    _, out = compare(a, b, "--all")
+    table = section(out, "changes beyond noise")[1:]
+    header = table[0]
+    starts = [header.index(c) for c in ("[1]", "[2]", "[2]-[1]", "noise", "score")]
+    for line in table[1:]:
+        for s in starts:
+            assert line[s - 1] == " " and line[s] != " ", (s, line)
+
+
+def test_rows_keyed_by_every_identifying_field(tmp_path):
+    base = small_run_records()
+    extra = [{"type": "result", "exp": "percpu-latency", "cpu": c, "device": "lapic",
+              "load": "idle", "p50_ns": 400 + c} for c in (0, 1)]
+    a = write(tmp_path / "a.log", base[:-1] + extra)
+    other = changed(base, {("wakeup-latency", 1): {"p50_ns": 900}})
+    extra2 = copy.deepcopy(extra)
+    extra2[1]["p50_ns"] = 4000
+    other = [r for r in other if r["type"] != "exp_end" or r["exp"] != "period-compare"]
+    b = write(tmp_path / "b.log", other[:-1] + extra2)
+    _, out = compare(a, b)
+    assert "device=lapic path=irq wait=poll" in out and "#2" not in out
+    assert "percpu-latency  cpu=1 device=lapic load=idle" in out
+    assert "exp_end exp=period-compare: only in [1]" in out
+
+
+def test_counts_are_counts_not_rates(tmp_path):
+    base = small_run_records()
+    tick = {"type": "tick_stats", "device": "lapic", "ticks": 10000, "jiffies_start":
+            4294965296, "jiffies_end": 4294975296, "lost": 0}
+    a = write(tmp_path / "a.log", base[:-1] + [tick])
+    b = write(tmp_path / "b.log", base[:-1] + [dict(tick, jiffies_end=4294976046, lost=3,
+                                                    ticks=10750)])
+    _, out = compare(a, b)
+    lines = [line for line in section(out, "changes beyond noise") if "tick_stats" in line]
+    by_key = {line.split()[2]: line for line in lines}
+    assert set(by_key) == {"jiffies_end", "lost", "ticks"}
+    for line in lines:
+        assert "%" not in line and "ppm" not in line, line
+    assert "+750 " in by_key["jiffies_end"] and "+3 " in by_key["lost"]
+    assert by_key["lost"].split()[-1] == "inf"  # trouble: any change is a change
+
+
+def test_verdict_change_is_shown_with_its_claims(tmp_path):
+    base = small_run_records()
+    other = copy.deepcopy(base)
+    next(r for r in other if r["type"] == "verdict").update(
+        choice="hpet", claim="hpet: the lowest hrtimer callback latency")
+    _, out = compare(write(tmp_path / "a.log", base), write(tmp_path / "b.log", other))
+    verdicts = section(out, "verdicts")
+    assert verdicts[0] == "verdicts (1 differ, * ):"
+    assert verdicts[2].split() == ["*", "fastest", "clock", "event", "device", "lapic", "hpet"]
+    assert "fastest clock event device [2]: hpet: the lowest hrtimer callback latency" in out
+
+
+def test_integer_too_large_for_a_float_does_not_crash(tmp_path):
+    base = small_run_records()
+    huge = changed(base, {("wakeup-latency", 0): {"max_ns": 10 ** 400, "p99_ns": 2 ** 63}})
+    code, out = compare(write(tmp_path / "a.log", base), write(tmp_path / "b.log", huge))
+    assert code == 0, out
+    assert "p99_ns" in out and "9223372036854775808" in out
+
+
+def test_n_runs_and_run_to_run_spread(tmp_path):
+    """Two repeats of one set-up give the noise for a third PC's values; between the two
+    repeats themselves any difference beyond resolution is shown (icount must repeat)."""
+    base = small_run_records()
+    r1 = write(tmp_path / "r1.log", base)
+    r2 = write(tmp_path / "r2.log", changed(base, {("wakeup-latency", 2): {"p99_ns": 452}}))
+    other = [dict(r, brand="Other CPU") if r["type"] == "cpu" else r for r in base]
+    r3 = write(tmp_path / "r3.log", changed(other, {("wakeup-latency", 2): {"p99_ns": 430}}))
+    code, out = compare(r1, r2, r3)
+    assert code == 0
+    assert "[3] r3.log" in out and "[3]-[1]" in out
+    runs, _ = load_all([str(r1), str(r2), str(r3)])
+    values = comparemodel.judge(comparemodel.collect([r.data for r in runs]), [
+        comparemodel.setup_signature(r.data, r.capture) for r in runs])
+    v = next(v for v in values if v.name == "device=lapic path=callback wait=hlt"
+             and v.key == "p99_ns")
+    assert v.scores[1] == 50 / 20   # repeats: against the 10 ns resolution
+    assert v.scores[2] == 28 / 50   # other PC: against the repeats' spread
+    assert v.status == "changed" and v.noise == 50
+
+
+def test_html_overlays_every_runs_cdf_and_csv(tmp_path):
+    a = write(tmp_path / "a.log", small_run_records(brand="A"))
+    b = write(tmp_path / "b.log", changed(small_run_records(brand="B"), {
+        ("wakeup-latency", 3): {"p99_ns": 900, "max_ns": 950}}))
     code, out = compare(a, b, "-o", tmp_path / "cmp")
     assert code == 0, out
-    assert "[1] pc-a.log: lines 2-63, 54 records, whole" in out
-    assert "CPU" in out and "Fast CPU | Slow CPU" in out
-    # a latency doubled, a value equal in both runs not listed by default
-    assert "device=lapic path=irq p99_ns" in out
-    assert "2250 | 4500 | d=+2250 +100.00%" in out
-    assert "device=lapic path=irq samples" not in out
-    html = parse_html((tmp_path / "cmp" / "compare.html").read_text())
-    assert "Fast CPU" in html.text and "Slow CPU" in html.text
-    # every figure of both runs, side by side
-    assert len(inline_pngs(html)) == 2 * 7
+    assert out.splitlines()[-1] == str((tmp_path / "cmp").resolve() / "compare.html")
+    page = parse_html((tmp_path / "cmp" / "compare.html").read_text())
+    alts = [i["alt"] for i in page.images]
+    assert alts.count("Wakeup latency on lapic: every run's CDF") == 1
+    assert len(inline_pngs(page)) == 1 + 2 * 4  # the overlay, then 4 figures per run
+    assert "overlay-overlay_cdf_lapic" in page.ids
     header, rows = read_csv(tmp_path / "cmp" / "compare.csv")
-    assert header == ["section", "row", "key", "pc-a.log", "pc-b.log", "delta_pc-b.log",
-                      "differs"]
-    p99 = [r for r in rows if r[:3] == ["result wakeup-latency", "device=lapic path=irq",
-                                        "p99_ns"]]
-    assert p99 == [["result wakeup-latency", "device=lapic path=irq", "p99_ns", "2250", "4500",
-                    "+2250", "1"]]
-    code, everything = compare(a, b, "--all")
-    assert "device=lapic path=irq samples" in everything and "1000 | 1000" in everything
+    assert header == ["section", "row", "key", "kind", "a.log", "b.log", "delta_b.log",
+                      "noise", "score", "status"]
+    assert any(r[1] == "device=lapic path=callback wait=poll" and r[2] == "p99_ns"
+               and r[-1] == "changed" for r in rows)
+    assert compare(a, b, "-o", tmp_path / "cmp")[0] == 3  # not replaced without --force
+    assert compare(a, b, "-o", tmp_path / "cmp", "--force")[0] == 0
 
 
 def test_two_runs_in_one_log_and_a_missing_row(tmp_path):
@@ -50,7 +189,7 @@ def test_two_runs_in_one_log_and_a_missing_row(tmp_path):
     code, out = compare(log)
     assert code == 0, out
     assert "[1] both.log#1" in out and "[2] both.log#2" in out
-    assert "device=rtc path=irq p50_ns" in out and "5000 | absent" in out
+    assert "wakeup-latency device=rtc path=irq: only in [1]" in out
 
 
 def test_damaged_input_is_compared_and_flagged(tmp_path):
@@ -59,7 +198,7 @@ def test_damaged_input_is_compared_and_flagged(tmp_path):
     cut.write_bytes(full_run_bytes()[:-200])
     code, out = compare(good, cut)
     assert code == 1
-    assert "[2] cut.log: lines 2-60, 52 records, NOT whole (1 problems)" in out
+    assert "[2] cut.log: lines 2-64, 54 records, NOT whole (2 problems), ended (no end)" in out
 
 
 def test_fewer_than_two_runs(tmp_path):

@@ -3,58 +3,55 @@
 The raw bytes go to the log file as they arrive, before any parsing, so that nothing the
 parser misunderstands is lost: `ticklab check` and `ticklab report` read the same file
 later. While the bytes arrive they are also fed to the incremental parser, which drives
-the progress line (current phase, records so far, damaged lines) and the stop: the capture
+the terminal view (view.py: the kernel's text, a status line) and the stop: the capture
 ends at the `end` record of the last expected run, when the source closes (QEMU exited),
 at the timeout, or on Ctrl-C. The exit code judges what was captured, as `check` does.
 
-QEMU runs through scripts/qemu-run.sh, the script behind `make run`, with its settings in
-the environment, so a capture boots exactly what `make run` would; the serial console is
-that script's standard output.
+Beside the log, LOG.capture.json records how the run was made (provenance.py): the exact
+QEMU command or the serial port, the accelerator and icount, the host, QEMU's exit status
+and the wall time. It is written before QEMU starts and completed when the capture ends.
+QEMU's command line is built in qemu.py from the same settings `make run` exports.
 """
 
 import argparse
 import datetime
 import os
 import selectors
+import shlex
 import signal
 import subprocess
 import sys
 import time
 
-from . import EXIT_USAGE, check, records
+from . import EXIT_USAGE, TOOL_VERSION, check, provenance, qemu, records, tool_git
+from .view import View
 
 NAME = "capture"
 HELP = "capture a run's serial stream from QEMU or a serial device, raw bytes to a log file"
 
 EPILOG = """\
 sources:
-  (default)          boot the kernel in QEMU through scripts/qemu-run.sh, as `make run`;
-                     --machine/--firmware/--boot/--icount/--args/--smp/--mem/--qemu-extra
-                     default to the environment variables MACHINE, FIRMWARE, ... as make
-                     exports them
+  (default)          boot the kernel in QEMU as `make run` does; the QEMU settings default
+                     to the environment variables MACHINE, FIRMWARE, BOOT, ICOUNT, ACCEL,
+                     CPU, ARGS, SMP, MEM, QEMU_EXTRA as make exports them
   --serial DEVICE    read a serial port (/dev/ttyUSB0, /dev/ttyS0) or a pyserial URL
                      (socket://host:port, rfc2217://...) at --baud (115200), 8N1
+the terminal:
+  the kernel's text as it comes, record lines hidden (the log keeps every byte), and a
+  status line: experiment k of N, elapsed, time left; --raw (RAW=1): the stream as it is
+beside LOG:
+  LOG.capture.json: how the run was made (command, accelerator, host, exit, wall time)
 stops at:
   the end record of the --runs'th run (default 1), the source closing (QEMU exited),
-  --timeout seconds (default 900; 0: none), or Ctrl-C
+  --timeout seconds (default $TIMEOUT, else 900; 0: none), or Ctrl-C
 exit status (as `ticklab check` on the captured log):
   0  every run captured is whole and ended ok     2  whole, but a run ended "failed"
   1  damaged, cut, timed out or no run at all      3  usage error, device or file error"""
 
-QEMU_SETTINGS = (  # option, environment variable (as scripts/qemu-run.sh reads it), help
-    ("machine", "MACHINE", "q35 or pc"),
-    ("firmware", "FIRMWARE", "bios or uefi"),
-    ("boot", "BOOT", "kernel (QEMU -kernel), iso (GRUB image), or as scripts/qemu-run.sh"),
-    ("icount", "ICOUNT", "N: -icount shift=N,sleep=off (exact, repeatable virtual time)"),
-    ("args", "ARGS", "the kernel command line"),
-    ("smp", "SMP", "CPUs"),
-    ("mem", "MEM", "memory"),
-    ("qemu_extra", "QEMU_EXTRA", "more QEMU arguments"),
-)
-
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(__file__))))
-READ_SIZE = 4096
+READ_SIZE = 65536
 POLL_S = 0.2
+DRAIN_S = 10.0  # QEMU exits by itself right after the end record; wait this long for it
 
 
 def register(subparsers):
@@ -62,20 +59,25 @@ def register(subparsers):
                               epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("-o", "--output", metavar="LOG",
                    help="raw capture file (default: ticklab-capture-<date>-<time>.log here)")
-    p.add_argument("--force", action="store_true", help="overwrite LOG if it exists")
+    p.add_argument("--force", action="store_true",
+                   help="overwrite LOG (and LOG.capture.json) if it exists")
     p.add_argument("--serial", metavar="DEVICE", help="capture from this serial device")
     p.add_argument("--baud", type=int, default=115200, help="serial speed (default 115200)")
-    p.add_argument("--timeout", type=float, default=900.0, metavar="S",
-                   help="stop after S seconds of real time (default 900; 0: never)")
+    p.add_argument("--timeout", type=float, default=None, metavar="S",
+                   help="stop after S seconds of real time (default $TIMEOUT, else 900; "
+                   "0: never)")
     p.add_argument("--runs", type=int, default=1, metavar="N",
                    help="stop after the end record of the N'th run (default 1)")
-    p.add_argument("--quiet", action="store_true", help="no progress, only the summary")
+    p.add_argument("--raw", action="store_true", default=None,
+                   help="show the stream as it is, record lines included (default $RAW)")
+    p.add_argument("--quiet", action="store_true", help="no text, no status: the summary only")
     q = p.add_argument_group("QEMU settings (as `make run`)")
-    for opt, env, text in QEMU_SETTINGS:
-        q.add_argument("--" + opt.replace("_", "-"), dest=opt, default=os.environ.get(env),
-                       metavar=env, help="%s (default: $%s)" % (text, env))
+    for opt, env, default, text in qemu.SETTINGS:
+        q.add_argument("--" + opt.replace("_", "-"), dest=opt, default=None, metavar=env,
+                       help="%s (default: $%s%s)" % (text, env,
+                                                    ", else %s" % default if default else ""))
     q.add_argument("--no-build", action="store_true",
-                   help="do not run `make kernel` before booting")
+                   help="do not run `make kernel` (and `make efi`) before booting")
     p.set_defaults(func=run)
 
 
@@ -84,38 +86,30 @@ class CaptureError(Exception):
 
 
 class QemuSource:
-    """scripts/qemu-run.sh as a child process; its stdout is the guest's serial port.
+    """QEMU as a child process; its stdout is the guest's serial port, its stderr QEMU's
+    own messages (passed to `note` line by line so they do not tear the status line)."""
 
-    The script's own messages (the QEMU command line, its verdict) arrive on stderr and are
-    passed to `note` line by line so they do not tear the progress line.
-    """
-
-    def __init__(self, settings, timeout, note):
-        env = dict(os.environ)
-        for opt, var, _ in QEMU_SETTINGS:
-            value = settings.get(opt)
-            if value is None:
-                env.pop(var, None)
-            else:
-                env[var] = str(value)
-        env.pop("SERIAL_LOG", None)  # the capture is the log
-        # qemu-run.sh's own limit backs up ours; ours (SIGTERM below) normally comes first.
-        env["TIMEOUT"] = str(int(timeout) + 30 if timeout else 10 ** 7)
+    def __init__(self, argv, note):
         self.note = note
-        self.proc = subprocess.Popen([os.path.join(ROOT, "scripts", "qemu-run.sh")], cwd=ROOT,
-                                     env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                     stderr=subprocess.PIPE, start_new_session=True)
+        try:
+            self.proc = subprocess.Popen(argv, cwd=ROOT, stdin=subprocess.DEVNULL,
+                                         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                         start_new_session=True)
+        except OSError as e:
+            raise CaptureError("cannot start %s: %s" % (argv[0], e.strerror or e)) from e
         self.sel = selectors.DefaultSelector()
         self.sel.register(self.proc.stdout, selectors.EVENT_READ, "serial")
-        self.sel.register(self.proc.stderr, selectors.EVENT_READ, "script")
+        self.sel.register(self.proc.stderr, selectors.EVENT_READ, "qemu")
         self._err = b""
         self.serial_open = True
-        self.describe = "QEMU (scripts/qemu-run.sh)"
-        self.drain_s = 10.0  # QEMU exits by itself right after the end record
+        self.describe = "QEMU"
+        self.drain_s = DRAIN_S
+        self.exit_code = None
+        self.stopped_by_us = None
 
     def read(self):
         """Bytes from the serial port; b"" when none came in a while; None at the end.
-        The script's stderr may close before or after its stdout: only stdout counts."""
+        QEMU's stderr may close before or after its stdout: only stdout counts."""
         if not self.serial_open:
             return None
         out = b""
@@ -136,15 +130,19 @@ class QemuSource:
         self._err = lines.pop()
         for line in lines:
             if line.strip():
-                self.note(line.decode("utf-8", "replace"))
+                self.note("qemu: " + line.decode("utf-8", "replace").rstrip())
 
-    def close(self):
-        """Stop QEMU if it still runs; return a line about how it ended."""
+    def close(self, why):
+        """Stop QEMU if it still runs; return its verdict line."""
         if self.proc.poll() is None:
             try:
-                os.killpg(self.proc.pid, signal.SIGTERM)
-            except ProcessLookupError:
-                pass
+                self.proc.wait(timeout=0.5)
+            except subprocess.TimeoutExpired:
+                self.stopped_by_us = why
+                try:
+                    os.killpg(self.proc.pid, signal.SIGTERM)
+                except ProcessLookupError:
+                    pass
         try:
             rc = self.proc.wait(timeout=10)
         except subprocess.TimeoutExpired:
@@ -155,11 +153,15 @@ class QemuSource:
             if stream is self.proc.stderr:
                 self._relay(rest + b"\n")
             stream.close()
-        return "qemu-run.sh exit %d" % rc
+        self.exit_code = rc
+        return qemu.qemu_verdict(rc, self.stopped_by_us)[1]
 
 
 class SerialSource:
     """A serial port through pyserial (python3-serial), 8N1, no flow control."""
+
+    exit_code = None
+    drain_s = 0.0
 
     def __init__(self, device, baud):
         try:
@@ -182,86 +184,17 @@ class SerialSource:
             self.failure = str(e)
             return None
 
-    def close(self):
+    def close(self, why):
         self.port.close()
         failure = getattr(self, "failure", None)
         return "serial port error: %s" % failure if failure else "serial port closed"
-
-
-class Progress:
-    """What the terminal shows while bytes arrive: one rewritten line on a terminal,
-    otherwise a line whenever the phase changes."""
-
-    def __init__(self, stream, quiet):
-        self.stream = stream
-        self.quiet = quiet
-        self.tty = stream.isatty()
-        self.start = time.monotonic()
-        self.phase = "waiting for a boot record"
-        self.nbytes = 0
-        self.shown = ""
-        self.last_line_phase = None
-
-    def update(self, parser, new_records, nbytes):
-        self.nbytes += nbytes
-        if not new_records and not self.shown and not self.quiet:
-            self._show(self._text(parser))  # the first line, before any record
-        for rec in new_records:
-            self.phase = phase_of(rec)
-            if not self.quiet and not self.tty:
-                self._show(self._text(parser))  # every phase, even several in one read
-        if not self.quiet and self.tty:
-            self._show(self._text(parser))
-
-    def _text(self, parser):
-        runs = parser.runs
-        run = runs[-1] if runs else None
-        damaged = sum(p.kind in records.DAMAGE_KINDS for r in runs for p in r.problems)
-        crc = sum(p.kind == records.BAD_CRC for r in runs for p in r.problems)
-        return "%6.1f s  %d bytes  run %d  %d records  %d damaged (%d CRC)  %s" % (
-            time.monotonic() - self.start, self.nbytes, len(runs),
-            len(run.records) if run else 0, damaged, crc, self.phase)
-
-    def _show(self, text):
-        if self.tty:
-            if text != self.shown:
-                self.stream.write("\r\x1b[K" + text)
-                self.stream.flush()
-                self.shown = text
-        elif self.phase != self.last_line_phase:
-            self.last_line_phase = self.phase
-            self.shown = text
-            print(text, file=self.stream, flush=True)
-
-    def note(self, line):
-        """A message from the source, printed above the progress line."""
-        if self.tty and self.shown:
-            self.stream.write("\r\x1b[K")
-        print(line, file=self.stream, flush=True)
-        if self.tty and self.shown:
-            self.stream.write(self.shown)
-            self.stream.flush()
-
-    def done(self):
-        if self.tty and self.shown:
-            self.stream.write("\n")
-            self.stream.flush()
-
-
-def phase_of(rec):
-    """A short name for where the run is, from its latest record."""
-    if isinstance(rec.get("exp"), str):  # result rows, exp_start, exp_end
-        return "experiment %s" % rec["exp"]
-    if rec.type == "end":
-        return "end (status %s)" % rec.get("status")
-    return rec.type
 
 
 def default_output():
     return "ticklab-capture-%s.log" % datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
 
 
-def pump(source, out_fd, parser, progress, want_runs, timeout):
+def pump(source, out_fd, parser, view, want_runs, timeout):
     """Move bytes from the source to the file, then to the parser, until a stop.
     Returns why it stopped."""
     deadline = time.monotonic() + timeout if timeout else None
@@ -272,25 +205,28 @@ def pump(source, out_fd, parser, progress, want_runs, timeout):
         chunk = source.read()
         if chunk is None:
             return "source closed"
-        write_all(out_fd, chunk)  # raw bytes reach the disk before anything looks at them
-        new = parser.feed(chunk)
-        ends += sum(rec.type == "end" for rec in new)
-        progress.update(parser, new, len(chunk))
+        if chunk:
+            write_all(out_fd, chunk)  # raw bytes reach the disk before anything looks at them
+            view.raw_bytes(chunk)
+            ends += sum(rec.type == "end" for rec in parser.feed(chunk))
+        view.tick()
         if ends >= want_runs:
-            drain(source, out_fd, parser, progress)
+            drain(source, out_fd, parser, view)
             return "end record of run %d" % ends
 
 
-def drain(source, out_fd, parser, progress):
+def drain(source, out_fd, parser, view):
     """After the last end record, keep what a source that ends by itself still sends (QEMU:
     the kernel's closing text, then the exit) for a few seconds."""
-    deadline = time.monotonic() + getattr(source, "drain_s", 0)
+    deadline = time.monotonic() + source.drain_s
     while time.monotonic() < deadline:
         chunk = source.read()
         if chunk is None:
             return
-        write_all(out_fd, chunk)
-        progress.update(parser, parser.feed(chunk), len(chunk))
+        if chunk:
+            write_all(out_fd, chunk)
+            view.raw_bytes(chunk)
+            parser.feed(chunk)
 
 
 def write_all(fd, data):
@@ -299,60 +235,135 @@ def write_all(fd, data):
         view = view[os.write(fd, view):]
 
 
-def build_kernel(progress):
-    """`make -s kernel` in the repository, so QEMU boots the current source."""
-    p = subprocess.run(["make", "-s", "kernel"], cwd=ROOT, stdout=subprocess.PIPE,
+def build(targets, view):
+    """`make -s kernel` (and `efi`) in the repository, so QEMU boots the current source."""
+    p = subprocess.run(["make", "-s"] + targets, cwd=ROOT, stdout=subprocess.PIPE,
                        stderr=subprocess.STDOUT)
     if p.returncode != 0:
-        progress.note(p.stdout.decode("utf-8", "replace").rstrip())
-        raise CaptureError("`make kernel` failed (exit %d)" % p.returncode)
+        view.note(p.stdout.decode("utf-8", "replace").rstrip())
+        raise CaptureError("`make %s` failed (exit %d)" % (" ".join(targets), p.returncode))
 
 
-def open_source(args, progress):
-    if args.serial:
-        return SerialSource(args.serial, args.baud)
+def base_record(args, path):
+    return {"format": provenance.FORMAT, "tool_version": TOOL_VERSION, "tool_git": tool_git(),
+            "started_utc": datetime.datetime.now(datetime.timezone.utc).isoformat(
+                timespec="seconds").replace("+00:00", "Z"),
+            "log": os.path.basename(path), "host_kernel": qemu.host_kernel(),
+            "host_cpu": qemu.host_cpu(), "timeout_s": args.timeout or None,
+            "runs_wanted": args.runs, "finished": False}
+
+
+def qemu_record(settings, accel, why, kvm, argv):
+    firmware, boot = settings.effective()
+    return {"source": "qemu", "qemu_argv": argv, "cwd": ROOT, "serial_device": None,
+            "baud": None, "accel": accel, "accel_requested": settings.accel,
+            "accel_reason": why, "icount_shift": settings.icount,
+            "machine": settings.machine, "cpu_model": qemu.cpu_model(settings, accel),
+            "firmware": firmware, "boot": boot, "kernel_args": settings.args,
+            "smp": int(settings.smp), "mem": settings.mem, "qemu_extra": settings.qemu_extra,
+            "qemu_version": qemu.qemu_version(settings.qemu), "kvm_usable": kvm[0],
+            "kvm_reason": kvm[1]}
+
+
+def serial_record(args):
+    return {"source": "serial", "qemu_argv": None, "cwd": None, "serial_device": args.serial,
+            "baud": args.baud, "accel": None, "accel_requested": None, "accel_reason": None,
+            "icount_shift": None, "machine": None, "cpu_model": None, "firmware": None,
+            "boot": None, "kernel_args": None, "smp": None, "mem": None, "qemu_extra": None,
+            "qemu_version": None, "kvm_usable": None, "kvm_reason": None}
+
+
+def open_qemu(args, view):
+    """Build, choose the accelerator, lay out the image; returns (source, record part)."""
+    settings = qemu.Settings.from_options(vars(args), os.environ)
+    if settings.icount is not None and settings.accel == "auto":
+        kvm = (False, "not probed: icount needs TCG")
+        accel, why = "tcg", "auto: icount needs TCG"
+    else:
+        kvm = qemu.kvm_usable(settings.qemu)
+        accel, why = qemu.choose_accel(settings.accel, kvm)
+    if settings.accel == "auto":
+        print("capture: accelerator %s (%s)" % (accel, why), file=sys.stderr)
     if not args.no_build:
-        build_kernel(progress)
-    settings = {opt: getattr(args, opt) for opt, _, _ in QEMU_SETTINGS}
-    return QemuSource(settings, args.timeout, progress.note)
+        build(qemu.build_targets(settings), view)
+    problem = qemu.prepare_image(settings, ROOT)
+    if problem:
+        raise CaptureError(problem)
+    argv = qemu.qemu_argv(settings, accel)
+    part = qemu_record(settings, accel, why, kvm, argv)
+    view.note("+ " + shlex.join(argv))
+    return QemuSource(argv, view.note), part
+
+
+def usage(text):
+    print("ticklab capture: %s" % text, file=sys.stderr)
+    return EXIT_USAGE
 
 
 def run(args):
+    if args.timeout is None:
+        env = os.environ.get("TIMEOUT", "")
+        try:
+            args.timeout = float(env) if env else 900.0
+        except ValueError:
+            return usage("TIMEOUT=%r is not a number of seconds" % env)
+    if args.raw is None:
+        args.raw = os.environ.get("RAW", "") not in ("", "0")
     if args.runs < 1 or args.timeout < 0 or args.baud <= 0:
-        print("ticklab capture: --runs must be >= 1, --timeout >= 0, --baud > 0",
-              file=sys.stderr)
-        return EXIT_USAGE
+        return usage("--runs must be >= 1, --timeout >= 0, --baud > 0")
+    if not args.serial:
+        try:  # settings errors before anything is created
+            qemu.Settings.from_options(vars(args), os.environ)
+        except qemu.SettingsError as e:
+            return usage(str(e))
     path = args.output or default_output()
     flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | (0 if args.force else os.O_EXCL)
     try:
         out_fd = os.open(path, flags, 0o644)
     except OSError as e:
         hint = " (--force overwrites)" if isinstance(e, FileExistsError) else ""
-        print("ticklab capture: cannot create %s: %s%s" % (path, e.strerror, hint),
-              file=sys.stderr)
-        return EXIT_USAGE
-    progress = Progress(sys.stderr, args.quiet)
-    parser = records.StreamParser()
+        return usage("cannot create %s: %s%s" % (path, e.strerror, hint))
+    view = View(sys.stdout, sys.stderr, raw=args.raw, quiet=args.quiet)
+    parser = records.StreamParser(on_line=view.line)
+    record = base_record(args, path)
+    start = time.monotonic()
     try:
         try:
-            source = open_source(args, progress)
-        except CaptureError as e:
-            print("ticklab capture: %s" % e, file=sys.stderr)
+            if args.serial:
+                source, part = SerialSource(args.serial, args.baud), serial_record(args)
+            else:
+                source, part = open_qemu(args, view)
+        except (CaptureError, qemu.SettingsError) as e:
+            os.close(out_fd)
+            out_fd = None
             os.unlink(path)  # empty: nothing was captured
-            return EXIT_USAGE
-        progress.note("capture: %s -> %s" % (source.describe, path))
+            return usage(str(e))
+        record.update(part)
+        provenance.write(path, record)
+        view.note("capture: %s -> %s" % (source.describe, path))
         try:
-            why = pump(source, out_fd, parser, progress, args.runs, args.timeout)
+            why = pump(source, out_fd, parser, view, args.runs, args.timeout)
         except KeyboardInterrupt:
             why = "interrupted (Ctrl-C)"
         finally:
-            how = source.close()
+            how = source.close(why)
     finally:
-        os.close(out_fd)
-    progress.done()
+        if out_fd is not None:
+            os.close(out_fd)
     runs = parser.close()
+    view.done()
     result = records.verdict(runs)
-    print("capture: stopped: %s; %s; %d bytes in %s" % (why, how, progress.nbytes, path),
-          file=sys.stderr)
+    code = check.EXIT_CODES[result]
+    size = os.path.getsize(path)
+    record.update({"finished": True, "stopped": why, "exit_code": source.exit_code,
+                   "qemu_verdict": how if isinstance(source, QemuSource) else None,
+                   "capture_exit": code, "wall_s": round(time.monotonic() - start, 3),
+                   "log_bytes": size})
+    provenance.write(path, record)
+    if isinstance(source, QemuSource):
+        print(how, file=sys.stderr)
+    print("capture: stopped: %s; %s; %d bytes in %s (how it was made: %s)" % (
+        why, "QEMU exit %s" % source.exit_code if isinstance(source, QemuSource) else how,
+        size, path, provenance.record_path(path)), file=sys.stderr)
     check.print_text(path, runs, result)
-    return check.EXIT_CODES[result]
+    return code

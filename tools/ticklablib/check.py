@@ -8,7 +8,7 @@ import argparse
 import json
 import sys
 
-from . import EXIT_USAGE, records
+from . import EXIT_USAGE, provenance, records
 
 NAME = "check"
 HELP = "verify a serial capture: framing, CRCs, boot/end, record counts, status"
@@ -37,7 +37,8 @@ def register(subparsers):
                               epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("log", metavar="LOG", help='raw serial capture, or "-" for stdin')
     p.add_argument("--json", action="store_true",
-                   help="print one JSON object (verdict, exit code, runs, problems) instead")
+                   help="print one JSON object (verdict, exit code, how the run was started "
+                   "from LOG.capture.json, runs, problems) instead")
     p.set_defaults(func=run)
 
 
@@ -56,8 +57,11 @@ def run(args):
     result = records.verdict(runs)
     code = EXIT_CODES[result]
     if args.json:
+        capture, problem = (None, None) if args.log == "-" else provenance.load(args.log)
         json.dump({"log": name, "verdict": result, "exit_code": code,
-                   "runs": [r.summary() for r in runs]}, sys.stdout, indent=2)
+                   "how_started": provenance.how_started(capture), "capture": capture,
+                   "capture_problem": problem, "runs": [r.summary() for r in runs]},
+                  sys.stdout, indent=2)
         sys.stdout.write("\n")
     else:
         print_text(name, runs, result)

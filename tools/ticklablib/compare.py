@@ -1,43 +1,62 @@
-"""`ticklab compare LOG LOG...`: runs side by side (two PCs, or two settings), with the
-differences.
+"""`ticklab compare LOG LOG...`: what changed between runs (two settings, two PCs, a lab's
+machines), most important first.
 
-Every run with a boot record in each capture becomes one column (a capture holding two
-runs gives two). Rows are matched across runs by what names them (an experiment's row keys,
-a clocksource's name, a calibration's target/method/reference: dataset.EXPERIMENTS and
-dataset.RECORD_ROW_KEYS), and every numeric value is set side by side with its difference
-from the first run. By default only values that differ are listed, and a row present in
-one run and absent in another is a difference too. With -o, an HTML page and a CSV hold the
-same tables, and every run's figures side by side.
+Every run with a boot record in each capture is a column ([1], [2], ...; a capture holding
+several runs gives several). The answer comes in the order a reader asks: how each run was
+made and whether it is whole, then the settings (those that differ first), then the
+verdicts, then the measured values that changed beyond their noise, largest change first
+(comparemodel.py says how noise is judged), then how many differ only within noise, and
+the rows present in some runs only. With -o DIR: compare.html (the same tables, every
+run's wakeup-latency CDFs overlaid on one axis, and each run's figures side by side) and
+compare.csv.
 """
 
 import argparse
 import csv
 import os
 import sys
-from dataclasses import dataclass
 
-from . import EXIT_USAGE, check, dataset, htmlpage, records
+from . import EXIT_USAGE, check, comparemodel, dataset, htmlpage, outdir, provenance, records
+from .comparemodel import delta_text
 from .htmlpage import esc
+from .summary import aligned, verdict_lines
 
 NAME = "compare"
-HELP = "compare two or more runs side by side, with the differences"
+HELP = "compare runs: settings, verdicts, then the values that changed beyond their noise"
 
 EPILOG = """\
 exit status: the worst verdict of the captures, as `ticklab check` (0 whole and ok,
 1 some capture damaged or incomplete, 2 some run failed); 3 usage error, unreadable
-LOG, or fewer than two runs in all."""
+LOG, unwritable DIR, or fewer than two runs in all."""
 
-SKIP_TYPES = {"end", "acpi_dump", "madt_more", "verdict"}
-# What describes a run's set-up: (label, record type, key).
-SETUP = (("CPU", "cpu", "brand"), ("vendor", "cpu", "vendor"), ("family", "cpu", "family"),
-         ("model", "cpu", "model"), ("hypervisor", "cpu", "hypervisor_signature"),
-         ("invariant TSC", "cpu", "invariant_tsc"), ("kernel", "boot", "version"),
-         ("git", "boot", "git"), ("entered by", "boot", "boot"),
-         ("firmware", "boot", "firmware"), ("loader", "boot", "loader"),
+# What describes a run's set-up: (label, where, key); where is a record type or "capture".
+SETUP = (("accelerator", "capture", "accel"), ("icount shift", "capture", "icount_shift"),
+         ("machine", "capture", "machine"), ("QEMU CPU model", "capture", "cpu_model"),
+         ("CPUs (QEMU)", "capture", "smp"), ("memory", "capture", "mem"),
+         ("firmware (QEMU)", "capture", "firmware"), ("boot path", "capture", "boot"),
+         ("QEMU", "capture", "qemu_version"), ("host CPU", "capture", "host_cpu"),
+         ("serial port", "capture", "serial_device"),
          ("command line", "boot", "cmdline"), ("profile", "boot", "profile"),
-         ("hz", "boot", "hz"), ("clocksource", "clocksource_selected", "name"),
-         ("tick device", "tick", "device"), ("tick hz", "tick", "hz_actual"),
-         ("hrtimer device", "hrtimer_base", "device"), ("end status", "end", "status"))
+         ("hz", "boot", "hz"), ("kernel", "boot", "version"), ("git", "boot", "git"),
+         ("entered by", "boot", "boot"), ("firmware", "boot", "firmware"),
+         ("loader", "boot", "loader"), ("CPU", "cpu", "brand"),
+         ("hypervisor", "cpu", "hypervisor_signature"),
+         ("invariant TSC", "cpu", "invariant_tsc"),
+         ("clocksource", "clocksource_selected", "name"), ("tick device", "tick", "device"),
+         ("tick hz", "tick", "hz_actual"), ("hrtimer device", "hrtimer_base", "device"),
+         ("end status", "end", "status"))
+
+
+TEXT_CHANGES = 50    # changes listed on the terminal without --all (compare.csv has all)
+HTML_CHANGES = 300
+
+
+def per_section(values):
+    counts = {}
+    for v in values:
+        name = v.section.replace("result ", "")
+        counts[name] = counts.get(name, 0) + 1
+    return ", ".join("%s %d" % kv for kv in sorted(counts.items(), key=lambda kv: -kv[1]))
 
 
 def register(subparsers):
@@ -46,242 +65,269 @@ def register(subparsers):
     p.add_argument("logs", nargs="+", metavar="LOG", help="raw serial captures")
     p.add_argument("-o", "--output", metavar="DIR",
                    help="also write DIR/compare.html, DIR/compare.csv and the figures")
-    p.add_argument("--all", action="store_true", help="list equal values too")
+    p.add_argument("--force", action="store_true",
+                   help="replace DIR if it holds an earlier ticklab compare")
+    p.add_argument("--all", action="store_true",
+                   help="list the values within noise and the equal ones too")
     p.set_defaults(func=run)
 
 
-@dataclass
-class Row:
-    """One compared value: section (record type or experiment), the row's name, the key,
-    the value in each run (None: absent)."""
-    section: str
-    name: str
-    key: str
-    values: list
+class Run:
+    """One column: the run's data, its capture record, its label."""
 
-    @property
-    def differs(self):
-        return any(v != self.values[0] for v in self.values[1:])
+    def __init__(self, data, capture, label):
+        self.data, self.capture, self.label = data, capture, label
+        self.env = provenance.describe(capture, data.boot, data.one("cpu"),
+                                       data.one("environment"))
 
-
-def keyed_rows(data):
-    """(section, row keys, [records]) for every comparable group of the run."""
-    groups = []
-    for name, rows in data.results.items():
-        exp = dataset.EXPERIMENT_BY_NAME.get(name)
-        groups.append(("result " + name, exp.row_keys if exp else (), rows))
-    for rtype, rows in data.by_type.items():
-        if rtype not in SKIP_TYPES and rtype != "result":
-            groups.append((rtype, dataset.RECORD_ROW_KEYS.get(rtype, ()), rows))
-    return groups
-
-
-def row_names(keys, rows):
-    """Each record's name within its group: its row keys' values; the ordinal breaks ties
-    (and names rows of groups without keys)."""
-    bases = [" ".join("%s=%s" % (k, dataset.cell(rec.get(k))) for k in keys if k in rec)
-             for rec in rows]
-    total = {b: bases.count(b) for b in bases}
-    names, seen = [], {}
-    for base in bases:
-        seen[base] = seen.get(base, 0) + 1
-        names.append(base if total[base] == 1 else ("%s #%d" % (base, seen[base])).strip())
-    return names
-
-
-def numbers(datas):
-    """Every numeric value of every run, aligned: [Row], in the first run's order."""
-    table = {}
-    for col, data in enumerate(datas):
-        for section, keys, rows in keyed_rows(data):
-            for name, rec in zip(row_names(keys, rows), rows):
-                for key, value in rec.items():
-                    if key in keys:
-                        continue
-                    value = dataset.num(value)
-                    if value is None:
-                        continue
-                    row = table.setdefault((section, name, key),
-                                           Row(section, name, key, [None] * len(datas)))
-                    row.values[col] = value
-    return list(table.values())
-
-
-def setup_rows(datas):
-    rows = []
-    for text, rtype, key in SETUP:
-        values = [data.one(rtype).get(key) if rtype != "end" else
-                  (data.run.end or {}).get(key) for data in datas]
-        if any(v is not None for v in values):
-            rows.append(Row("setup", text, "", values))
-    return rows
-
-
-def delta(value, base):
-    """(difference, percent) of value against base, as text."""
-    if value is None or base is None:
-        return "", ""
-    diff = value - base
-    rel = None if base == 0 else diff / abs(base)
-    if rel is None:
-        pct = ""
-    elif rel != 0 and abs(rel) < 1e-4:  # calibrations differ in ppm, not percent
-        pct = "%+.3g ppm" % (rel * 1e6)
-    else:
-        pct = "%+.2f%%" % (100.0 * rel)
-    return ("%+g" % diff if isinstance(diff, float) else "%+d" % diff), pct
-
-
-def fmt(value):
-    if value is None:
-        return "absent"
-    if value == "":
-        return '""'
-    if isinstance(value, float):
-        return "%g" % value
-    return dataset.cell(value)
-
-
-def labels(datas):
-    """Column names: the capture's file name, with #N when it holds several runs."""
-    counts = {}
-    for d in datas:
-        counts[d.source] = counts.get(d.source, 0) + 1
-    return [d.label if counts[d.source] > 1 else d.source for d in datas]
+    def state(self):
+        run = self.data.run
+        whole = "whole" if run.whole else "NOT whole (%d problems)" % len(run.problems)
+        return "lines %d-%d, %d records, %s, ended %s" % (
+            run.first_line, run.last_line, len(run.records), whole, run.status or "(no end)")
 
 
 def load_all(paths):
-    """Every run with records from every capture. Returns ([RunData], worst verdict)."""
-    # File names label the columns, unless two captures share one: then the paths do.
+    """Every booted run of every capture. Returns ([Run], worst verdict)."""
     by_name = len({os.path.basename(p) for p in paths}) == len(paths)
-    datas, verdicts = [], []
+    found, verdicts = [], []
     for path in paths:
-        runs, found = dataset.load(path)
+        runs, datas = dataset.load(path)
+        capture, _ = provenance.load(path)
         verdicts.append(records.verdict(runs))
-        for d in found:
-            d.source = os.path.basename(path) if by_name else path
-        datas += [d for d in found if d.run.boot is not None]
+        booted = [d for d in datas if d.run.boot is not None]
+        name = os.path.basename(path) if by_name else path
+        for d in booted:
+            d.source = name
+            found.append(Run(d, capture, d.label if len(booted) > 1 else name))
     rank = {records.OK: 0, records.FAILED: 1, records.DAMAGED: 2}
-    return datas, max(verdicts, key=rank.get)
+    return found, max(verdicts, key=rank.get)
 
 
-def print_text(datas, rows, show_all):
-    names = labels(datas)
-    for i, (name, data) in enumerate(zip(names, datas), 1):
-        state = "whole" if data.run.whole else "NOT whole (%d problems)" % len(
-            data.run.problems)
-        print("[%d] %s: lines %d-%d, %d records, %s" % (i, name, data.run.first_line,
-                                                       data.run.last_line,
-                                                       len(data.run.records), state))
-    section = None
-    shown = 0
-    for row in rows:
-        if not (show_all or row.differs):
-            continue
-        if row.section != section:
-            section = row.section
-            print("\n== %s" % section)
-        shown += 1
-        head = "%s %s" % (row.name, row.key) if row.key else row.name
-        parts = [fmt(v) for v in row.values]
-        if row.key:
-            for v in row.values[1:]:
-                d, pct = delta(v, row.values[0])
-                if d:
-                    parts.append("d=%s %s" % (d, pct))
-        print("  %-44s %s" % (head.strip(), " | ".join(parts)))
-    differ = sum(r.differs for r in rows)
-    print("\ncompare: %d run(s), %d value(s) compared, %d differ%s" % (
-        len(datas), len(rows), differ, "" if show_all else " (shown; --all lists all)"))
+def setup_values(runs):
+    """[(label, [value per run], differs)], the differing ones first."""
+    rows = []
+    for text, where, key in SETUP:
+        if where == "capture":
+            values = [(r.capture or {}).get(key) for r in runs]
+        elif where == "end":
+            values = [(r.data.run.end or {}).get(key) for r in runs]
+        else:
+            values = [r.data.one(where).get(key) for r in runs]
+        if any(v is not None for v in values):
+            rows.append((text, values, any(v != values[0] for v in values[1:])))
+    return [r for r in rows if r[2]] + [r for r in rows if not r[2]]
 
 
-def write_csv(path, datas, rows):
-    names = labels(datas)
+def verdict_values(runs):
+    """[(topic label, [(choice, claim) per run], differs)]."""
+    per = [{v["topic"]: v for v in verdict_lines(r.data)} for r in runs]
+    topics = list(dict.fromkeys(t for p in per for t in p))
+    out = []
+    for topic in topics:
+        cells = [(p[topic]["choice"], p[topic]["claim"]) if topic in p else (None, "absent")
+                 for p in per]
+        label = next(p[topic]["label"] for p in per if topic in p)
+        out.append((label, cells, any(c[0] != cells[0][0] for c in cells[1:])))
+    return out
+
+
+def cell(value):
+    return "-" if value is None else dataset.cell(value)
+
+
+def short(text, width=48):
+    text = str(text)
+    return text if len(text) <= width else text[:width - 3] + "..."
+
+
+def value_rows(values, n):
+    rows = []
+    for v in values:
+        rows.append([v.section.replace("result ", ""), v.name, v.key]
+                    + [cell(x) for x in v.values]
+                    + [delta_text(v, i) for i in range(1, n)]
+                    + ["%.3g" % v.noise if v.status in ("changed", "noise") else "",
+                       "inf" if v.score == float("inf") else "%.3g" % v.score])
+    return rows
+
+
+def print_text(runs, values, show_all):
+    n = len(runs)
+    cols = ["[%d]" % i for i in range(1, n + 1)]
+    print("runs:")
+    for i, r in enumerate(runs, 1):
+        print("  [%d] %s: %s" % (i, r.label, r.state()))
+        print("      environment: %s" % r.env["headline"])
+    setup = setup_values(runs)
+    print("\nsettings (%d differ, listed first):" % sum(s[2] for s in setup))
+    for line in aligned(["", "setting"] + cols,
+                        [["*" if d else "", t] + [short(cell(v), 40) for v in vals]
+                         for t, vals, d in setup]):
+        print("  " + line)
+    verdicts = verdict_values(runs)
+    if verdicts:
+        print("\nverdicts (%d differ, * ):" % sum(v[2] for v in verdicts))
+        for line in aligned(["", "question"] + cols,
+                            [["*" if d else "", t] + [cell(c[0]) for c in cells]
+                             for t, cells, d in verdicts]):
+            print("  " + line)
+        for t, cells, d in verdicts:
+            if d:
+                for i, c in enumerate(cells, 1):
+                    print("    %s [%d]: %s" % (t, i, c[1]))
+    changed = [v for v in values if v.status == "changed"]
+    noise = [v for v in values if v.status == "noise"]
+    absent = [v for v in values if v.status == "absent"]
+    print("\nchanges beyond noise, largest first: %d of %d values" % (len(changed),
+                                                                     len(values)))
+    header = ["section", "row", "key"] + cols + ["%s-[1]" % c for c in cols[1:]] + [
+        "noise", "score"]
+    if changed:
+        shown = changed if show_all else changed[:TEXT_CHANGES]
+        for line in aligned(header, value_rows(shown, n)):
+            print("  " + line)
+        if len(shown) < len(changed):
+            print("  ... %d more (--all lists them; compare.csv with -o)"
+                  % (len(changed) - len(shown)))
+        print("\nchanged per section: " + per_section(changed))
+    print("\nwithin noise: %d value(s) differ by no more than their noise%s" % (
+        len(noise), "" if show_all else " (--all lists them)"))
+    if show_all and noise:
+        for line in aligned(header, value_rows(noise, n)):
+            print("  " + line)
+    rows_absent = list(dict.fromkeys((v.section, v.name) for v in absent))
+    print("absent: %d row(s) present in some runs only" % len(rows_absent))
+    for section, name in rows_absent[:40]:
+        have = [i + 1 for i, x in enumerate(next(v for v in absent if (v.section, v.name)
+                                                 == (section, name)).values) if x is not None]
+        print("  %s %s: only in %s" % (section.replace("result ", ""), name or "(one row)",
+                                      " ".join("[%d]" % i for i in have)))
+    if len(rows_absent) > 40:
+        print("  ... and %d more (compare.csv has them all)" % (len(rows_absent) - 40))
+    print("\ncompare: %d run(s), %d value(s) compared: %d changed beyond noise, %d within "
+          "noise, %d equal, %d in some runs only" % (
+              n, len(values), len(changed), len(noise),
+              sum(v.status == "equal" for v in values), len(absent)))
+
+
+def write_csv(path, runs, values):
+    n = len(runs)
     with open(path, "w", encoding="utf-8", newline="") as f:
         w = csv.writer(f)
-        w.writerow(["section", "row", "key"] + names + ["delta_%s" % n for n in names[1:]]
-                   + ["differs"])
-        for row in rows:
-            deltas = [delta(v, row.values[0])[0] if row.key else "" for v in row.values[1:]]
-            w.writerow([row.section, row.name, row.key] + [dataset.cell(v) for v in row.values]
-                       + deltas + [int(row.differs)])
+        w.writerow(["section", "row", "key", "kind"] + [r.label for r in runs]
+                   + ["delta_%s" % r.label for r in runs[1:]] + ["noise", "score", "status"]
+                   + (["score_%s" % r.label for r in runs[1:]] if n > 2 else []))
+        for v in values:
+            w.writerow([v.section, v.name, v.key, v.kind] + [dataset.cell(x) for x in v.values]
+                       + [delta_text(v, i) for i in range(1, n)]
+                       + ["%g" % v.noise, "%g" % v.score, v.status]
+                       + (["" if sc is None else "%g" % sc for sc in v.scores[1:]]
+                          if n > 2 else []))
 
 
-def html_table(datas, rows, show_all):
-    names = labels(datas)
-    out = ["<div class=\"scroll\"><table><tr><th>section</th><th>row</th><th>key</th>%s%s"
-           "</tr>" % ("".join("<th>[%d] %s</th>" % (i, esc(n)) for i, n in enumerate(names, 1)),
-                      "".join("<th>[%d] - [1]</th>" % i for i in range(2, len(names) + 1)))]
-    for row in rows:
-        if not (show_all or row.differs):
-            continue
-        deltas = ["%s %s" % delta(v, row.values[0]) if row.key else "" for v in row.values[1:]]
-        out.append("<tr%s><td>%s</td><td>%s</td><td>%s</td>%s%s</tr>" % (
-            " class=\"diff\"" if row.differs else "", esc(row.section), esc(row.name),
-            esc(row.key), "".join(htmlpage.td(v) if v is not None else
-                                  "<td class=\"warn\">absent</td>" for v in row.values),
-            "".join("<td class=\"num\">%s</td>" % esc(d) for d in deltas)))
-    out.append("</table></div>")
-    return "".join(out)
+def html_values(values, n, header):
+    return htmlpage.plain_table(header, value_rows(values, n),
+                                numeric=set(range(3, 3 + 2 * n + 1)))
 
 
-def write_html(outdir, datas, setup, rows, show_all):
-    from . import plots  # matplotlib only when figures are wanted
-    names = labels(datas)
-    body = ["<h1>ticklab compare: %d runs</h1>" % len(datas), "<ol>"]
-    for name, data in zip(names, datas):
-        body.append("<li>%s: lines %d-%d, %d records, %s</li>" % (
-            esc(name), data.run.first_line, data.run.last_line, len(data.run.records),
-            htmlpage.state("whole" if data.run.whole else "NOT whole: %d problem(s)"
-                           % len(data.run.problems), data.run.whole)))
-    body.append("</ol><h2>Set-up</h2>")
-    body.append(html_table(datas, setup, True))
-    differ = sum(r.differs for r in rows)
-    body.append("<h2>Measurements</h2><p>%d values compared, %d differ%s. Differences are "
-                "against run [1].</p>" % (len(rows), differ,
-                                          "" if show_all else " (only those are listed)"))
-    body.append(html_table(datas, rows, show_all))
-    body.append("<h2>Figures side by side</h2>")
+def write_html(folder, runs, values, show_all):
+    from . import plots, plots_latency  # matplotlib only when figures are wanted
+    n = len(runs)
+    cols = ["[%d]" % i for i in range(1, n + 1)]
+    body = ["<h1>ticklab compare: %d runs</h1>" % n, "<ol>"]
+    for r in runs:
+        body.append("<li><b>%s</b>: %s<br><span class=\"env\">%s</span><br>"
+                    "<span class=\"note\">%s</span></li>" % (
+                        esc(r.label), esc(r.state()), esc(r.env["headline"]),
+                        esc(r.env["how_started"])))
+    body.append("</ol><h2 id=\"settings\">Settings</h2>")
+    body.append(htmlpage.plain_table(["", "setting"] + cols, [
+        ["*" if d else "", t] + [cell(v) for v in vals] for t, vals, d in setup_values(runs)]))
+    body.append("<h2 id=\"verdicts\">Verdicts</h2>")
+    body.append(htmlpage.plain_table(["", "question"] + cols, [
+        ["*" if d else "", t] + ["%s: %s" % (cell(c[0]), c[1]) for c in cells]
+        for t, cells, d in verdict_values(runs)]))
+    header = ["section", "row", "key"] + cols + ["%s-[1]" % c for c in cols[1:]] + [
+        "noise", "score"]
+    changed = [v for v in values if v.status == "changed"]
+    noise = [v for v in values if v.status == "noise"]
+    body.append("<h2 id=\"changes\">Changes beyond noise (%d of %d values), largest first"
+                "</h2>" % (len(changed), len(values)))
+    body.append("<p class=\"note\">A value's noise: twice its clock's resolution, its stated "
+                "uncertainty, the spread between runs of one set-up, twice its last digit, or "
+                "2 for a count (none for a count of trouble); the score is |difference| / "
+                "noise.</p>")
+    body.append("<p>Changed per section: %s.</p>" % esc(per_section(changed) or "none"))
+    body.append(html_values(changed[:HTML_CHANGES], n, header))
+    if len(changed) > HTML_CHANGES:
+        body.append("<p class=\"note\">... and %d more in compare.csv.</p>"
+                    % (len(changed) - HTML_CHANGES))
+    body.append("<h2 id=\"noise\">Within noise (%d values)</h2>" % len(noise))
+    body.append(html_values(noise, n, header) if show_all else
+                "<p class=\"note\">Listed with --all, and in compare.csv.</p>")
     drawn = []
-    for i, data in enumerate(datas, 1):
-        got, _ = plots.render(data, os.path.join(outdir, "plots", "run%d" % i))
-        drawn.append({p.name: p for p in got})
-    for name, title, _ in plots.FIGURES:
-        if not any(name in d for d in drawn):
-            continue
+    overlay_dir = os.path.join(folder, "plots", "overlay")
+    os.makedirs(overlay_dir, exist_ok=True)
+    try:
+        made = plots_latency.cdf_overlay([r.data for r in runs], [r.label for r in runs],
+                                         plots.Options())
+    except plots.Absent:
+        made = []
+    for d in made:
+        png = os.path.join(overlay_dir, d.name + ".png")
+        d.fig.savefig(png, format="png", metadata={"Software": None})
+        drawn.append(plots.Plot(d.name, d.title, d.caption + " " + d.clock + ".", png, png))
+    body.append("<h2 id=\"overlay\">Every run on one axis</h2>")
+    body += [htmlpage.figure(p, "plots/overlay/", "overlay-") for p in drawn] or [
+        "<p class=\"note\">No run has wakeup-latency rows.</p>"]
+    body.append("<h2 id=\"figures\">Each run's figures side by side</h2>")
+    per_run = []
+    for i, r in enumerate(runs, 1):
+        got, _ = plots.render(r.data, os.path.join(folder, "plots", "run%d" % i))
+        per_run.append({p.name: p for p in got})
+    names = list(dict.fromkeys(name for d in per_run for name in d))
+    for name in names:
+        title = next(d[name].title for d in per_run if name in d)
         body.append("<h3>%s</h3><div class=\"scroll\"><table><tr>" % esc(title))
-        for i, d in enumerate(drawn, 1):
-            cellhtml = (htmlpage.figure(d[name], "plots/run%d/" % i, "run%d-" % i) if name in d
-                        else "<p class=\"warn\">absent in this run</p>")
+        for i, d in enumerate(per_run, 1):
+            html = (htmlpage.figure(d[name], "plots/run%d/" % i, "run%d-" % i) if name in d
+                    else "<p class=\"warn\">absent in this run</p>")
             body.append("<td style=\"min-width:420px\"><b>[%d] %s</b>%s</td>"
-                        % (i, esc(names[i - 1]), cellhtml))
+                        % (i, esc(runs[i - 1].label), html))
         body.append("</tr></table></div>")
-    with open(os.path.join(outdir, "compare.html"), "w", encoding="utf-8") as f:
+    with open(os.path.join(folder, "compare.html"), "w", encoding="utf-8") as f:
         f.write(htmlpage.page("ticklab compare", body))
 
 
 def run(args):
     try:
-        datas, worst = load_all(args.logs)
+        runs, worst = load_all(args.logs)
     except OSError as e:
         print("ticklab compare: cannot read %s: %s" % (e.filename, e.strerror or e),
               file=sys.stderr)
         return EXIT_USAGE
-    if len(datas) < 2:
+    if len(runs) < 2:
         print("ticklab compare: need at least two runs with a boot record; found %d"
-              % len(datas), file=sys.stderr)
+              % len(runs), file=sys.stderr)
         return EXIT_USAGE
-    setup = setup_rows(datas)
-    rows = numbers(datas)
-    print_text(datas, setup + rows, args.all)
     if args.output:
         try:
-            os.makedirs(args.output, exist_ok=True)
-            write_csv(os.path.join(args.output, "compare.csv"), datas, setup + rows)
-            write_html(args.output, datas, setup, rows, args.all)
-        except OSError as e:
-            print("ticklab compare: cannot write to %s: %s" % (args.output, e),
-                  file=sys.stderr)
+            outdir.check(args.output, args.force)
+        except outdir.OutdirError as e:
+            print("ticklab compare: %s" % e, file=sys.stderr)
             return EXIT_USAGE
-        print("compare: %s" % os.path.join(args.output, "compare.html"))
+    values = comparemodel.collect([r.data for r in runs])
+    signatures = [comparemodel.setup_signature(r.data, r.capture) for r in runs]
+    values = comparemodel.ranked(comparemodel.judge(values, signatures))
+    print_text(runs, values, args.all)
+    if args.output:
+        try:
+            with outdir.Fresh(args.output, args.force) as tmp:
+                write_csv(os.path.join(tmp, "compare.csv"), runs, values)
+                write_html(tmp, runs, values, args.all)
+        except (outdir.OutdirError, OSError) as e:
+            print("ticklab compare: cannot write %s: %s" % (args.output, e), file=sys.stderr)
+            return EXIT_USAGE
+        print(os.path.join(os.path.abspath(args.output), "compare.html"))
     return check.EXIT_CODES[worst]

@@ -16,14 +16,19 @@ body { font: 14px/1.45 system-ui, sans-serif; margin: 1.5em auto; max-width: 120
 h1 { font-size: 1.5em; } h2 { border-bottom: 1px solid #ccc; margin-top: 2em; }
 table { border-collapse: collapse; margin: .6em 0; font-size: 12px; }
 td, th { border: 1px solid #ccc; padding: 2px 6px; text-align: left; vertical-align: top; }
-th { background: #f2f2f2; } td.num { text-align: right; font-variant-numeric: tabular-nums; }
-.scroll { overflow-x: auto; }
+th { background: #f2f2f2; white-space: nowrap; }
+td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+.scroll { overflow-x: auto; max-width: 100%; }
 .ok { color: #176117; font-weight: bold; } .bad { color: #a40000; font-weight: bold; }
 .warn { color: #8a5a00; font-weight: bold; }
 figure { margin: 1em 0; } figure img { max-width: 100%; border: 1px solid #ddd; }
 figcaption { font-size: 12px; color: #444; max-width: 800px; }
 .note { color: #555; font-size: 12px; } code { font-size: 12px; }
-tr.diff td { background: #fff4d6; }
+tr.diff td { background: #fff4d6; } tr.partial td { background: #fff0f0; }
+.summary { border: 2px solid #888; padding: .2em 1em 1em; margin: 1em 0; background: #fafafa; }
+.summary h2 { margin-top: 1em; font-size: 1.15em; }
+.env { font-size: 1.15em; font-weight: bold; }
+details { margin: 1em 0; } summary { cursor: pointer; font-weight: bold; font-size: 1.2em; }
 """
 
 LONG_LIST = 8  # lists longer than this are summarised in tables; the CSV has them whole
@@ -54,40 +59,62 @@ def td(value):
     return "<td%s>%s</td>" % (' class="num"' if numeric else "", esc(short(value)))
 
 
-def table(rows, keys=None, drop=("type",), line_column=True):
-    """One row per record; columns: the union of keys (minus `drop`), plus the capture line
-    of each record when it has one."""
+def table(rows, keys=None, drop=("type",), row_class=None, extra=None):
+    """One row per record; columns: the union of keys (minus `drop`), then `extra`
+    (header, function of the row giving HTML-safe text). Each row's capture line is its
+    tooltip, not a column. Wide tables scroll inside their box."""
     rows = list(rows)
     if not rows:
         return "<p class=\"note\">(none)</p>"
     keys = [k for k in (keys or columns(rows)) if k not in drop]
-    with_line = line_column and all(hasattr(r, "line") for r in rows)
-    head = (["line"] if with_line else []) + keys
-    out = ["<div class=\"scroll\"><table><tr>%s</tr>" % "".join("<th>%s</th>" % esc(k)
-                                                               for k in head)]
+    extra = extra or []
+    head = "".join("<th>%s</th>" % esc(k) for k in keys) + "".join(
+        "<th>%s</th>" % esc(h) for h, _ in extra)
+    out = ["<div class=\"scroll\"><table><tr>%s</tr>" % head]
     for row in rows:
-        cells = ([td(row.line)] if with_line else []) + [td(row.get(k)) for k in keys]
-        out.append("<tr>%s</tr>" % "".join(cells))
+        line = getattr(row, "line", None)
+        attrs = (" title=\"capture line %d\"" % line if line else "") + (
+            " class=\"%s\"" % row_class if row_class else "")
+        cells = [td(row.get(k)) for k in keys] + ["<td>%s</td>" % f(row) for _, f in extra]
+        out.append("<tr%s>%s</tr>" % (attrs, "".join(cells)))
     out.append("</table></div>")
     return "".join(out)
+
+
+def plain_table(header, rows, numeric=()):
+    """A table of already-formatted text cells; `numeric`: column indexes right-aligned."""
+    out = ["<div class=\"scroll\"><table><tr>%s</tr>" % "".join(
+        "<th>%s</th>" % esc(h) for h in header)]
+    for row in rows:
+        out.append("<tr>%s</tr>" % "".join(
+            "<td%s>%s</td>" % (' class="num"' if i in numeric else "", esc(c))
+            for i, c in enumerate(row)))
+    out.append("</table></div>")
+    return "".join(out)
+
+
+def details(summary_html, body, open_=False, id_=None):
+    return "<details%s%s><summary>%s</summary>%s</details>" % (
+        " id=\"%s\"" % esc(id_) if id_ else "", " open" if open_ else "", summary_html,
+        "".join(body))
 
 
 def key_values(obj, drop=("type",)):
     """A two-column table of one record's keys; nested objects become nested tables."""
     if not obj:
         return "<p class=\"note\">(none)</p>"
-    out = ["<table>"]
+    out = ["<div class=\"scroll\"><table>"]
     for key, value in obj.items():
         if key in drop:
             continue
         if isinstance(value, dict) and value:
             shown = key_values(value, drop=())
         elif isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
-            shown = table(value, drop=(), line_column=False)
+            shown = table(value, drop=())
         else:
             shown = esc(short(value))
         out.append("<tr><th>%s</th><td>%s</td></tr>" % (esc(key), shown))
-    out.append("</table>")
+    out.append("</table></div>")
     return "".join(out)
 
 

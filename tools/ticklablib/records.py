@@ -33,20 +33,36 @@ MISSING_END = "missing-end"    # stream ended, or a new boot came, before the ru
 COUNT_MISMATCH = "count-mismatch"  # end.records != record lines that arrived
 AFTER_END = "after-end"        # records after an end record and before the next boot
 BAD_STATUS = "bad-status"      # end.status is neither "ok" nor "failed"
+MIXED_RUNS = "mixed-runs"      # a once-per-boot record came twice: two boots interleaved
 DAMAGE_KINDS = frozenset({BAD_CRC, BAD_JSON, NO_TYPE})
 
 END_STATUSES = ("ok", "failed")
 
+# Record types the kernel sends once per boot (docs/report-format.md). A second one in the
+# same run means the lines of two boots are interleaved in the capture (two QEMUs writing
+# one file): the run's figures would mix two machines, so the run is not whole.
+ONCE_PER_BOOT = frozenset({"cpu", "memory", "console", "paging", "acpi_summary", "plan",
+                           "environment", "irq_stats"})
+
 # Stream verdicts, in increasing order of trust: see `verdict`.
 DAMAGED, FAILED, OK = "damaged", "failed", "ok"
 
+# The longest JSON a record line may carry. The kernel's own limit is 2048 bytes (an `error`
+# record with what=record_too_long replaces a longer one); four times that leaves room while
+# bounding the work on a hostile line: only markers this close to the line end are tried.
+MAX_RECORD_BYTES = 8192
+
 # A record frame after the marker: the CRC field, one space, the JSON (to the line end).
 _FRAME = re.compile(rb"([0-9a-f]{8}) (.*)\Z", re.S)
+# Where a frame may start: the marker, eight lowercase hex digits and a space.
+_FRAME_START = re.compile(rb"TLR [0-9a-f]{8} ")
 # Lines with no intact marker that still look like a record: "TLR" not followed by a word
 # character (marker's space damaged), or "<crc> {" (marker's letters damaged). Without this
 # a flipped bit in the marker would turn a record into "text" and only the end count would
 # notice, at the wrong line. Human text and firmware noise do not contain either pattern.
 _SUSPECT = re.compile(rb"TLR(?![A-Za-z0-9_])|[0-9a-f]{8} \{")
+# A line end: "\n" with any "\r" before it, or a run of "\r" alone (a CR-only capture).
+_EOL = re.compile(rb"\r*\n|\r+")
 
 
 @dataclass(frozen=True)
@@ -87,6 +103,7 @@ class Run:
     damaged   record lines in this run (before its end) that could not be used; they count
               toward the end record's `records`, so damage is not reported twice as loss
     after_end verified records after the end record with no boot before them
+    mixed     a record sent once per boot came twice (see mixed-runs)
     """
     records: list = field(default_factory=list)
     boot: Record = None
@@ -96,6 +113,7 @@ class Run:
     last_line: int = 0
     damaged: int = 0
     after_end: list = field(default_factory=list)
+    mixed: bool = False
 
     @property
     def whole(self):
@@ -174,56 +192,106 @@ def _decode(frame, lineno):
 
 
 def scan_line(line, lineno):
-    """Find the record in one capture line. Returns (Record or None, damage Problems).
+    """Find the record in one capture line. Returns (Record or None, Problem or None,
+    damaged), where `damaged` is how many record lines the line holds that could not be
+    used (they count toward the end record's `records`, so damage is not reported again
+    as loss).
 
-    The record may start anywhere in the line (firmware noise before it). Each "TLR " is
-    tried in turn until one verifies; a marker that fails before a verified one is a record
-    whose line end was lost, so it is reported too. A line whose markers all fail yields one
-    problem. A line with no marker that still looks like a record is reported as damaged.
+    The record may start anywhere in the line (firmware noise before it). Each marker is a
+    record the kernel began; the first frame whose bytes verify is the line's record, and
+    every marker before it was a record whose line end was lost. Only frames within
+    MAX_RECORD_BYTES of the line end are checksummed, so a line of any length costs time
+    linear in its length. A line yields at most one problem, however many markers it holds.
     """
     line = line.rstrip(b"\r")
-    failed = []
-    start = line.find(MARKER)
-    while start >= 0:
+    window = len(line) - len(MARKER) - 9 - MAX_RECORD_BYTES
+    first = None
+    for m in _FRAME_START.finditer(line):
+        start = m.start()
+        if start < window:
+            first = first or Problem(lineno, BAD_JSON, "record frame longer than %d bytes: "
+                                     "not a record (its line end was lost?)" % MAX_RECORD_BYTES)
+            continue
         result, crc_ok = _decode(line[start + len(MARKER):], lineno)
         if isinstance(result, Record):
-            return result, failed
+            before = line.count(MARKER, 0, start)
+            return result, _one_problem(first, before, lineno), before
+        first = first or result
         if crc_ok:  # the kernel really sent this; nothing after it is another record
-            return None, failed + [result]
-        failed.append(result)
-        start = line.find(MARKER, start + 1)
-    if failed:
-        return None, failed[:1]
+            before = line.count(MARKER, 0, start) + 1
+            return None, _one_problem(first, before, lineno), before
+    markers = line.count(MARKER)
+    if markers:
+        return None, _one_problem(first, markers, lineno), markers
     if _SUSPECT.search(line):
-        return None, [Problem(lineno, BAD_JSON, "damaged record marker: looks like a record "
-                              "line but has no intact 'TLR <crc> ' frame")]
-    return None, []
+        return None, Problem(lineno, BAD_JSON, "damaged record marker: looks like a record "
+                             "line but has no intact 'TLR <crc> ' frame"), 1
+    return None, None, 0
+
+
+def _one_problem(first, damaged, lineno):
+    """The line's one problem: the first frame's failure, or a malformed marker, with how
+    many more damaged markers the line held."""
+    if damaged == 0:
+        return None
+    if first is None:
+        first = Problem(lineno, BAD_JSON, "malformed record frame: 'TLR ' is not followed by "
+                        "8 lowercase hex digits and a space")
+    if damaged == 1:
+        return first
+    return Problem(lineno, first.kind, "%s (the line holds %d damaged record markers)"
+                   % (first.message, damaged))
 
 
 class StreamParser:
     """Incremental parser: feed() capture bytes as they arrive, close() at the end.
 
     For live captures (progress, early stop on an end record); `parse_stream` is the
-    one-shot form. Lines are split on "\\n" only; "\\r" is noise wherever it appears.
+    one-shot form. A line ends at "\n" (with any "\r" before it, so CRLF counts once, as an
+    editor counts it) or at a run of "\r" alone, so a CR-only capture reads line by line;
+    "\r" at the start of a line is noise, not an empty line.
+
+    on_line, when given, is called for every line with (lineno, line bytes, Record or None,
+    Problem or None): the capture's terminal view shows the kernel's text from it.
     """
 
-    def __init__(self):
+    def __init__(self, on_line=None):
         self.runs = []       # every Run so far; the last one may still be open
         self.lineno = 0      # capture lines consumed
         self._run = None     # the run new lines belong to
-        self._partial = b""  # bytes after the last "\n"
+        self._buf = bytearray()  # bytes after the last line end
+        self._scan = 0       # where in _buf the search for a line end resumes
+        self.on_line = on_line
 
     def feed(self, data):
         """Consume bytes; return the Records verified in the complete lines among them."""
-        lines = (self._partial + bytes(data)).split(b"\n")
-        self._partial = lines.pop()
-        return [r for r in map(self._line, lines) if r is not None]
+        self._buf += data
+        found, pos = [], 0
+        while True:
+            m = _EOL.search(self._buf, self._scan)
+            if m is None:
+                self._scan = len(self._buf)
+                break
+            if m.end() == len(self._buf) and self._buf[-1:] == b"\r":
+                self._scan = m.start()  # a "\n" may follow in the next bytes
+                break
+            line = bytes(self._buf[pos:m.start()])
+            self._scan = pos = m.end()
+            if line or m.group().endswith(b"\n"):
+                rec = self._line(line)
+                if rec is not None:
+                    found.append(rec)
+        if pos:
+            del self._buf[:pos]
+            self._scan -= pos
+        return found
 
     def close(self):
         """Consume the final unterminated line, finish the open run, return all runs."""
-        if self._partial:
-            self._line(self._partial)
-            self._partial = b""
+        rest = bytes(self._buf).rstrip(b"\r")
+        self._buf, self._scan = bytearray(), 0
+        if rest:
+            self._line(rest)
         if self._run is not None:
             self._finish(self._run, None)
             self._run = None
@@ -231,15 +299,17 @@ class StreamParser:
 
     def _line(self, line):
         self.lineno += 1
-        record, damage = scan_line(line, self.lineno)
-        for problem in damage:
+        record, problem, damaged = scan_line(line, self.lineno)
+        if problem is not None:
             run = self._run if self._run is not None else self._open(problem.line)
             run.problems.append(problem)
             run.last_line = problem.line
             if run.end is None:
-                run.damaged += 1
+                run.damaged += damaged
         if record is not None:
             self._record(record)
+        if self.on_line is not None:
+            self.on_line(self.lineno, line, record, problem)
         return record
 
     def _open(self, line):
@@ -262,6 +332,14 @@ class StreamParser:
         if run.boot is None and not run.records:
             run.problems.append(Problem(rec.line, MISSING_BOOT, "%s record with no boot "
                                         "record before it" % rec.type))
+        if rec.type in ONCE_PER_BOOT and not run.mixed:
+            earlier = next((r for r in run.records if r.type == rec.type), None)
+            if earlier is not None:
+                run.mixed = True
+                run.problems.append(Problem(rec.line, MIXED_RUNS, "a second %s record (the "
+                                            "first at line %d): the lines of two boots are "
+                                            "interleaved here, so this run's figures mix "
+                                            "them" % (rec.type, earlier.line)))
         run.records.append(rec)
         if rec.type == "end":
             run.end = rec

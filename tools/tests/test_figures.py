@@ -1,0 +1,118 @@
+"""The figures' faults of issue 19, each checked on the axes themselves, drawn from the
+real icount and plain-emulation captures (fixtures/) without writing files."""
+import gzip
+import os
+
+import pytest
+
+from ticklablib import dataset, plots, plots_exp, plots_latency, records
+
+FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures")
+
+
+def run_of(name):
+    with gzip.open(os.path.join(FIXTURES, name), "rb") as f:
+        runs = records.parse_stream(f.read())
+    return dataset.group(runs[0], 1, name)
+
+
+@pytest.fixture(scope="module")
+def icount():
+    return run_of("icount0-quick.log.gz")
+
+
+@pytest.fixture(scope="module")
+def tcg():
+    return run_of("tcg-quick.log.gz")
+
+
+def drawn(fn, data, name=None):
+    made = fn(data, plots.Options())
+    return next(d for d in made if name is None or d.name == name)
+
+
+def row(data, exp, **keys):
+    return next(r for r in data.results[exp] if all(r.get(k) == v for k, v in keys.items()))
+
+
+def test_latency_histogram_axis_fitted_to_the_data(icount):
+    """At 19bd55f the x axis ran 10 ns to 16 ms for data under 2 us, log2 buckets on it."""
+    d = drawn(plots_latency.wakeup_latency, icount, "wakeup_latency_lapic")
+    irq = d.fig.axes[0]
+    assert irq.get_title() == "path irq" and irq.get_xscale() == "linear"
+    lo, hi = irq.get_xlim()
+    hlt, poll = row(icount, "wakeup-latency", device="lapic", path="irq", wait="hlt"), \
+        row(icount, "wakeup-latency", device="lapic", path="irq", wait="poll")
+    assert 160 <= lo < hlt["min_ns"] and poll["max_ns"] < hi <= 290
+    bars = [p for p in irq.patches]
+    assert min(b.get_x() for b in bars) == hlt["min_ns"]  # clipped to the measured min
+    lines = {round(x) for line in irq.get_lines() for x in line.get_xdata()}
+    marks = {round(r[k]) for r in (hlt, poll) for k in ("p50_ns", "p99_ns", "max_ns")}
+    assert len(marks) >= 4 and marks <= lines  # p50/p99/max marked for both waits
+    assert "clock: time_ns() on hpet, resolution 10 ns" in d.clock
+
+
+def test_cdf_per_device_with_markers(icount):
+    d = drawn(plots_latency.wakeup_cdf, icount, "wakeup_cdf_pit")
+    hlt = d.fig.axes[0]
+    labels = [line.get_label() for line in hlt.get_lines() if not line.get_label()
+              .startswith("_")]
+    irq = row(icount, "wakeup-latency", device="pit", path="irq", wait="hlt")
+    assert len(labels) == 4 and labels[0] == "irq: p50 %d ns, p99 %d ns, max %d ns" % (
+        irq["p50_ns"], irq["p99_ns"], irq["max_ns"])
+    curve = hlt.get_lines()[0]
+    assert curve.get_ydata()[0] == 0 and curve.get_ydata()[-1] == 1
+    assert irq["p50_ns"] in list(curve.get_xdata())  # the kernel's p50 is on the curve
+
+
+def test_cdf_goes_log_for_a_long_tail(tcg):
+    d = drawn(plots_latency.wakeup_cdf, tcg, "wakeup_cdf_hpet")
+    assert d.fig.axes[0].get_xscale() == "log"
+    assert "before the deadline" in d.caption  # hpet hrtimer_irq min -98442 ns
+
+
+def test_sleep_error_shows_early_wake_ups(icount):
+    """At 19bd55f negative errors could not sit on the log axis and were left out."""
+    d = drawn(plots_exp.sleep_error, icount)
+    tick = next(ax for ax in d.fig.axes if ax.get_title() == "mode tick")
+    assert tick.get_yscale() == "symlog" and tick.get_ylim()[0] < -100000
+    early = row(icount, "sleep-accuracy", mode="tick", tick_ns=1000000, request_ns=100000000)
+    assert early["mean_err_ns"] < 0
+    ys = [y for line in tick.get_lines() for y in line.get_ydata()]
+    assert early["mean_err_ns"] in ys
+    assert "woke early at least once" in d.caption
+
+
+def test_calibration_chosen_is_visible(icount):
+    """The chosen method's bar had zero height."""
+    d = drawn(plots_exp.calibration, icount)
+    ax = d.fig.axes[0]
+    chosen = [t for t in ax.texts if t.get_text() == "chosen"]
+    assert len(chosen) == 2  # tsc and lapic
+    markers = [line.get_marker() for line in ax.get_lines()]
+    assert markers.count("D") == 2
+
+
+def test_period_compare_whole_periods_and_own_scales(icount):
+    d = drawn(plots_exp.period_compare, icount)
+    assert [ax.get_title() for ax in d.fig.axes] == ["timer hrtimer", "timer jiffies"]
+    for ax in d.fig.axes:
+        assert ax.get_yscale() == "linear"
+        ticks = [t for t in ax.get_xticks() if 1 <= t <= 4]
+        assert ticks and all(float(t).is_integer() for t in ticks)
+
+
+def test_periodic_jitter_axis_fitted_and_stddev_shown(icount):
+    d = drawn(plots_exp.periodic_jitter, icount)
+    titles = [ax.get_title() for ax in d.fig.axes]
+    assert titles[-1] == "interval stddev per timer"
+    assert "no grid (the device's 10 ns cycle)" in titles
+    fine = d.fig.axes[titles.index("no grid (the device's 10 ns cycle)")]
+    lo, hi = fine.get_xlim()
+    assert -3000 <= lo and hi <= 3000  # not the whole +-20 us
+
+
+def test_tick_overhead_names_the_tsc(icount):
+    d = drawn(plots_exp.tick_overhead, icount)
+    assert d.fig.axes[1].get_ylabel() == "TSC cycles per tick interrupt (median)"
+    assert d.clock.startswith("clock: TSC at ")

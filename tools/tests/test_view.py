@@ -1,0 +1,91 @@
+"""The capture's terminal view: the kernel's text shown, records hidden, a status line with
+experiment k of N and the time left from the plan record."""
+import io
+
+from streams import record
+from ticklablib import records, view
+
+
+class Stream(io.StringIO):
+    def __init__(self, tty=False):
+        super().__init__()
+        self._tty = tty
+
+    def isatty(self):
+        return self._tty
+
+
+def feed(lines, tty=False):
+    out, err = Stream(), Stream(tty)
+    v = view.View(out, err)
+    parser = records.StreamParser(on_line=v.line)
+    parser.feed(b"\n".join(lines) + b"\n")
+    parser.close()
+    v.done()
+    return v, out.getvalue(), err.getvalue()
+
+
+def plan_rec(**expected):
+    return record({"type": "plan", "experiments": [
+        {"exp": name, "budget_ns": 10 * 10 ** 9, **({"expected_ns": ns} if ns else {})}
+        for name, ns in expected.items()]})
+
+
+def test_text_shown_records_hidden_escapes_removed():
+    v, out, err = feed([b"\x1b[2J\x1b[01;01Hticklab 0.1.0", record({"type": "boot"}),
+                        b"  table   1   2", b"\x00\x07bell"])
+    assert out == "ticklab 0.1.0\n  table   1   2\nbell\n"
+    assert "TLR" not in out and v.records == 1
+
+
+def test_status_without_plan_is_k_of_unknown():
+    _, _, err = feed([record({"type": "boot"}), record({"type": "exp_start", "exp": "a"}),
+                      record({"type": "exp_end", "exp": "a", "duration_ns": 5}),
+                      record({"type": "exp_start", "exp": "b"})])
+    assert "capture: experiment 1 of ?: a | " in err
+    assert "capture: experiment 2 of ?: b | " in err and "left" not in err
+
+
+def test_status_with_plan_counts_and_estimates():
+    _, _, err = feed([record({"type": "boot"}), plan_rec(a=2 * 10 ** 9, b=None, c=3 * 10 ** 9),
+                      record({"type": "exp_start", "exp": "a"})])
+    line = [x for x in err.splitlines() if "experiment 1 of 3: a" in x][0]
+    assert "at most 15 s left" in line  # b has only a budget: an upper bound
+    _, _, err = feed([record({"type": "boot"}), plan_rec(a=2 * 10 ** 9, c=3 * 10 ** 9),
+                      record({"type": "exp_start", "exp": "a"})])
+    assert "about 5.0 s left" in err
+
+
+def test_estimate_learns_the_wall_rate():
+    plan = view.Plan()
+    plan.record(records.Record({"type": "plan", "experiments": [
+        {"exp": "a", "expected_ns": 10 ** 10}, {"exp": "b", "expected_ns": 10 ** 10}]}, 1), 0)
+    plan.record(records.Record({"type": "exp_start", "exp": "a"}, 2), 100.0)
+    plan.record(records.Record({"type": "exp_end", "exp": "a", "duration_ns": 10 ** 10}, 3),
+                101.0)  # 10 s of machine time in 1 s of wall time (icount)
+    plan.record(records.Record({"type": "exp_start", "exp": "b"}, 4), 101.0)
+    left, upper = plan.seconds_left(101.5)
+    assert not upper and abs(left - 0.5) < 1e-6 and plan.position() == (2, 2)
+
+
+def test_damage_is_noted_and_counted():
+    bad = bytearray(record({"type": "sample", "i": 1}))
+    bad[-3] ^= 1
+    v, out, err = feed([record({"type": "boot"}), bytes(bad)])
+    assert "capture: line 2: bad-crc: " in err and v.damaged == 1 and out == ""
+
+
+def test_terminal_status_line_is_rewritten_in_place():
+    _, out, err = feed([record({"type": "boot"}), b"text", record({"type": "end"})], tty=True)
+    assert out == "text\n"
+    assert "\r\x1b[K" in err and err.endswith("\n")
+    assert err.rstrip("\n").split("\r\x1b[K")[-1].startswith("end (status None) | ")
+
+
+def test_quiet_shows_nothing():
+    out, err = Stream(), Stream()
+    v = view.View(out, err, quiet=True)
+    parser = records.StreamParser(on_line=v.line)
+    parser.feed(record({"type": "boot"}) + b"\nhello\n")
+    v.done()
+    assert out.getvalue() == "" and err.getvalue() == ""

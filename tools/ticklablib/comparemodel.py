@@ -1,0 +1,251 @@
+"""What changed between runs: every value matched by what names it, then judged against
+its own noise, so that a one-tick difference is not a change and the real changes rank
+first.
+
+A value's noise is the largest of
+  - twice the resolution of the clock that measured it (the row's own `resolution_ns`,
+    else the smallest step of its clock: `time_ns` -> the selected clocksource, `tsc` ->
+    the TSC), in both runs: two reads of a 10 ns clock can differ by 20 ns for nothing;
+  - its stated uncertainty where the record gives one (a calibration's uncertainty_ppb);
+  - the run-to-run spread, when the two runs are of different set-ups and either set-up
+    was run more than once among the runs compared (same command line, CPU, accelerator,
+    icount, machine, CPU count, kernel): the range of the value across those repeats. Two
+    repeats of one set-up are compared against the other bounds only, so that a mode meant
+    to be repeatable (icount) shows every difference between its runs;
+  - for a count, its Poisson spread, 2 * sqrt(count); a count of trouble (lost, stale,
+    early, gaps, errors, overruns, retries, rescued events, backward steps) has none: any
+    change of it is a change.
+  - where nothing else is known, twice the last digit the value was written with (an
+    integer: 2; 0.3927: 0.0002).
+A value changed when |difference| > noise (its score, |difference| / noise, is above 1).
+Changes rank by their size against the value (`magnitude`: a 455-fold step before a
+15 ppm drift); counts are compared as counts (+3), never as rates or percentages.
+"""
+
+import math
+from dataclasses import dataclass, field
+
+from . import dataset
+from .dataset import num
+
+SKIP_TYPES = {"end", "acpi_dump", "madt_more", "verdict", "exp_start", "plan"}
+TROUBLE = {"lost", "stale", "early", "gaps", "errors", "overruns", "retries", "hrtimer_rescued",
+           "backward_steps", "backup_wakes", "lapic_errors", "lapic_spurious", "search_etime",
+           "pic_spurious7", "pic_spurious15", "pic_unexpected", "out_of_order", "hangs",
+           "storms", "not_reported", "rearm_retries"}
+COUNTS = {"samples", "runs", "n", "ticks", "counted", "records", "reads", "iterations",
+          "interrupts", "fired", "timers", "entries", "map_entries", "split_ticks",
+          "split_samples", "windows", "rounds", "mono_reads", "jiffies_start", "jiffies_end",
+          "jiffies", "attempts", "parts", "tables", "tables_ok", "tables_rejected",
+          "jitter_intervals", "jitter_timers", "nohz_stops", "idle_skipped", "wraps",
+          "events", "capacity", "reprograms", "expected_ticks", "smi_count", "smi_delta",
+          "fire_check_attempts", "cpus_disabled", "unknown_entries", "short_entries", "dropped",
+          "interval_ticks", "tick_interrupts", "jiffies_advanced"}
+
+
+def kind_of(key):
+    """'trouble', 'count', or the unit: 'ns', 'cyc', 'ppb', 'ppm', 'pct', 'hz', 'other'."""
+    base = key.split(".")[-1]
+    if base in TROUBLE:
+        return "trouble"
+    if base in COUNTS or base.endswith("_count") or key.startswith("vectors."):
+        return "count"
+    for unit in ("ns", "cyc", "ppb", "ppm", "pct", "hz"):
+        if base.endswith("_" + unit):
+            return unit
+    return "other"
+
+
+@dataclass
+class Value:
+    """One compared value: section (record type or `result <exp>`), the row's name (all
+    its identifying fields), the key, the value in each run (None: absent)."""
+    section: str
+    name: str
+    key: str
+    values: list
+    kind: str = "other"
+    resolution: list = field(default_factory=list)  # per run, in the key's unit, or None
+    uncertainty: list = field(default_factory=list)  # per run, absolute, or None
+    noise: float = 0.0
+    scores: list = field(default_factory=list)       # per run against run 1 (None: n/a)
+    status: str = "equal"                            # changed, noise, equal, absent
+
+    @property
+    def score(self):
+        known = [s for s in self.scores if s is not None]
+        return max(known) if known else 0.0
+
+
+def flatten(rec, keys):
+    """(key, number) pairs of a record, nested objects' numbers as `a.b` keys; lists are
+    not compared value by value (their summary keys are)."""
+    out = []
+    for key, value in rec.items():
+        if key in keys or key in ("type", "exp"):
+            continue
+        if isinstance(value, dict):
+            for sub, inner in value.items():
+                n = num(inner)
+                if n is not None:
+                    out.append(("%s.%s" % (key, sub), n))
+            continue
+        n = num(value)
+        if n is not None:
+            out.append((key, n))
+    return out
+
+
+def groups(data):
+    """(section, group name for identity keys, [records]) of every comparable group."""
+    out = [("result " + name, name, rows) for name, rows in data.results.items()]
+    out += [(t, t, rows) for t, rows in data.by_type.items()
+            if t not in SKIP_TYPES and t != "result"]
+    return out
+
+
+def resolution_of(data, rec, key, kind):
+    """The value's resolution in its own unit, or None."""
+    if kind == "ns":
+        return dataset.clock_of(data, rec)[2] if rec.get("clock") else None
+    if kind == "cyc" and (rec.get("clock") == "tsc" or key.endswith("tsc_cyc")
+                          or rec.get("clock") is None):
+        return num(dataset.clocksource(data, "tsc").get("resolution_cyc"))
+    return None
+
+
+def uncertainty_of(rec, key, value):
+    ppb = num(rec.get("uncertainty_ppb"))
+    if ppb is None:
+        return None
+    if key.endswith("_ppb"):
+        return ppb
+    if key.endswith("_hz"):
+        return abs(value) * ppb * 1e-9
+    return None
+
+
+def collect(datas):
+    """Every numeric value of every run, aligned by (section, row name, key)."""
+    table = {}
+    n = len(datas)
+    for col, data in enumerate(datas):
+        for section, group, rows in groups(data):
+            for name, rec in zip(dataset.row_names(group, rows), rows):
+                keys = set(dataset.identity_keys(group, rec))
+                for key, value in flatten(rec, keys):
+                    v = table.get((section, name, key))
+                    if v is None:
+                        v = table[(section, name, key)] = Value(
+                            section, name, key, [None] * n, kind_of(key),
+                            [None] * n, [None] * n)
+                    v.values[col] = value
+                    v.resolution[col] = resolution_of(data, rec, key, v.kind)
+                    v.uncertainty[col] = uncertainty_of(rec, key, value)
+    return list(table.values())
+
+
+def setup_signature(data, capture):
+    """What makes two runs repeats of one set-up."""
+    c = capture or {}
+    return (data.boot.get("cmdline"), data.one("cpu").get("brand"), data.boot.get("git"),
+            c.get("accel"), c.get("icount_shift"), c.get("machine"), c.get("smp"),
+            c.get("cpu_model"))
+
+
+def spreads(values, signatures):
+    """Per value and run: the range of the value over the runs sharing that run's set-up
+    (0 when the set-up was run once)."""
+    out = {}
+    for v in values:
+        per = []
+        for sig in signatures:
+            same = [v.values[j] for j, s in enumerate(signatures)
+                    if s == sig and v.values[j] is not None]
+            per.append(max(same) - min(same) if len(same) > 1 else 0)
+        out[id(v)] = per
+    return out
+
+
+def judge(values, signatures):
+    """Set each value's noise, scores against run 1, and status."""
+    spread = spreads(values, signatures)
+    for v in values:
+        base = v.values[0]
+        v.scores = [None] * len(v.values)
+        if any(x is None for x in v.values):
+            v.status = "absent"
+            continue
+        if all(x == base for x in v.values):
+            v.status = "equal"
+            continue
+        for i, x in enumerate(v.values[1:], 1):
+            apart = signatures[i] != signatures[0]
+            noise = noise_of(v, 0, i, spread[id(v)] if apart else [0] * len(v.values))
+            diff = abs(x - base)
+            v.scores[i] = math.inf if noise == 0 and diff else (diff / noise if noise else 0.0)
+            v.noise = max(v.noise, noise)
+        v.status = "changed" if v.score > 1 else "noise"
+    return values
+
+
+def last_digit(value):
+    """The unit of the last digit a number was written with (as Python reads it back)."""
+    if isinstance(value, int):
+        return 1
+    text = repr(float(value))
+    if "e" in text or "." not in text:
+        return 0
+    return 10.0 ** -len(text.split(".")[1])
+
+
+def noise_of(v, a, b, spread):
+    if v.kind == "trouble":
+        return 0.0
+    if v.kind == "count":
+        return 2.0
+    parts = [2 * r for r in (v.resolution[a], v.resolution[b]) if r]
+    parts += [u for u in (v.uncertainty[a], v.uncertainty[b]) if u]
+    parts += [spread[a], spread[b]]
+    parts += [2 * last_digit(v.values[a]), 2 * last_digit(v.values[b])]
+    return max(parts)
+
+
+def magnitude(v):
+    """The size of the largest change against the smaller of the two values plus the
+    noise, on a log scale: ln(1 + |b - a| / (min(|a|, |b|) + noise)). A 455-fold step
+    scores about 6, a sign flip of equal size about 1, a 15 ppm drift about 0."""
+    base = v.values[0]
+    out = 0.0
+    floor = max(v.noise, 1.0 if v.kind == "trouble" else 0.0)
+    for x in v.values[1:]:
+        if x is None or base is None or x == base:
+            continue
+        scale = min(abs(x), abs(base)) + floor
+        out = max(out, math.log1p(abs(x - base) / scale) if scale else math.inf)
+    return out
+
+
+def delta_text(v, i):
+    """The difference of run i from run 1, as text: counts as counts, measures with %."""
+    a, b = v.values[0], v.values[i]
+    if a is None or b is None:
+        return ""
+    diff = b - a
+    text = "%+d" % diff if float(diff).is_integer() and abs(diff) < 1e15 else "%+.4g" % diff
+    if v.kind in ("trouble", "count") or a == 0 or diff == 0:
+        return text
+    rel = diff / abs(a)
+    return "%s (%s)" % (text, "x%.3g" % (b / a) if abs(rel) >= 10 and a and b / a > 0
+                        else "%+.2f%%" % (100 * rel) if abs(rel) >= 1e-4
+                        else "%+.3g ppm" % (rel * 1e6))
+
+
+def ranked(values):
+    """Changed values first, the largest (magnitude) first, experiments' results before
+    inventory at equal size; then the rest in their order."""
+    changed = sorted((v for v in values if v.status == "changed"),
+                     key=lambda v: (-round(magnitude(v), 2),
+                                    not v.section.startswith("result "), v.section, v.name,
+                                    v.key))
+    return changed + [v for v in values if v.status != "changed"]

@@ -1,0 +1,73 @@
+"""Output folders that never mix two reports.
+
+A report (or compare) folder is built whole in a fresh sibling folder and moved into place
+only when it is complete, so a reader never sees last run's figures beside this run's, and
+a report that fails half-way leaves the previous one as it was. An existing folder is
+replaced only with --force, and only when it is one of ours (it holds MARKER) or empty:
+`--force` must never delete a folder the tool did not write.
+"""
+
+import os
+import shutil
+import tempfile
+
+MARKER = ".ticklab-report"
+
+
+class OutdirError(Exception):
+    """The folder cannot be (re)written: a usage-class failure (exit 3)."""
+
+
+def check(path, force):
+    """Refuse early (before any work) when `path` may not be written."""
+    if not os.path.lexists(path):
+        return
+    if not os.path.isdir(path) or os.path.islink(path):
+        raise OutdirError("%s exists and is not a folder" % path)
+    entries = os.listdir(path)
+    if not entries:
+        return
+    if not force:
+        raise OutdirError("%s exists (an earlier report?): --force replaces it" % path)
+    if MARKER not in entries:
+        raise OutdirError("%s is not a ticklab report folder (no %s in it): not replaced, "
+                          "even with --force" % (path, MARKER))
+
+
+class Fresh:
+    """with Fresh(path, force) as tmp: write into tmp; on success tmp becomes path."""
+
+    def __init__(self, path, force):
+        self.path = os.path.abspath(path)
+        self.force = force
+        self.tmp = None
+
+    def __enter__(self):
+        check(self.path, self.force)
+        parent = os.path.dirname(self.path)
+        try:
+            os.makedirs(parent, exist_ok=True)
+            self.tmp = tempfile.mkdtemp(prefix=".%s.new-" % os.path.basename(self.path),
+                                        dir=parent)
+            mask = os.umask(0)
+            os.umask(mask)
+            os.chmod(self.tmp, 0o777 & ~mask)  # mkdtemp makes it private; a report is not
+        except OSError as e:
+            raise OutdirError("cannot create a folder beside %s: %s" % (self.path, e)) from e
+        with open(os.path.join(self.tmp, MARKER), "w", encoding="utf-8") as f:
+            f.write("written by ticklab report/compare; --force may replace this folder\n")
+        return self.tmp
+
+    def __exit__(self, kind, value, tb):
+        if kind is not None:
+            shutil.rmtree(self.tmp, ignore_errors=True)
+            return False
+        old = None
+        if os.path.lexists(self.path):
+            check(self.path, self.force)  # still ours: nothing changed it meanwhile
+            old = self.tmp + ".old"
+            os.rename(self.path, old)
+        os.rename(self.tmp, self.path)
+        if old:
+            shutil.rmtree(old, ignore_errors=True)
+        return False

@@ -1,0 +1,314 @@
+"""The wakeup-latency figures: for each clock event device, its histograms (one panel per
+path, the waits side by side, on a linear axis fitted to the data) and its CDFs (one panel
+per wait, one curve per path) with p50, p99 and max marked.
+
+The kernel's histogram buckets double in width (0, 16, 32, 64 ... ns: lib/hist.c), so the
+whole LAPIC distribution of an icount run (173-191 ns) falls in one bucket. Nothing finer
+can be drawn than what the kernel sends, but nothing coarser need be either: the outer
+buckets are clipped to the minimum and maximum the kernel measured, bars of unequal width
+show wake-ups per ns rather than per bucket, and the CDF passes exactly through every
+bucket edge and marks the percentiles the kernel computed from every sample. A linear
+histogram from the kernel (lo_ns, bucket_ns, counts) is drawn bucket for bucket.
+"""
+
+from .dataset import num
+from .plots import (Absent, Drawn, clock_words, fmt_ns, name_clock, new_figure, panel_axes,
+                    parse_hist, partial_note, rows_of, text_of)
+
+COLOURS = ("tab:blue", "tab:orange", "tab:green", "tab:red", "tab:purple", "tab:brown")
+MARKS = (("p50_ns", "p50", ":", "o"), ("p99_ns", "p99", "--", "^"), ("max_ns", "max", "-", "s"))
+
+
+def latency_rows(data):
+    rows = [r for r in rows_of(data, "wakeup-latency") if r.get("device") is not None]
+    if not rows:
+        raise Absent("no measured wakeup-latency row names its device")
+    return rows
+
+
+def grouped(rows, key):
+    out = {}
+    for row in rows:
+        out.setdefault(text_of(row.get(key)), []).append(row)
+    return out
+
+
+def bars(row, hist):
+    """(left, width, count) for the histogram's non-empty span, its outer buckets clipped
+    to the row's measured min and max (max is a whole ns: the bucket ends at max + 1)."""
+    span = hist.nonzero_span()
+    if span is None:
+        return []
+    lo_clip, hi_clip = num(row.get("min_ns")), num(row.get("max_ns"))
+    first, last = span
+    out = []
+    for i in range(first, last + 1):
+        lo, hi = hist.edges[i], hist.edges[i + 1]
+        if i == first and lo_clip is not None and lo <= lo_clip < hi:
+            lo = lo_clip
+        if i == last and hi_clip is not None and lo < hi_clip + 1 <= hi:
+            hi = hi_clip + 1
+        elif i == last and hist.open_last and i == len(hist.counts) - 1:
+            hi = max(hi, (hi_clip or hi) + 1)
+        out.append((lo, hi - lo, hist.counts[i]))
+    return out
+
+
+def fitted(ax, xs, log=False):
+    lo, hi = min(xs), max(xs)
+    if log and lo > 0:
+        ax.set_xscale("log")
+        ax.set_xlim(lo / 1.15, hi * 1.15)
+        return
+    pad = max((hi - lo) * 0.06, 1.0)
+    ax.set_xlim(lo - pad, hi + pad)
+
+
+def marks_legend(row):
+    return ", ".join("%s %s" % (text, fmt_ns(row.get(key))) for key, text, _, _ in MARKS
+                     if num(row.get(key)) is not None)
+
+
+def histogram_figure(data, device, rows, options):
+    paths = grouped(rows, "path")
+    waits = list(grouped(rows, "wait"))
+    colour = {w: COLOURS[i % len(COLOURS)] for i, w in enumerate(waits)}
+    got = {id(r): bars(r, parse_hist(r.get("hist"))) if parse_hist(r.get("hist")) else []
+           for r in rows}
+    # one y unit for the whole figure: per ns when any bar is wider than another
+    unequal = any(len({round(w, 6) for _, w, _ in b}) > 1 for b in got.values())
+    no_hist = any(not b for b in got.values())
+    fig = new_figure("Wakeup latency on %s: histograms per path" % device, len(paths))
+    for ax, (path, prows) in zip(panel_axes(fig, len(paths)), paths.items()):
+        xs = []
+        for row in prows:
+            wait = text_of(row.get("wait"))
+            b = got[id(row)]
+            if b:
+                ax.bar([x[0] for x in b], [c / w if unequal else c for _, w, c in b],
+                       width=[x[1] for x in b], align="edge", color=colour[wait], alpha=0.35,
+                       edgecolor=colour[wait], linewidth=1,
+                       label="%s: %s" % (wait, marks_legend(row)))
+                xs += [b[0][0], b[-1][0] + b[-1][1]]
+            else:
+                ax.plot([], [], color=colour[wait], label="%s (no histogram): %s"
+                        % (wait, marks_legend(row)))
+            for key, _, style, _ in MARKS:
+                v = num(row.get(key))
+                if v is not None:
+                    ax.axvline(v, color=colour[wait], linestyle=style, linewidth=1.1)
+                    xs.append(v)
+        if xs:
+            fitted(ax, xs)
+        if options.log_counts:
+            ax.set_yscale("log")
+        ax.set_title("path %s" % path, fontsize=10)
+        ax.set_xlabel("latency after the deadline (ns)")
+        ax.set_ylabel(("wake-ups per ns" if unequal else "wake-ups per bucket")
+                      + (" (log)" if options.log_counts else ""))
+        if ax.get_legend_handles_labels()[0]:
+            ax.legend(fontsize=7, loc="upper right")
+    clock = clock_words(data, rows)
+    name_clock(fig, clock)
+    caption = ("Wake-ups on %s, one panel per path, the waits in colour; dotted line p50, "
+               "dashed p99, solid max. The bars are the kernel's buckets, the outer ones "
+               "clipped to the measured min and max." % device)
+    if unequal:
+        caption += (" The kernel's buckets double in width (16, 32, 64 ... ns), so bars "
+                    "show wake-ups per ns of latency; the CDF has the exact percentiles.")
+    if no_hist:
+        caption += " A row without a histogram shows only its percentiles."
+    caption += early_note(rows)
+    return Drawn("wakeup_latency_" + options.stems(device),
+                 "Wakeup latency on %s: histograms" % device, fig, caption, clock)
+
+
+def early_note(rows):
+    early = [r for r in rows if (num(r.get("min_ns")) or 0) < 0 or (num(r.get("early")) or 0)]
+    if not early:
+        return ""
+    return (" %d row(s) report wake-ups before the deadline (negative min_ns or early > 0): "
+            "%s." % (len(early), "; ".join("%s/%s min %s, early %s" % (
+                text_of(r.get("path")), text_of(r.get("wait")), fmt_ns(r.get("min_ns")),
+                text_of(r.get("early"), "?")) for r in early)))
+
+
+def cdf_points(row, hist):
+    """The CDF through the exact points, (x, fraction of wake-ups at or below x): every
+    edge of the kernel's histogram and every percentile it computed from the samples; a
+    point that would make the curve go down (rounding) is left out."""
+    mn, mx = num(row.get("min_ns")), num(row.get("max_ns"))
+    pts = [(num(row.get(k)), q) for k, q in (("p50_ns", 0.5), ("p99_ns", 0.99),
+                                              ("p999_ns", 0.999))]
+    if mn is not None:
+        pts.append((mn, 0.0))
+    if mx is not None:
+        pts.append((mx, 1.0))
+    if hist is not None and hist.nonzero_span() is not None:
+        total = sum(hist.counts) + hist.below + hist.above
+        got = bars(row, hist)
+        pts.append((got[0][0], hist.below / total))
+        cum = hist.below
+        for lo, width, count in got:
+            cum += count
+            pts.append((lo + width, cum / total))
+    pts = sorted((x, q) for x, q in pts if x is not None)
+    out = []
+    for x, q in pts:
+        if out and q < out[-1][1]:
+            continue
+        out.append((x, q))
+    return out
+
+
+def cdf_figure(data, device, rows, options):
+    waits = grouped(rows, "wait")
+    paths = list(grouped(rows, "path"))
+    colour = {p: COLOURS[i % len(COLOURS)] for i, p in enumerate(paths)}
+    fig = new_figure("Wakeup latency on %s: CDF per wait" % device, len(waits))
+    xs_all = [x for row in rows for x, _ in cdf_points(row, parse_hist(row.get("hist")))]
+    positive = [x for x in xs_all if x > 0]
+    # a tail orders of magnitude past the median needs a log axis; a wake-up before the
+    # deadline (x <= 0) cannot sit on it and is said in the caption (early_note)
+    log = bool(positive) and max(positive) / min(positive) > 30
+    if log:
+        xs_all = positive
+    for ax, (wait, wrows) in zip(panel_axes(fig, len(waits), share=True), waits.items()):
+        for row in wrows:
+            path = text_of(row.get("path"))
+            pts = cdf_points(row, parse_hist(row.get("hist")))
+            if log:
+                pts = [p for p in pts if p[0] > 0]
+            if len(pts) < 2:
+                continue
+            ax.plot([p[0] for p in pts], [p[1] for p in pts], color=colour[path],
+                    linewidth=1.4, label="%s: %s" % (path, marks_legend(row)))
+            for key, _, _, marker in MARKS:
+                v = num(row.get(key))
+                q = {"p50_ns": 0.5, "p99_ns": 0.99, "max_ns": 1.0}[key]
+                if v is not None and (v > 0 or not log):
+                    ax.plot([v], [q], marker=marker, color=colour[path], markersize=5,
+                            linestyle="none")
+        if xs_all:
+            fitted(ax, xs_all, log)
+        ax.set_ylim(-0.02, 1.04)
+        ax.set_title("wait %s" % wait, fontsize=10)
+        ax.set_xlabel("latency after the deadline (ns%s)" % (", log" if log else ""))
+        ax.set_ylabel("fraction of wake-ups at or below")
+        if ax.get_legend_handles_labels()[0]:
+            ax.legend(fontsize=7, loc="lower right")
+    clock = clock_words(data, rows)
+    name_clock(fig, clock)
+    caption = ("Cumulative distribution of the wake-ups on %s, one panel per wait, one curve "
+               "per path; circle p50, triangle p99, square max. The curve joins the points "
+               "known exactly, every bucket edge of the kernel's histogram and the "
+               "percentiles it computed from all samples, with straight lines." % device)
+    return Drawn("wakeup_cdf_" + options.stems(device), "Wakeup latency on %s: CDF" % device,
+                 fig, caption + early_note(rows), clock)
+
+
+def wakeup_latency(data, options):
+    rows = latency_rows(data)
+    out = []
+    for device, drows in grouped(rows, "device").items():
+        out.append(histogram_figure(data, device, drows, options))
+        out[-1].caption += partial_note(data, "wakeup-latency")
+    return out
+
+
+def wakeup_cdf(data, options):
+    rows = latency_rows(data)
+    return [cdf_figure(data, device, drows, options)
+            for device, drows in grouped(rows, "device").items()]
+
+
+def percpu_latency(data, options):
+    rows = [r for r in rows_of(data, "percpu-latency") if num(r.get("p50_ns")) is not None]
+    if not rows:
+        raise Absent("percpu-latency rows carry no p50_ns")
+    fig = new_figure("Per-CPU wake-up latency: p50, p99 and max per CPU and device")
+    ax = fig.add_subplot()
+    names = ["cpu %s %s %s" % (text_of(r.get("cpu")), text_of(r.get("device")),
+                               text_of(r.get("load"))) for r in rows]
+    for i, (key, text, _, marker) in enumerate(MARKS):
+        ax.plot(range(len(rows)), [num(r.get(key)) for r in rows], marker=marker,
+                linestyle="none", label=text, color=COLOURS[i])
+    ax.set_xticks(range(len(rows)), names, rotation=20, fontsize=8)
+    ax.set_ylabel("deadline to callback (ns)")
+    values = [num(r.get(k)) for r in rows for k, _, _, _ in MARKS if num(r.get(k))]
+    if values and min(values) > 0 and max(values) / min(values) > 30:
+        ax.set_yscale("log")
+    ax.legend(fontsize=8)
+    clock = clock_words(data, rows)
+    name_clock(fig, clock)
+    return [Drawn("percpu_latency", "Per-CPU wake-up latency", fig,
+                  "Each CPU's own timers, idle and with the other CPUs busy." +
+                  partial_note(data, "percpu-latency"), clock)]
+
+
+FIGURES = (
+    ("wakeup_latency", "Wakeup latency histograms per device", wakeup_latency,
+     "wakeup-latency"),
+    ("wakeup_cdf", "Wakeup latency CDF per device", wakeup_cdf, "wakeup-latency"),
+    ("percpu_latency", "Per-CPU wake-up latency", percpu_latency, "percpu-latency"),
+)
+
+
+def cdf_overlay(datas, labels, options):
+    """compare's figures: for each device, one panel per path, every run's CDF on the same
+    axis (colour: the run; solid: hlt, dashed: poll)."""
+    per_run = []
+    for data in datas:
+        try:
+            per_run.append(latency_rows(data))
+        except Absent:
+            per_run.append([])
+    devices = list(dict.fromkeys(text_of(r.get("device")) for rows in per_run for r in rows))
+    if not devices:
+        raise Absent("no run has measured wakeup-latency rows")
+    styles = {"hlt": "-", "poll": "--"}
+    out = []
+    for device in devices:
+        paths = list(dict.fromkeys(text_of(r.get("path")) for rows in per_run for r in rows
+                                   if text_of(r.get("device")) == device))
+        curves = []
+        for i, rows in enumerate(per_run):
+            for r in rows:
+                if text_of(r.get("device")) == device:
+                    curves.append((i, r, cdf_points(r, parse_hist(r.get("hist")))))
+        positive = [x for _, _, pts in curves for x, _ in pts if x > 0]
+        log = bool(positive) and max(positive) / min(positive) > 30
+        fig = new_figure("Wakeup latency on %s, runs overlaid: CDF per path" % device,
+                         len(paths))
+        for ax, path in zip(panel_axes(fig, len(paths)), paths):
+            xs = []
+            for i, r, pts in curves:
+                if text_of(r.get("path")) != path:
+                    continue
+                if log:
+                    pts = [p for p in pts if p[0] > 0]
+                if len(pts) < 2:
+                    continue
+                wait = text_of(r.get("wait"))
+                ax.plot([p[0] for p in pts], [p[1] for p in pts], color=COLOURS[i % 6],
+                        linestyle=styles.get(wait, ":"), linewidth=1.4,
+                        label="[%d] %s %s" % (i + 1, wait, marks_legend(r)))
+                xs += [p[0] for p in pts]
+            if xs:
+                fitted(ax, xs, log)
+            ax.set_ylim(-0.02, 1.04)
+            ax.set_title("path %s" % path, fontsize=10)
+            ax.set_xlabel("latency after the deadline (ns%s)" % (", log" if log else ""))
+            ax.set_ylabel("fraction at or below")
+            if ax.get_legend_handles_labels()[0]:
+                ax.legend(fontsize=6, loc="lower right")
+        clocks = "; ".join("[%d] %s" % (i + 1, clock_words(d, rows)[len("clock: "):])
+                           for i, (d, rows) in enumerate(zip(datas, per_run)) if rows)
+        clock = "clock: " + clocks
+        name_clock(fig, clock)
+        runs = ", ".join("[%d] %s" % (i + 1, label) for i, label in enumerate(labels))
+        out.append(Drawn("overlay_cdf_" + options.stems(device),
+                         "Wakeup latency on %s: every run's CDF" % device, fig,
+                         "The CDFs of every run on one axis (%s); solid: wait hlt, dashed: "
+                         "poll." % runs, clock))
+    return out

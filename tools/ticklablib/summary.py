@@ -1,0 +1,253 @@
+"""What a reader needs first about one run, as data: how it was made, one line per clock
+event device and path (cyclictest's `T: Min Avg Max`, rtla's top table), the verdict in
+plain words, the experiments and what became of each. The report's page heads with it,
+the terminal summary prints it, and summary.json holds it for other tools.
+"""
+
+from . import TOOL_VERSION, check, dataset, provenance, records
+from .dataset import num
+
+# The verdict topics in words (docs/report-format.md, `verdict`).
+TOPICS = {
+    "clocksource": "clock source",
+    "clockevent": "fastest clock event device",
+    "hpet": "does the HPET help",
+    "tsc_deadline": "does TSC-deadline help",
+    "tick_rate": "cost of the tick",
+    "stalls": "does the machine stall",
+    "tsc_sync": "one TSC on every CPU",
+    "rdtsc": "cost of reading the TSC",
+    "clock_read": "cost of a clock read",
+}
+LATENCY_KEYS = ("min_ns", "p50_ns", "p99_ns", "p999_ns", "max_ns", "mean_ns")
+
+
+def latency_rows(data):
+    """One entry per measured wakeup-latency row (device, path, wait)."""
+    partial = data.partial("wakeup-latency")
+    out = []
+    for row in data.results.get("wakeup-latency", []):
+        if row.get("status") == "skip":
+            continue
+        clock, words, res, where = dataset.clock_of(data, row)
+        entry = {k: row.get(k) for k in ("device", "path", "wait", "variant") if k in row}
+        entry.update({k: num(row.get(k)) for k in LATENCY_KEYS})
+        entry.update({"samples": num(row.get("samples")), "lost": num(row.get("lost")),
+                      "stale": num(row.get("stale")), "early": num(row.get("early")),
+                      "clock": clock, "clock_words": words, "resolution_ns": res,
+                      "resolution_from": where, "partial": partial, "line": row.line})
+        out.append(entry)
+    return out
+
+
+def evidence_words(evidence):
+    """The verdict's evidence references as a reader says them."""
+    if not isinstance(evidence, list):
+        return ""
+    words = []
+    for item in evidence:
+        if not isinstance(item, str):
+            continue
+        parts = item.split(":")
+        if parts[0] == "result" and len(parts) >= 2:
+            words.append("%s%s" % (parts[1], " (%s rows)" % ", ".join(parts[2:])
+                                   if len(parts) > 2 else ""))
+        elif len(parts) == 2:
+            words.append("the %s record %s" % (parts[0], parts[1].split("=", 1)[-1]))
+        else:
+            words.append("the %s records" % parts[0])
+    return ", ".join(dict.fromkeys(words))
+
+
+def verdict_lines(data):
+    out = []
+    for rec in data.by_type.get("verdict", []):
+        topic = rec.get("topic")
+        topic = topic if isinstance(topic, str) else (dataset.cell(topic) or None)
+        label = TOPICS.get(topic, topic.replace("_", " ") if topic else "(no topic)")
+        claim = rec.get("claim")
+        if not isinstance(claim, str) or not claim:
+            claim = "; ".join("%s %s" % (k, dataset.cell(v)) for k, v in rec.items()
+                              if k not in ("type", "line")) or "(empty)"
+        out.append({"topic": topic, "label": label, "choice": rec.get("choice"),
+                    "claim": claim, "from": evidence_words(rec.get("evidence")),
+                    "measured": rec.get("choice") is not None})
+    return out
+
+
+def settings(data):
+    boot, cpu = data.boot, data.one("cpu")
+    tick = data.one("tick")
+    online = [r for r in data.by_type.get("cpu_start", []) if r.get("online") is True]
+    return {"cpu": cpu.get("brand"), "cpus_online": len(online) or None,
+            "kernel": boot.get("version"), "git": boot.get("git"),
+            "entered_by": boot.get("boot"), "firmware": boot.get("firmware"),
+            "loader": boot.get("loader"), "cmdline": boot.get("cmdline"),
+            "profile": boot.get("profile"), "hz": boot.get("hz"),
+            "clocksource": data.one("clocksource_selected").get("name"),
+            "tick_device": tick.get("device"), "tick_hz": tick.get("hz_actual"),
+            "hrtimer_device": data.one("hrtimer_base").get("device")}
+
+
+def run_state(data, runs):
+    run, end = data.run, data.run.end or {}
+    kernel_count = end.get("records")
+    if not run.whole:
+        words = "NOT whole: %d problem(s) in this run" % len(run.problems)
+    elif run.status == "ok":
+        words = "whole, ended ok"
+    else:
+        words = "whole, but the kernel ended it %s%s" % (
+            run.status, ": %s" % end.get("reason") if end.get("reason") else "")
+    if run.mixed:
+        words += "; its lines mix two boots (mixed-runs): its figures are not one machine's"
+    return {"index": data.index, "of": len(runs), "first_line": run.first_line,
+            "last_line": run.last_line, "whole": run.whole, "status": run.status,
+            "reason": end.get("reason"), "records": len(run.records),
+            "records_before_end": kernel_count if isinstance(kernel_count, int) else None,
+            "damaged": run.damaged, "problems": len(run.problems), "mixed": run.mixed,
+            "words": words}
+
+
+# Figures that cannot be negative: a latency (a wake-up before its deadline), a cost, an
+# overhead. The kernel should never print one (issue 17); the report says where it did.
+NEVER_NEGATIVE = {"wakeup-latency": ("min_ns", "p50_ns", "p99_ns", "p999_ns", "max_ns",
+                                     "mean_ns"),
+                  "percpu-latency": ("min_ns", "p50_ns", "p99_ns", "max_ns"),
+                  "tick-overhead": ("overhead_pct", "per_tick_ns", "entry_cyc", "handler_cyc",
+                                    "eoi_cyc", "return_cyc", "total_cyc"),
+                  "hrtimer-cost": ("min_cyc", "median_cyc", "p99_cyc", "max_cyc", "mean_cyc")}
+# A tick rate no PC can run: the verdict's HZ beyond this is noise read as a fact.
+HZ_BEYOND_BELIEF = 100000
+
+
+def impossible(data):
+    """["<exp> <row>: key=value", ...] for every negative latency, cost or overhead, and a
+    tick-rate verdict beyond HZ_BEYOND_BELIEF."""
+    out = []
+    for exp, keys in NEVER_NEGATIVE.items():
+        rows = data.results.get(exp, [])
+        for name, row in zip(dataset.row_names(exp, rows), rows):
+            bad = ["%s=%s" % (k, row.get(k)) for k in keys if (num(row.get(k)) or 0) < 0]
+            if bad:
+                out.append("%s %s: %s" % (exp, name, ", ".join(bad)))
+    for rec in data.by_type.get("verdict", []):
+        hz = num(rec.get("choice"))
+        if rec.get("topic") == "tick_rate" and hz is not None and hz > HZ_BEYOND_BELIEF:
+            out.append("verdict tick_rate: HZ=%s keeps the tick under 1 %%, beyond any PC's "
+                       "%d" % (rec.get("choice"), HZ_BEYOND_BELIEF))
+    return out
+
+
+def build(data, runs, capture, capture_problem=None, log=None):
+    """The run's summary, JSON-ready."""
+    env = provenance.describe(capture, data.boot, data.one("cpu"), data.one("environment"))
+    if capture_problem:
+        env["warnings"].append(capture_problem)
+    result = records.verdict(runs)
+    exps = data.experiments()
+    _, planned_from = data.planned()
+    return {
+        "file_version": 1,
+        "tool": "ticklab report", "tool_version": TOOL_VERSION,
+        "log": log, "capture_verdict": result, "return_code": check.EXIT_CODES[result],
+        "start_time": (capture or {}).get("started_utc"),
+        "sysinfo": {"host_kernel": (capture or {}).get("host_kernel"),
+                    "host_cpu": (capture or {}).get("host_cpu")},
+        "run": run_state(data, runs),
+        "environment": env,
+        "capture": capture,
+        "settings": settings(data),
+        "latency": latency_rows(data),
+        "impossible": impossible(data),
+        "verdict": verdict_lines(data),
+        "experiments_planned_from": planned_from,
+        "experiments": [{"exp": s.name, "title": s.title, "state": s.state,
+                         "note": s.describe(), "rows": len(s.rows),
+                         "duration_ns": s.duration_ns, "errors": len(s.errors)}
+                        for s in exps],
+        "problems": [{"line": p.line, "kind": p.kind, "message": p.message}
+                     for p in data.run.problems],
+    }
+
+
+# --- the terminal -----------------------------------------------------------------------
+
+def fmt(value):
+    if value is None:
+        return "-"
+    if isinstance(value, float) and not value.is_integer():
+        return "%.4g" % value
+    return str(int(value)) if isinstance(value, (int, float)) else str(value)
+
+
+def aligned(header, rows, right=()):
+    """Text table: columns padded to their widest cell; `right`: right-aligned columns."""
+    cells = [header] + [[fmt(c) if not isinstance(c, str) else c for c in r] for r in rows]
+    widths = [max(len(r[i]) for r in cells) for i in range(len(header))]
+    out = []
+    for r in cells:
+        out.append("  ".join(c.rjust(w) if i in right else c.ljust(w)
+                             for i, (c, w) in enumerate(zip(r, widths))).rstrip())
+    return out
+
+
+def latency_table(rows):
+    """The per-device lines for a terminal; the clock and resolution columns only when
+    they differ between rows (otherwise said once above the table)."""
+    header = ["device", "path", "wait", "min", "p50", "p99", "max", "samples", "lost",
+              "stale", "clock", "resolution"]
+    body = [[str(r.get("device")), str(r.get("path")), str(r.get("wait", "-")),
+             r["min_ns"], r["p50_ns"], r["p99_ns"], r["max_ns"], r["samples"], r["lost"],
+             r["stale"], r["clock_words"] or "-",
+             "%s ns" % fmt(r["resolution_ns"]) if r["resolution_ns"] is not None else "-"]
+            for r in rows]
+    uniform = len({(b[10], b[11]) for b in body}) == 1
+    if uniform:
+        header, body = header[:10], [b[:10] for b in body]
+    if any("variant" in r for r in rows):  # the kernel's faithful / ticklab variants
+        header = header[:3] + ["variant"] + header[3:]
+        body = [b[:3] + [str(r.get("variant", "-"))] + b[3:] for b, r in zip(body, rows)]
+        return aligned(header, body, right=set(range(4, 11))), uniform
+    return aligned(header, body, right=set(range(3, 10))), uniform
+
+
+def terminal_lines(summary):
+    run, env = summary["run"], summary["environment"]
+    out = ["run %d of %d (lines %d-%d): %s; %d records (the end record counts the %s before "
+           "it)" % (run["index"], run["of"], run["first_line"], run["last_line"], run["words"],
+                    run["records"], fmt(run["records_before_end"]))]
+    out.append("environment: " + env["headline"])
+    out.append("  how it was started: " + env["how_started"])
+    out += ["  " + d for d in env["details"]]
+    out += ["  WARNING: " + w for w in env["warnings"]]
+    if summary["latency"]:
+        table, uniform = latency_table(summary["latency"])
+        first = summary["latency"][0]
+        out.append("wakeup latency, ns from the deadline to the handler%s:" % (
+            "; clock %s, resolution %s ns (%s)" % (first["clock_words"],
+                                                  fmt(first["resolution_ns"]),
+                                                  first["resolution_from"])
+            if uniform and first["resolution_ns"] is not None else
+            "; clock %s" % first["clock_words"] if uniform else ""))
+        out += ["  " + line for line in table]
+        shown = dict.fromkeys(r.get("path") for r in summary["latency"]
+                              if isinstance(r.get("path"), str))
+        out += ["  path %s: %s" % (p, dataset.PATHS[p]) for p in shown if p in dataset.PATHS]
+    if summary["impossible"]:
+        out.append("IMPOSSIBLE FIGURES (negative latency, cost or overhead): %d row(s)"
+                   % len(summary["impossible"]))  # tick-rate verdicts beyond belief too
+        out += ["  " + line for line in summary["impossible"][:10]]
+    if summary["verdict"]:
+        out.append("verdict:")
+        width = max(len(v["label"]) for v in summary["verdict"])
+        out += ["  %s  %s" % (v["label"].ljust(width), v["claim"]) for v in summary["verdict"]]
+    else:
+        out.append("verdict: none sent (the kernel sends one after its experiments)")
+    exps = summary["experiments"]
+    done = sum(e["state"] in ("done", "skipped") for e in exps)
+    out.append("experiments: %d of %d ran to their end (planned from %s)" % (
+        done, len(exps), summary["experiments_planned_from"]))
+    out += ["  %s: %s" % (e["exp"], e["note"]) for e in exps
+            if e["state"] not in ("done",) or e["errors"]]
+    return out

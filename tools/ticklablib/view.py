@@ -1,0 +1,233 @@
+"""What `ticklab capture` shows on the terminal while a run streams in.
+
+The kernel's console carries two things: its human text (tables, progress lines) and the
+`TLR ...` record lines. People read the first; the log file keeps both in full. So the
+default view prints the text lines as they come and hides the record lines, with one status
+line under them: "experiment 7 of 10: wakeup-latency | 18.7 s | about 40 s left". The
+experiment count and the time left come from the kernel's `plan` record when it sent one
+(without it: "experiment 7 of ?", no estimate). On a terminal the status line is rewritten
+in place; in a pipe or a CI log nothing is rewritten: the status is printed as its own line
+whenever the experiment changes. `--raw` (RAW=1) shows the stream as it is, bytes
+untouched, and no status.
+
+Text goes to `out` (stdout), the status and the capture's own notes to `err` (stderr); when
+both are one terminal, the status line is cleared before any text is written above it.
+"""
+
+import re
+import shutil
+import time
+
+from .dataset import num
+
+# Escape sequences (CSI, OSC, two-byte) and other control characters firmware and GRUB
+# write to the serial port; a terminal would act on them (clear the screen, move the cursor).
+_CONTROL = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?"
+                      r"|\x1b[@-Z\\-_]|[\x00-\x08\x0b-\x1f\x7f]")
+REDRAW_S = 0.5
+
+
+def clean_text(line):
+    """A console line as text a terminal prints without acting on it."""
+    return _CONTROL.sub("", line.decode("utf-8", "replace")).rstrip()
+
+
+class Plan:
+    """Where the run is among its experiments, from plan / exp_start / exp_end records."""
+
+    def __init__(self):
+        self.planned = None     # [{"exp", "budget_ns", "expected_ns"}], or None: no plan
+        self.started = []       # experiment names in exp_start order
+        self.current = None     # name of the experiment running, or None
+        self.cur_wall = None    # monotonic time its exp_start arrived
+        self.done_wall_s = 0.0  # wall seconds the finished experiments took
+        self.done_machine_ns = 0  # machine ns they took, by their exp_end
+        self.finished = set()
+
+    def record(self, rec, now):
+        if rec.type == "plan" and isinstance(rec.get("experiments"), list):
+            self.planned = [e for e in rec["experiments"]
+                            if isinstance(e, dict) and isinstance(e.get("exp"), str)]
+        elif rec.type == "exp_start" and isinstance(rec.get("exp"), str):
+            self.started.append(rec["exp"])
+            self.current, self.cur_wall = rec["exp"], now
+        elif rec.type == "exp_end":
+            if self.current is not None and self.cur_wall is not None:
+                machine = num(rec.get("duration_ns"))
+                if machine and machine > 0:
+                    self.done_wall_s += now - self.cur_wall
+                    self.done_machine_ns += machine
+            if isinstance(rec.get("exp"), str):
+                self.finished.add(rec["exp"])
+            self.current = None
+
+    def position(self):
+        """(k, N or None) for the current (or last started) experiment."""
+        k = len(self.started)
+        return k, (len(self.planned) if self.planned is not None else None)
+
+    def seconds_left(self, now):
+        """Estimated wall seconds to the last experiment's end, and whether the estimate
+        is an upper bound (budgets only), or (None, False) without a plan."""
+        if self.planned is None:
+            return None, False
+        # wall seconds per machine second, learnt from the experiments done (icount runs
+        # far faster or slower than real time); 1 until one has finished
+        rate = (self.done_wall_s / (self.done_machine_ns / 1e9)) if self.done_machine_ns \
+            else 1.0
+        k = len(self.started)
+        upper = False
+        left_ns = 0.0
+        for i, entry in enumerate(self.planned):
+            expected = num(entry.get("expected_ns"))
+            if expected is None:
+                expected = num(entry.get("budget_ns")) or 0
+                upper = True
+            if i < k - 1 or (i == k - 1 and self.current is None):
+                continue  # done
+            if i == k - 1 and self.cur_wall is not None:
+                ran_ns = (now - self.cur_wall) / rate * 1e9
+                left_ns += max(0.0, expected - ran_ns)
+            else:
+                left_ns += expected
+        return left_ns / 1e9 * rate, upper
+
+
+def fmt_s(seconds):
+    if seconds < 90:
+        return "%.0f s" % seconds if seconds >= 10 else "%.1f s" % seconds
+    return "%d min %02d s" % (seconds // 60, seconds % 60)
+
+
+class View:
+    """The capture's terminal output. Feed it every parsed line (`line`) and tick it
+    (`tick`) between reads; `raw_bytes` in --raw mode; `note` for the capture's own
+    messages; `done` at the end."""
+
+    def __init__(self, out, err, raw=False, quiet=False):
+        self.out, self.err = out, err
+        self.raw, self.quiet = raw, quiet
+        self.tty = err.isatty() and not raw and not quiet
+        self.start = time.monotonic()
+        self.plan = Plan()
+        self.records = 0
+        self.damaged = 0
+        self.phase = "waiting for the kernel's first record"
+        self.shown = ""
+        self.last_drawn = 0.0
+        self.drawn_key = None
+        self.last_phase_line = None
+        self.last_printed = None
+
+    # --- input ---------------------------------------------------------------------
+    def line(self, lineno, text, record, problem):
+        """One capture line from the parser (records.StreamParser's on_line)."""
+        now = time.monotonic()
+        if problem is not None:
+            self.damaged += 1
+            if not self.quiet:
+                self.note("capture: line %d: %s: %s" % (lineno, problem.kind,
+                                                        problem.message[:160]))
+        if record is not None:
+            self.records += 1
+            self.plan.record(record, now)
+            self._phase_of(record)
+        elif problem is None and not self.raw and not self.quiet:
+            self._text(clean_text(text))
+        self.tick()
+
+    def raw_bytes(self, chunk):
+        if self.raw and not self.quiet:
+            self.out.buffer.write(chunk) if hasattr(self.out, "buffer") else \
+                self.out.write(chunk.decode("utf-8", "replace"))
+            self.out.flush()
+
+    def tick(self):
+        """Redraw the status line (a terminal) or print it when the phase changed."""
+        if self.quiet or self.raw:
+            return
+        now = time.monotonic()
+        if self.tty:
+            key = (self.phase, self.plan.current, self.records, self.damaged)
+            if now - self.last_drawn >= REDRAW_S or key != self.drawn_key:
+                self.drawn_key = key
+                self._draw(self.status(now))
+        elif self.phase != self.last_phase_line:
+            self.last_phase_line = self.phase
+            self.last_printed = (self.phase, self.damaged)
+            print("capture: %s" % self.status(now), file=self.err, flush=True)
+
+    def note(self, text):
+        """A message of the capture's own, printed above the status line."""
+        self._clear()
+        print(text, file=self.err, flush=True)
+        self._redraw()
+
+    def done(self):
+        """The last status: drawn and ended on a terminal, printed once more in a pipe
+        when it says something the last printed one did not (damage after the phase)."""
+        if self.quiet or self.raw:
+            return
+        text = self.status(time.monotonic())
+        if self.tty and self.shown:
+            self._draw(text)
+            self.err.write("\n")
+            self.err.flush()
+            self.shown = ""
+        elif not self.tty and (self.phase, self.damaged) != self.last_printed:
+            print("capture: %s" % text, file=self.err, flush=True)
+
+    # --- the status line ------------------------------------------------------------
+    def _phase_of(self, rec):
+        if rec.type == "boot":
+            self.phase = "inventory and calibration"
+        elif rec.type == "exp_start" and isinstance(rec.get("exp"), str):
+            self.phase = "experiment " + rec["exp"]
+        elif rec.type == "exp_end":
+            self.phase = "between experiments"
+        elif rec.type == "verdict":
+            self.phase = "verdict and summary"
+        elif rec.type == "end":
+            self.phase = "end (status %s)" % rec.get("status")
+
+    def status(self, now):
+        elapsed = now - self.start
+        parts = []
+        if self.plan.current is not None:
+            k, n = self.plan.position()
+            parts.append("experiment %d of %s: %s" % (k, n if n is not None else "?",
+                                                      self.plan.current))
+        else:
+            parts.append(self.phase)
+        parts.append(fmt_s(elapsed))
+        left, upper = self.plan.seconds_left(now)
+        if left is not None and self.phase != "verdict and summary" \
+                and not self.phase.startswith("end"):
+            parts.append("%s %s left" % ("at most" if upper else "about", fmt_s(left)))
+        parts.append("%d record%s" % (self.records, "s" * (self.records != 1)))
+        if self.damaged:
+            parts.append("%d damaged" % self.damaged)
+        return " | ".join(parts)
+
+    def _text(self, text):
+        self._clear()
+        print(text, file=self.out, flush=True)
+        self._redraw()
+
+    def _draw(self, text):
+        width = shutil.get_terminal_size((100, 24)).columns - 1
+        text = text[:width]
+        self.err.write("\r\x1b[K" + text)
+        self.err.flush()
+        self.shown = text
+        self.last_drawn = time.monotonic()
+
+    def _clear(self):
+        if self.tty and self.shown:
+            self.err.write("\r\x1b[K")
+            self.err.flush()
+
+    def _redraw(self):
+        if self.tty and self.shown:
+            self.err.write(self.shown)
+            self.err.flush()
