@@ -367,3 +367,21 @@ int fmt_snprintf(char *buf, size_t size, const char *fmt, ...)
     va_end(ap);
     return n;
 }
+
+const char *fmt_fixed(char *buf, size_t size, int64_t val, unsigned decimals, bool plus)
+{
+    uint64_t scale = 1;
+    if (decimals > 9)
+        decimals = 9;
+    for (unsigned i = 0; i < decimals; i++)
+        scale *= 10;
+    /* the magnitude as unsigned, so INT64_MIN has one too */
+    uint64_t mag = val < 0 ? 0 - (uint64_t)val : (uint64_t)val;
+    const char *sign = val < 0 ? "-" : plus ? "+" : "";
+    if (decimals)
+        fmt_snprintf(buf, size, "%s%llu.%0*llu", sign, (unsigned long long)(mag / scale),
+                     (int)decimals, (unsigned long long)(mag % scale));
+    else
+        fmt_snprintf(buf, size, "%s%llu", sign, (unsigned long long)mag);
+    return buf;
+}

@@ -311,3 +311,16 @@ TEST(fmt_snprintf_wrapper)
     CHECK_EQ_I64(fmt_snprintf(buf, sizeof(buf), "%s-%u", "abcdef", 42u), 9);
     CHECK_EQ_STR(buf, "abcdef-");
 }
+
+TEST(fmt_fixed_keeps_the_sign_of_small_values)
+{
+    char b[32];
+    CHECK_EQ_STR(fmt_fixed(b, sizeof(b), -43, 4, true), "-0.0043");
+    CHECK_EQ_STR(fmt_fixed(b, sizeof(b), 43, 4, true), "+0.0043");
+    CHECK_EQ_STR(fmt_fixed(b, sizeof(b), 43, 4, false), "0.0043");
+    CHECK_EQ_STR(fmt_fixed(b, sizeof(b), -90770, 4, true), "-9.0770");
+    CHECK_EQ_STR(fmt_fixed(b, sizeof(b), 0, 2, true), "+0.00");
+    CHECK_EQ_STR(fmt_fixed(b, sizeof(b), -5, 0, false), "-5");
+    CHECK_EQ_STR(fmt_fixed(b, sizeof(b), INT64_MIN, 3, false), "-9223372036854775.808");
+    CHECK_EQ_STR(fmt_fixed(b, 6, -123456, 2, false), "-1234");    /* cut, NUL-terminated */
+}

@@ -8,7 +8,9 @@
 #ifndef TICKLAB_LIB_FMT_H
 #define TICKLAB_LIB_FMT_H
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* Like C99 vsnprintf: writes at most size bytes including the terminating NUL (nothing when
  * size is 0; buf may then be NULL) and returns the length the whole output would have had,
@@ -17,5 +19,10 @@ int fmt_vsnprintf(char *buf, size_t size, const char *fmt, va_list ap)
     __attribute__((format(printf, 3, 0)));
 int fmt_snprintf(char *buf, size_t size, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+
+/* A fixed-point number val / 10^decimals (decimals 0..9) with its sign kept whatever the
+ * whole part: fmt_fixed(b, n, -43, 4, true) is "-0.0043", 43 gives "+0.0043" (plus) or
+ * "0.0043". Returns buf, for use as a %s argument. */
+const char *fmt_fixed(char *buf, size_t size, int64_t val, unsigned decimals, bool plus);
 
 #endif
