@@ -155,3 +155,20 @@ void cpu_probe(struct cpu_info *ci)
     probe_leaf16(ci);
     ci->smi_count_readable = rdmsr_safe(MSR_SMI_COUNT, &ci->smi_count) == 0;
 }
+
+const char *cpu_hypervisor_name(const struct cpu_info *ci)
+{
+    static const struct {
+        const char *sig, *name;
+    } known[] = {
+        { "KVMKVMKVM", "kvm" },   { "TCGTCGTCGTCG", "tcg" }, { "Microsoft Hv", "hyperv" },
+        { "VMwareVMware", "vmware" }, { "XenVMMXenVMM", "xen" }, { "bhyve bhyve ", "bhyve" },
+        { "ACRNACRNACRN", "acrn" },
+    };
+    if (!ci->hypervisor)
+        return "none";
+    for (unsigned i = 0; i < sizeof(known) / sizeof(known[0]); i++)
+        if (k_strncmp(ci->hv_signature, known[i].sig, k_strlen(known[i].sig)) == 0)
+            return known[i].name;
+    return "other";
+}

@@ -400,6 +400,18 @@ static int channel_next_abs(struct clockevent *ce, uint64_t cyc)
     return too_late(cyc, ch->conf) ? -ETIME : 0;
 }
 
+/* The counter has not reached the comparator yet (wrap-safe, in the compare width). */
+static int channel_pending(struct clockevent *ce)
+{
+    struct hpet_channel *ch = to_channel(ce);
+    uint64_t now = hpet_read();
+    if (compares_64(ch->conf)) {
+        uint64_t cmp = rd64_static(TN_CMP(ch->n));
+        return (int64_t)(cmp - now) > 0;
+    }
+    return (int32_t)(rd32(TN_CMP(ch->n)) - (uint32_t)now) > 0;
+}
+
 static int channel_next_event(struct clockevent *ce, uint64_t delta_cyc)
 {
     return channel_next_abs(ce, hpet_read() + delta_cyc);
@@ -426,7 +438,7 @@ int hpet_channel_init(struct hpet_channel *ch, unsigned n, unsigned cpu,
         .set_state_oneshot = channel_oneshot, .set_state_shutdown = channel_shutdown,
         .set_state_periodic = caps.periodic ? channel_periodic : 0,
         .set_next_event = channel_next_event, .set_next_abs = channel_next_abs,
-        .abs_cs = &hpet_cs,
+        .abs_cs = &hpet_cs, .pending = channel_pending,
     };
     hpet_comparator_stop(n);
     return 0;

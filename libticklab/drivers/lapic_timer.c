@@ -136,6 +136,20 @@ static int lapic_next(struct clockevent *ce, uint64_t delta_cyc)
     return 0;
 }
 
+/* The one-shot count runs down to 0 and stays there. */
+static int lapic_pending(struct clockevent *ce)
+{
+    (void)ce;
+    return lapic_read(LAPIC_TIMER_CUR) != 0;
+}
+
+/* The deadline MSR reads 0 once its interrupt has been raised (SDM 11.5.4.1). */
+static int deadline_pending(struct clockevent *ce)
+{
+    (void)ce;
+    return rdmsr(MSR_TSC_DEADLINE) != 0;
+}
+
 static int deadline_oneshot(struct clockevent *ce)
 {
     struct lapic_timer_ce *t = of_deadline(ce);
@@ -182,6 +196,7 @@ void lapic_timer_ce_init(struct lapic_timer_ce *t, unsigned cpu, uint8_t vector,
                            : vector < 32 ? "vector below 32 (the exceptions' range)" : 0,
         .set_state_periodic = lapic_periodic, .set_state_oneshot = lapic_oneshot,
         .set_state_shutdown = timer_shutdown, .set_next_event = lapic_next,
+        .pending = lapic_pending,
     };
     const char *no_deadline = !ci->tsc_deadline ? "CPUID.1:ECX[24] is clear (QEMU TCG never "
                                                   "offers it)"
@@ -197,6 +212,7 @@ void lapic_timer_ce_init(struct lapic_timer_ce *t, unsigned cpu, uint8_t vector,
         .usable = !no_deadline, .unusable_reason = no_deadline,
         .set_state_oneshot = deadline_oneshot, .set_state_shutdown = deadline_shutdown,
         .set_next_event = deadline_next, .set_next_abs = deadline_abs, .abs_cs = tsc,
+        .pending = deadline_pending,
     };
     t->active = &t->lapic;
 }

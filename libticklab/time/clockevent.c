@@ -378,6 +378,13 @@ int clockevent_program_ns(struct clockevent *ce, uint64_t delta_ns)
     return program_delta(ce, delta_ns);
 }
 
+int clockevent_pending(struct clockevent *ce)
+{
+    if (!ce->pending || ce->state != CE_STATE_ONESHOT)
+        return -ENOTSUP;
+    return ce->pending(ce) ? 1 : 0;
+}
+
 int clockevent_program_cyc(struct clockevent *ce, uint64_t cyc)
 {
     int err = enter_oneshot(ce);

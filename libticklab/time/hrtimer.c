@@ -42,6 +42,31 @@ int hrtimer_base_init(struct hrtimer_base *base, struct clockevent *dev,
     return 0;
 }
 
+int hrtimer_base_reclaim(struct hrtimer_base *base, struct tq_slot *slots, uint32_t capacity)
+{
+    struct hrtimer_base old = *base;
+    int rc = hrtimer_base_init(base, old.dev, old.clock, slots, capacity);
+    if (rc)
+        return rc;
+    base->storm_limit = old.storm_limit;
+    base->interrupts = old.interrupts;
+    base->reprograms = old.reprograms;
+    base->shutdowns = old.shutdowns;
+    base->expired = old.expired;
+    base->retries = old.retries;
+    base->hangs = old.hangs;
+    base->max_hang_ns = old.max_hang_ns;
+    base->storm_detected = old.storm_detected;
+    base->program_errors = old.program_errors;
+    base->restart_errors = old.restart_errors;
+    base->rescued = old.rescued;
+    base->spurious = old.spurious;
+    base->stale = old.stale;
+    base->early_fires = old.early_fires;
+    base->early_max_ns = old.early_max_ns;
+    return 0;
+}
+
 void hrtimer_base_release(struct hrtimer_base *base)
 {
     if (base->dev && base->dev->owner == base)
@@ -63,6 +88,7 @@ static int program(struct hrtimer_base *b, uint64_t expires, uint64_t now)
         err = clockevent_program_ns(b->dev, expires > now ? expires - now : 0);
     b->armed = err == 0;
     b->armed_ns = expires;
+    b->armed_at_ns = now;
     if (err)
         b->program_errors++;
     return err;
@@ -171,9 +197,35 @@ void hrtimer_interrupt(struct hrtimer_base *b)
         return;
     b->in_interrupt = true;
     b->interrupts++;
+    bool was_armed = b->armed;
     b->armed = false;          /* a one-shot device that fired is no longer armed */
     b->hang_pending = false;
     entry = now = b->now_ns();
+    struct tq_node *first = tq_first(&b->q);
+    b->entry_early = false;
+    if (!first || tq_deadline_ns(first) > now) {
+        b->spurious++;
+        if (first && was_armed && b->armed_ns > now) {
+            /* Before the moment the device was armed for: ask the device whether its event
+             * has happened. */
+            b->entry_early = true;
+            uint64_t delay = b->armed_ns > b->armed_at_ns ? b->armed_ns - b->armed_at_ns : 0;
+            /* The device's answer is read after `now`: a CPU taken away between the two
+             * (a host's scheduler under a VM) lets the device reach its moment meanwhile.
+             * So it only counts as early if time is still before that moment after the
+             * answer (the clock read again). */
+            bool fired = clockevent_pending(b->dev) == 0;
+            uint64_t after = b->now_ns();
+            if (fired && after < b->armed_ns &&
+                b->armed_ns - after > HRTIMER_EARLY_TOLERANCE_NS(delay)) {
+                b->early_fires++;
+                if (b->armed_ns - after > b->early_max_ns)
+                    b->early_max_ns = b->armed_ns - after;
+            } else {
+                b->stale++;
+            }
+        }
+    }
     for (;;) {
         if (!run_due(b, now, &budget)) {
             /* Storm: let the rest run one min delta from now. */
@@ -208,6 +260,7 @@ void hrtimer_interrupt(struct hrtimer_base *b)
         b->retries++;
     }
     b->in_interrupt = false;
+    b->entry_early = false;
 }
 
 bool hrtimer_rescue(struct hrtimer_base *b, uint64_t grace_ns)

@@ -356,6 +356,16 @@ static bool expired_earliest(const struct wheel *w, uint64_t *expires)
     return true;
 }
 
+uint64_t wheel_linux_expiry(uint64_t clk, uint64_t expires)
+{
+    uint64_t delta = expires - clk;
+    unsigned lvl = 0;
+    while (lvl < 8 && delta >= (63ull << (3 * lvl)))
+        lvl++;                           /* level lvl holds deltas below 63 << 3 lvl */
+    unsigned shift = 3 * lvl;
+    return ((expires >> shift) + 1) << shift;
+}
+
 bool wheel_next_expiry(const struct wheel *w, uint64_t *expires)
 {
     uint64_t best = NO_EVENT;

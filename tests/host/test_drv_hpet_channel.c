@@ -305,3 +305,21 @@ TEST(hpet_oneshot_survives_32bit_wrap)
     CHECK_EQ_U64(fake_stats.faults, 0);
     CHECK(fake_hpet_counter() < 0xFFFFFF00u);       /* it did wrap */
 }
+
+/* The device says whether its armed event is still to come (the counter below the
+ * comparator) or has happened: how the hrtimer core tells an interrupt left from an earlier
+ * programming (still to come) from a comparator that fired early (happened). */
+TEST(hpet_channel_pending_until_the_counter_reaches_the_comparator)
+{
+    REQUIRE(channel_machine(100, NULL));
+    CHECK_EQ_I64(clockevent_pending(&ch.ce), -ENOTSUP);    /* shut down: nothing armed */
+    REQUIRE(clockevent_program_ns(&ch.ce, 100000) == 0);
+    CHECK_EQ_I64(clockevent_pending(&ch.ce), 1);
+    fake_run_for_ns(50000);
+    CHECK_EQ_I64(clockevent_pending(&ch.ce), 1);
+    fake_run_for_ns(60000);
+    CHECK_EQ_U64(events_seen, 1);
+    CHECK_EQ_I64(clockevent_pending(&ch.ce), 0);
+    REQUIRE(clockevent_program_ns(&ch.ce, 100000) == 0);    /* armed again: still to come */
+    CHECK_EQ_I64(clockevent_pending(&ch.ce), 1);
+}

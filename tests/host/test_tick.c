@@ -143,9 +143,10 @@ TEST(tick_periodic_counts_jiffies_exactly_on_the_pit)
     tick_stop();
 }
 
-/* Interrupts off for 10.5 ms: ten ticks never come (the LAPIC holds one in IRR). The late
- * one counts the eleven periods that passed (ten lost), its on-time successor a quarter
- * period later advances nothing (early), and from then on jiffies are exact again. */
+/* Interrupts off for 10.5 ms: the edges at 6..15 ms find interrupts off; the LAPIC holds
+ * one in IRR and delivers it at 15.75 ms. That run finds ten periods passed: jiffies move
+ * to 15 (not 16: 16 ms has not come), nine counted lost. The 16 ms edge then comes on
+ * time and counts its own period; from then on jiffies are exact again. */
 TEST(tick_lost_ticks_counted_and_caught_up)
 {
     REQUIRE(machine());
@@ -157,14 +158,88 @@ TEST(tick_lost_ticks_counted_and_caught_up)
     irq_disable();
     fake_run_until_ns(t_start + 15 * MS + 3 * MS / 4);
     CHECK_EQ_U64(advanced(), 5);
-    irq_enable();                                    /* the held tick, 10.75 ms late */
-    CHECK_EQ_U64(ti->lost, 10);
-    CHECK_EQ_U64(advanced(), 16);
+    irq_enable();                                    /* the held tick, 9.75 ms late */
+    CHECK_EQ_U64(ti->lost, 9);
+    CHECK_EQ_U64(advanced(), 15);
     CHECK(ti->max_gap_ns > 10 * MS);
     fake_run_until_ns(t_start + 30 * MS + MS / 4);
-    CHECK_EQ_U64(ti->early, 1);
+    CHECK_EQ_U64(ti->early + ti->late, 0);
     CHECK_EQ_U64(advanced(), 30);
-    CHECK_EQ_U64(ti->lost, 10);
+    CHECK_EQ_U64(ti->lost, 9);
+    tick_stop();
+}
+
+/* tick_sync() between interrupts: with interrupts off for 3.5 ms, jiffies read 5 until the
+ * sync brings them to 8 (the periods passed, never one to come); the held interrupt then
+ * counts as the first of them, and nothing is counted twice: 3 lost as the sync found them,
+ * two of them never came. A wheel timer added after the sync counts from the true jiffies. */
+TEST(tick_sync_brings_jiffies_up_to_date_between_interrupts)
+{
+    REQUIRE(machine());
+    REQUIRE(tick_start(1000, "lapic", false, NULL, 0) == 0);
+    const struct tick_info *ti = tick_info();
+    uint64_t t_start = vclock_now_ns();
+    fake_run_until_ns(t_start + 5 * MS + MS / 4);
+    irq_disable();
+    fake_run_until_ns(t_start + 8 * MS + MS / 2);
+    CHECK_EQ_U64(advanced(), 5);
+    tick_sync();
+    CHECK_EQ_U64(advanced(), 8);
+    CHECK(tick_jiffies_ns(jiffies) <= time_ns());
+    CHECK(tick_jiffies_ns(jiffies + 1) > time_ns());
+    tick_sync();                                     /* idempotent */
+    CHECK_EQ_U64(advanced(), 8);
+    irq_enable();                                    /* the held one (the 6 ms edge) */
+    CHECK_EQ_U64(advanced(), 8);
+    CHECK_EQ_U64(ti->lost, 2);
+    fake_run_until_ns(t_start + 20 * MS + MS / 4);
+    CHECK_EQ_U64(advanced(), 20);
+    CHECK_EQ_U64(ti->lost, 2);
+    CHECK_EQ_U64(ti->late + ti->early, 0);
+    tick_stop();
+}
+
+/* A hypervisor that re-injects missed periodic interrupts: after a 4 ms stall the late
+ * interrupt comes, then three more back to back (what KVM does). The first counts the four
+ * periods (three lost), the three re-injected ones advance nothing and take the three back
+ * (late), so jiffies are not counted twice and never come before their time. */
+TEST(tick_reinjected_interrupts_are_not_counted_twice)
+{
+    REQUIRE(machine());
+    REQUIRE(tick_start(1000, "lapic", false, NULL, 0) == 0);
+    const struct tick_info *ti = tick_info();
+    uint64_t t_start = vclock_now_ns();
+    fake_run_until_ns(t_start + 5 * MS + MS / 4);
+    irq_disable();
+    fake_run_until_ns(t_start + 9 * MS + MS / 2);
+    irq_enable();                                    /* the held one: jiffies to 9 */
+    CHECK_EQ_U64(advanced(), 9);
+    CHECK_EQ_U64(ti->lost, 3);
+    for (int i = 0; i < 3; i++)                      /* re-injected, 1 us apart */
+        clockevent_handle_irq(&lt.lapic);
+    CHECK_EQ_U64(advanced(), 9);
+    CHECK_EQ_U64(ti->late, 3);
+    CHECK_EQ_U64(ti->early, 0);
+    clockevent_handle_irq(&lt.lapic);                /* one more: a true extra */
+    CHECK_EQ_U64(ti->early, 1);
+    CHECK_EQ_U64(advanced(), 9);
+    fake_run_until_ns(t_start + 12 * MS + MS / 4);
+    CHECK_EQ_U64(advanced(), 12);
+    tick_stop();
+}
+
+/* The grid is kept to 1/65536 ns: on the PIT (999,847.47 ns) an hour of jiffies computed
+ * from the grid is within a nanosecond of 3600 s / period, where whole-ns periods would be
+ * 1.7 ms (1.7 ticks) off. */
+TEST(tick_grid_keeps_the_period_fraction)
+{
+    REQUIRE(machine());
+    REQUIRE(tick_start(1000, "pit", false, NULL, 0) == 0);
+    uint64_t j = jiffies, hour_ticks = 3600000000000ull * PIT_HZ / (1193 * 1000000000ull);
+    uint64_t at = tick_jiffies_ns(j + hour_ticks) - tick_jiffies_ns(j);
+    /* hour_ticks * 1193 / 1193182 s */
+    uint64_t want = hour_ticks * 1193ull * 1000000000ull / PIT_HZ;
+    CHECK(at + 2 >= want && at <= want + 2);
     tick_stop();
 }
 
@@ -386,15 +461,15 @@ TEST(tick_oneshot_late_tick_rearms_on_the_next_future_period)
     fake_run_until_ns(t_start + 15 * MS + 3 * MS / 4);
     uint64_t delivered = fake_irq_stats(FAKE_IRQ_LAPIC_TIMER)->delivered;
     irq_enable();                                    /* the held tick, 9.75 ms late */
-    CHECK_EQ_U64(ti->lost, 10);
-    CHECK_EQ_U64(advanced(), 16);
+    CHECK_EQ_U64(ti->lost, 9);
+    CHECK_EQ_U64(advanced(), 15);                    /* 16 ms has not come yet */
     fake_run_until_ns(t_start + 16 * MS - 1000);
     CHECK_EQ_U64(fake_irq_stats(FAKE_IRQ_LAPIC_TIMER)->delivered, delivered + 1);
     CHECK_EQ_U64(ti->early, 0);
     fake_run_until_ns(t_start + 30 * MS + MS / 4);
     CHECK_EQ_U64(advanced(), 30);
-    CHECK_EQ_U64(ti->early, 1);                      /* the on-time one after the late one */
-    CHECK_EQ_U64(ti->lost, 10);
+    CHECK_EQ_U64(ti->early + ti->late, 0);           /* 16 ms on time counts its own */
+    CHECK_EQ_U64(ti->lost, 9);
     CHECK_EQ_U64(ti->ticks, 5 + 1 + 15);
     tick_stop();
 }
@@ -426,4 +501,25 @@ TEST(tick_named_oneshot_only_device_ticks_in_oneshot_mode)
     CHECK_EQ_STR(why, "clockevent=tsc_deadline: in use (it or its hardware); using pit");
     tick_stop();
     clockevent_release(&lt.lapic);
+}
+
+/* The LAPIC timer's two devices say whether their armed event is still to come: the
+ * one-shot's current count is not 0 yet, the deadline MSR is not cleared yet. */
+TEST(lapic_devices_pending_until_they_fire)
+{
+    REQUIRE(machine());
+    static uint64_t seen;
+    seen = 0;
+    struct clockevent *devs[2] = { &lt.lapic, &lt.deadline };
+    for (int i = 0; i < 2; i++) {
+        REQUIRE(clockevent_claim(devs[i], entry_noop, &seen) == 0);
+        CHECK_EQ_I64(clockevent_pending(devs[i]), -ENOTSUP);
+        REQUIRE(clockevent_program_ns(devs[i], 100000) == 0);
+        CHECK_EQ_I64(clockevent_pending(devs[i]), 1);
+        uint64_t events = devs[i]->events;
+        fake_run_for_ns(200000);
+        CHECK_EQ_U64(devs[i]->events, events + 1);
+        CHECK_EQ_I64(clockevent_pending(devs[i]), 0);
+        clockevent_release(devs[i]);
+    }
 }

@@ -622,3 +622,27 @@ TEST(wheel_model_check_from_below_2_64)
 {
     model_check(BELOW_2_64, MC_SEED ^ 0x64);
 }
+
+/* Linux's rounding, hand-computed: level 0 (under 63 ticks ahead) runs one jiffy after its
+ * expiry; a 1 s timer at HZ=250 (250 ticks) is in level 1 (granularity 8), and re-armed from
+ * a callback on a multiple of 8 runs 256 ticks later: 1.024 s, the published +24 ms per
+ * period. At HZ=1000 (1000 ticks, level 2, granularity 64) the same 1 s is 1024 ticks. */
+TEST(wheel_linux_expiry_rounds_as_linux_does)
+{
+    CHECK_EQ_U64(wheel_linux_expiry(100, 110), 111);
+    CHECK_EQ_U64(wheel_linux_expiry(100, 162), 163);            /* delta 62: level 0 */
+    CHECK_EQ_U64(wheel_linux_expiry(100, 163), 168);            /* delta 63: level 1 */
+    CHECK_EQ_U64(wheel_linux_expiry(0, 250), 256);
+    CHECK_EQ_U64(wheel_linux_expiry(256, 506), 512);            /* period 256 from here on */
+    CHECK_EQ_U64(wheel_linux_expiry(3, 253), 256);              /* first add mid-granule */
+    CHECK_EQ_U64(wheel_linux_expiry(1024, 2024), 2048);         /* HZ=1000: 1024 ticks */
+    CHECK_EQ_U64(wheel_linux_expiry(0, 503), 504);              /* delta 503: level 1 */
+    CHECK_EQ_U64(wheel_linux_expiry(0, 504), 512);              /* delta 504: level 2 */
+    /* past the jiffies wrap of 32 bits, and far levels stay at or after the expiry */
+    uint64_t clk = (1ull << 32) - 5;
+    CHECK_EQ_U64(wheel_linux_expiry(clk, clk + 250), ((clk + 250) >> 3 << 3) + 8);
+    for (uint64_t d = 0; d < 100000; d += 37) {
+        uint64_t e = wheel_linux_expiry(12345, 12345 + d);
+        CHECK(e > 12345 + d);
+    }
+}

@@ -115,6 +115,13 @@ struct clockevent {
      * that moment had passed (with the device's safety margin) when the device took it. */
     int (*set_next_abs)(struct clockevent *ce, uint64_t cs_cyc);
     const struct clocksource *abs_cs;
+    /* Optional, in ONESHOT state: whether the event last armed is still to come (1: the
+     * LAPIC's current count is not 0, the deadline MSR is not cleared, the HPET counter has
+     * not reached the comparator) or has happened (0). Asked when an interrupt comes before
+     * its owner's deadline, to tell an interrupt left from an earlier programming (the
+     * device still counts towards this one) from a device that fired early. NULL: the
+     * device cannot say. */
+    int (*pending)(struct clockevent *ce);
 
     /* ---- owner: set through clockevent_claim(), cleared by clockevent_release() ---- */
     clockevent_handler event;    /* called for every event */
@@ -200,6 +207,9 @@ uint64_t clockevent_ns_to_cyc_up(const struct clockevent *ce, uint64_t delta_ns)
 /* cyc * 1e9 / freq_hz rounded to nearest: how long cyc device cycles really last. Saturates
  * to UINT64_MAX; freq_hz 0 gives UINT64_MAX. */
 uint64_t clockevent_cyc_to_ns(const struct clockevent *ce, uint64_t cyc);
+/* ce->pending() where the device has it: 1 (the armed event is still to come), 0 (it has
+ * happened), -ENOTSUP (the device cannot say, or is not in ONESHOT state). */
+int clockevent_pending(struct clockevent *ce);
 /* Sets min_delta_cyc (a measured value, clockevent_register's checks apply: -EINVAL when
  * 0 or above max_delta_cyc) and the ns figures the core keeps from it. */
 int clockevent_set_min_delta(struct clockevent *ce, uint64_t min_delta_cyc);

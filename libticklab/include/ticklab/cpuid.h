@@ -43,5 +43,8 @@ struct cpu_info {
 };
 
 void cpu_probe(struct cpu_info *ci);
+/* The hypervisor by its CPUID signature: "none" (no hypervisor bit), "kvm", "tcg" (QEMU's
+ * software emulation), "hyperv", "vmware", "xen", "bhyve", "acrn", or "other". */
+const char *cpu_hypervisor_name(const struct cpu_info *ci);
 
 #endif

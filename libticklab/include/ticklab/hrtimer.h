@@ -69,6 +69,9 @@ struct hrtimer_base {
     bool armed;               /* the device is armed for armed_ns */
     bool hang_pending;        /* a hang delay is armed: starts do not reprogram until it fires */
     uint64_t armed_ns;
+    uint64_t armed_at_ns;     /* when it was armed for armed_ns */
+    bool entry_early;         /* the interrupt now running came before the earliest timer
+                                 was due (see stale, early_fires) */
     struct hrtimer *running;  /* the timer whose callback runs, or NULL */
     /* statistics */
     uint64_t interrupts;      /* hrtimer_interrupt calls */
@@ -82,7 +85,22 @@ struct hrtimer_base {
     uint64_t program_errors;  /* programmings that failed (nothing armed) */
     uint64_t restart_errors;  /* HRTIMER_RESTART that could not be queued (queue full) */
     uint64_t rescued;         /* hrtimer_rescue() runs: device events that never came */
+    uint64_t spurious;        /* interrupts that found nothing due (an interrupt for a
+                                 timer cancelled or rescued meanwhile, or an early one) */
+    /* Of the spurious ones, those that came while the device was armed for a moment still
+     * ahead, told apart by asking the device (clockevent_pending): */
+    uint64_t stale;           /* the device still counts towards its moment: an interrupt
+                                 left from an earlier programming (or one it cannot say) */
+    uint64_t early_fires;     /* the device says its event happened, more than
+                                 HRTIMER_EARLY_TOLERANCE before the moment it was armed for:
+                                 the device (or its programming) fired early, a defect */
+    uint64_t early_max_ns;    /* the earliest of those, ns before the moment */
 };
+
+/* How early a device may fire and still count as on time: the clock mappings' error (an
+ * absolute deadline converted through a pair of clock reads, rates calibrated to ppm):
+ * 1 us plus 2000 ppm of the delay it was armed for. */
+#define HRTIMER_EARLY_TOLERANCE_NS(delay_ns) (1000ull + (delay_ns) / 500)
 
 /* The queue's structure is chosen when the library is compiled (TQ_IMPL, tqueue.h) and it
  * changes struct hrtimer_base's layout. The init's link name carries the choice, so code
@@ -104,6 +122,11 @@ int hrtimer_base_init(struct hrtimer_base *base, struct clockevent *dev,
 /* Gives the device back (clockevent_release). Timers still queued stay queued and never
  * fire; callers cancel them first. */
 void hrtimer_base_release(struct hrtimer_base *base);
+/* After a release: claims the same device again with an empty queue (as a fresh
+ * hrtimer_base_init on the same slots) but keeps the statistics, so that counts taken
+ * across a loan of the device (interrupts, spurious, stale, ...) stay monotonic. Returns
+ * hrtimer_base_init's result. */
+int hrtimer_base_reclaim(struct hrtimer_base *base, struct tq_slot *slots, uint32_t capacity);
 
 /* Queues t (re-queues it if already queued) to expire at expires_ns (ABS) or now +
  * expires_ns (REL, saturating at UINT64_MAX = never). An expiry in the past fires after the
@@ -122,6 +145,14 @@ bool hrtimer_cancel(struct hrtimer_base *base, struct hrtimer *t);
  * t is queued. Never overflows: if no such time fits in 64 bits, expires_ns saturates to
  * UINT64_MAX (and the count to UINT64_MAX if it does not fit either). */
 uint64_t hrtimer_forward(struct hrtimer *t, uint64_t now_ns, uint64_t interval_ns);
+
+/* Inside a callback: whether the interrupt running it came before the base's earliest
+ * timer was due (stale or early_fires), so that the time since that interrupt's entry is
+ * not this timer's latency. */
+static inline bool hrtimer_interrupt_came_early(const struct hrtimer_base *b)
+{
+    return b->in_interrupt && b->entry_early;
+}
 
 /* The clock event handler: runs every due timer in deadline order, then programs the
  * device for the new head (see the top of this file); bounded, never loops forever. */

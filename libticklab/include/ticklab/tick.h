@@ -7,12 +7,18 @@
  * tick_start() reports the real period.
  *
  * Jiffies are 64 bits and start 2 s before the low 32 bits wrap, so every run that ticks
- * for two seconds crosses the wrap. A lost tick (an interrupt that never came) shows as a gap
- * of two or more periods between two handler runs, measured with time_ns(); the missing
- * jiffies are added so that jiffies keep pace with time, and counted. An interrupt under half
- * a period after the previous one (the on-time successor of a late one, whose gap already
- * counted both periods) advances nothing and is counted as early. Each tick folds the
- * clocksource into time_ns() (timekeeping_accumulate) and runs the due wheel timers. */
+ * for two seconds crosses the wrap. Jiffies keep pace with time_ns(): they count the whole
+ * periods passed since the tick started (on a grid kept to 1/65536 ns), never one that has
+ * not yet come, so a wheel timer never runs before its jiffy in real time. A tick handler
+ * run that finds two or more periods passed counts all but one as lost (their interrupts
+ * had not come); one that finds none is an interrupt that came late after its period was
+ * counted lost (held past the next edge, or re-injected by a hypervisor: counted as late,
+ * so that lost - late never came and nothing counts twice), or else one more than the
+ * device should make (early).
+ * tick_sync() brings jiffies up to date between interrupts, so that a timer added while
+ * the tick's interrupt is late is not added against a stale jiffies (and fired early when
+ * the catch-up comes). Each tick folds the clocksource into time_ns()
+ * (timekeeping_accumulate) and runs the due wheel timers. */
 #ifndef TICKLAB_TIME_TICK_H
 #define TICKLAB_TIME_TICK_H
 #include <stdbool.h>
@@ -33,10 +39,13 @@ struct tick_info {
     uint64_t period_ns;         /* what the device really makes */
     uint64_t jiffies_start;
     uint64_t ticks;             /* handler runs */
-    uint64_t lost;              /* periods with no interrupt, caught up */
-    uint64_t early;             /* handler runs under half a period after the previous one:
-                                   a late interrupt's period was already counted, so these
-                                   do not advance jiffies */
+    uint64_t lost;              /* periods whose interrupt had not come when a later one ran
+                                   (jiffies caught up); the late ones among them come back
+                                   as `late`: lost - late never came */
+    uint64_t late;              /* interrupts that came after their period was counted lost:
+                                   held past the next edge, or re-injected by a hypervisor */
+    uint64_t early;             /* interrupts for no new period, with none counted lost: more
+                                   interrupts than the period allows */
     uint64_t max_gap_ns;        /* longest time between two handler runs */
     uint64_t rearm_retries;     /* one-shot mode: re-arms that failed once and were made a
                                    whole period from then instead */
@@ -46,6 +55,12 @@ struct tick_info {
     uint64_t rescued;           /* tick_rescue() runs */
     uint64_t nohz_stops;        /* times the tick was stopped for idle */
     uint64_t idle_skipped;      /* periods not ticked while stopped (jiffies caught up) */
+    /* The period as the device really makes it, measured by time_ns() between handler runs
+     * (from the fourth run, past the first runs' cold paths, until the first stop for idle,
+     * which moves the phase): the first and the last run
+     * with a new period, and the periods (jiffies) between them. See tick_measured_period_ps. */
+    uint64_t measured_first_ns, measured_last_ns, measured_periods;
+    uint64_t ticks_all_starts;  /* handler runs since boot, across every tick_start */
 };
 
 extern volatile uint64_t jiffies;
@@ -64,6 +79,10 @@ int tick_start_ns(uint64_t period_ns, const char *device, bool oneshot, char *wh
                   unsigned why_len);
 void tick_stop(void);
 bool tick_running(void);
+/* Jiffies brought up to date with time_ns() now (the periods passed since the last tick
+ * whose interrupt has not come yet); a no-op when the tick is not running. Call before
+ * reading jiffies to add a timer outside the tick. Any context. */
+void tick_sync(void);
 const struct tick_info *tick_info(void);
 
 /* Tickless idle. tick_nohz_stop(): when nothing is due before until_ns (absolute time_ns),
@@ -75,7 +94,13 @@ const struct tick_info *tick_info(void);
 bool tick_nohz_stop(uint64_t until_ns);
 void tick_nohz_restart(void);
 bool tick_nohz_stopped(void);
+/* The tick's period as measured by time_ns() (struct tick_info.measured_*), in ps; 0 until
+ * two handler runs with eight periods between them have been seen. */
+uint64_t tick_measured_period_ps(void);
+/* time_ns() of the last tick handler run. */
 uint64_t tick_last_ns(void);
+/* time_ns() at which jiffies reach j on the tick's grid (j may be past). */
+uint64_t tick_jiffies_ns(uint64_t j);
 
 /* A tick that stopped coming: the tick runs (not stopped for idle) and nothing ran for four
  * periods and TICK_OVERDUE_NS more. tick_rescue() then runs the tick's work by hand (jiffies

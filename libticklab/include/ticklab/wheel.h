@@ -150,4 +150,13 @@ bool wheel_next_expiry(const struct wheel *w, uint64_t *expires);
 /* Timers pending (added, not yet run or deleted), O(1). */
 size_t wheel_pending(const struct wheel *w);
 
+/* The jiffy Linux's timer wheel (kernel/time/timer.c since 4.8: levels of 64 slots, each
+ * level 8 times coarser) runs a timer for `expires` on when it is added at wheel clock
+ * `clk`: the level is the one whose range holds expires - clk (level n from 63 << 3(n-1)
+ * ticks), and the timer runs on the first multiple of that level's granularity (8^n ticks)
+ * after expires, so never early and up to a granularity late. This wheel runs timers on
+ * their exact jiffy; adding a timer at wheel_linux_expiry() reproduces Linux's rounding
+ * (period-compare's jiffies_linux timer). Levels beyond 8 are treated as level 8. */
+uint64_t wheel_linux_expiry(uint64_t clk, uint64_t expires);
+
 #endif
