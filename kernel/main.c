@@ -35,6 +35,7 @@
 #include "kernel/checks/tick_check.h"
 #include "kernel/checks/tsc_warp.h"
 #include "kernel/checks/wrapcheck.h"
+#include "ticklab/cpuid.h"
 #include "ticklab/errno.h"
 #include "ticklab/fmt.h"
 #include "ticklab/kstring.h"
@@ -128,6 +129,10 @@ static void send_boot_record(void)
         json_str(&r.j, "image", boot.image);
     json_bool(&r.j, "cmdline_truncated", boot.cmdline_truncated);
     json_bool(&r.j, "qemu", stop_under_qemu());
+    struct cpu_info ci;
+    cpu_probe(&ci);
+    json_str(&r.j, "hypervisor", cpu_hypervisor_name(&ci));
+    json_str(&r.j, "hypervisor_signature", ci.hypervisor ? ci.hv_signature : 0);
     json_str(&r.j, "profile", profile_name(cfg.profile));
     json_u64(&r.j, "hz", cfg.hz);
     if (boot.efi.present) {
@@ -181,6 +186,7 @@ void kmain(uint32_t magic, uint32_t info_phys)
     ce_devices_init();
     ce_measure_all();
     wrapcheck_report_all();
+    clocks_report_environment();
     ce_check_all(cfg.cecheck);
     if (timers_tick_start(&cfg.hz, cfg.clockevent, cfg.tick_oneshot))
         run_mark_failed("no tick");

@@ -49,6 +49,15 @@ void summary_show(bool ok, unsigned records)
         con_write(CON_SCREEN, "\n", 1);
     line("ticklab summary: run %s, %u records (the serial port has every figure)",
          ok ? "finished ok" : "FAILED", records);
+    const char *hv = clock_facts.hypervisor ? clock_facts.hypervisor : "unknown";
+    line("machine: %s; RDTSC %llu cycles%s", !k_strcmp(hv, "none") ? "no hypervisor seen"
+         : !k_strcmp(hv, "kvm") ? "KVM guest, figures include VM exits"
+         : !k_strcmp(hv, "tcg") ? (clock_facts.virtual_time ? "QEMU -icount (likely), figures are "
+                                                              "instruction counts"
+                                                            : "QEMU emulation (TCG)")
+                                : hv,
+         (unsigned long long)clock_facts.rdtsc_cost_cyc,
+         clock_facts.rdtsc_trapped ? " (trapped by the hypervisor)" : "");
     struct clocksource *cs = clocksource_current();
     line("time_ns on %s; TSC %llu Hz (+-%llu.%03llu ppm, by %s); %u of %u CPUs online",
          cs ? cs->name : "-", (unsigned long long)clock_facts.tsc_hz,

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # run-tests.sh: everything `make test` runs, in order of speed, with one summary at the end.
 #   0. the library boundary: public headers and the archive's symbols (scripts/check-lib.sh);
-#      the layers point one way, no include cycle (scripts/check-layers.py)
+#      the layers point one way, no include cycle (scripts/check-layers.py); the
+#      experiments' budgets fit a 5 / 30 minute run (scripts/check-budgets.py)
 #   1. host unit tests: lib/, drivers/ and kernel/ logic against device models, ASan + UBSan
 #   2. host tool tests: tools/ (pytest)
 #   3. boot tests: the image under QEMU, records checked (tests/qemu/boottest.py)
@@ -75,6 +76,7 @@ if ! make -s kernel lib example iso efi; then
 fi
 suite lib scripts/check-lib.sh
 suite layers $PY scripts/check-layers.py
+suite budgets $PY scripts/check-budgets.py
 suite host make -s host-test
 suite fuzz make -s fuzz-short
 suite tools $PY -m pytest -q -p no:cacheprovider tools/tests

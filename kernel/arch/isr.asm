@@ -45,6 +45,7 @@ STUB v
     shl rdx, 32
     or rax, rdx
     mov [rel irq_probe], rax
+    mov byte [rel irq_probe + 46], 1    ; in_irq
 %%no_probe:
     push rsi
     push rdi
@@ -93,6 +94,7 @@ isr_common_irq:
     cld
     mov rdi, rsp
     call irq_dispatch
+    mov byte [rel irq_probe + 46], 0    ; in_irq: this interrupt is over
     ; the exit stamp, while tick-overhead splits the interrupt (irq_probe.split at 45)
     cmp byte [rel irq_probe + 45], 0
     je .no_split

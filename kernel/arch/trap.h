@@ -22,11 +22,17 @@ struct irq_probe {
     volatile uint32_t vector;
     volatile bool on;                  /* entry_tsc */
     volatile bool split;               /* eoi_begin/eoi_end, exit_tsc, vector, seq too */
+    volatile bool in_irq;              /* while `on`: set by the entry stub with entry_tsc,
+                                          cleared as the interrupt returns; so a handler's
+                                          work run by hand (a rescued hrtimer) can tell that
+                                          entry_tsc is not its own */
 };
 extern struct irq_probe irq_probe;
 _Static_assert(__builtin_offsetof(struct irq_probe, on) == 44, "isr.asm tests irq_probe.on at 44");
 _Static_assert(__builtin_offsetof(struct irq_probe, split) == 45,
                "isr.asm tests irq_probe.split at 45");
+_Static_assert(__builtin_offsetof(struct irq_probe, in_irq) == 46,
+               "isr.asm sets irq_probe.in_irq at 46");
 
 typedef void (*irq_handler_fn)(struct trap_frame *tf, void *ctx);
 

@@ -30,12 +30,12 @@ void tick_check_run(uint64_t run_ms)
     if (!run_ms || !tick_running())
         return;
     unsigned long flags = irq_save();
-    uint64_t ticks0 = ti->ticks, lost0 = ti->lost, early0 = ti->early, j0 = jiffies,
-             t0 = time_ns();
+    tick_sync();
+    uint64_t ticks0 = ti->ticks, lost0 = ti->lost, late0 = ti->late, early0 = ti->early,
+             j0 = jiffies, t0 = time_ns();
     one_second.added_ns = t0;
-    one_second.expires = j0 + ti->hz;
     timer_init(&one_second.timer, on_one_second, 0);
-    timer_add(&kernel_wheel, &one_second.timer, one_second.expires);
+    one_second.expires = timers_wheel_add(&one_second.timer, ti->hz);
 
     /* The tick wakes the HLT every period, the backup one-shot at the latest every 50 ms;
      * the TSC bounds the whole wait. */
@@ -62,6 +62,7 @@ void tick_check_run(uint64_t run_ms)
     json_u64(&r.j, "ticks", ticks);
     json_u64(&r.j, "expected_ticks", elapsed / ti->period_ns);
     json_u64(&r.j, "lost", ti->lost - lost0);
+    json_u64(&r.j, "late", ti->late - late0);
     json_u64(&r.j, "early", ti->early - early0);
     json_u64(&r.j, "jiffies_start", j0);
     json_u64(&r.j, "jiffies_end", jiffies);
@@ -101,17 +102,16 @@ static void on_half_way(struct wheel_timer *t, void *ctx)
     half_way.fired = true;
 }
 
-/* When the tick may sleep until: the jiffy of the next wheel timer (its tick comes that many
- * periods after the last one), or the end of the idle stretch. */
+/* When the tick may sleep until: the time of the next wheel timer's jiffy on the tick's
+ * grid, or the end of the idle stretch. */
 static uint64_t next_wake_ns(uint64_t end_ns)
 {
-    const struct tick_info *ti = tick_info();
     uint64_t e;
     if (!wheel_next_expiry(&kernel_wheel, &e))
         return end_ns;
     if ((int64_t)(e - jiffies) <= 0)
         return 0;
-    uint64_t at = tick_last_ns() + (e - jiffies) * ti->period_ns;
+    uint64_t at = tick_jiffies_ns(e);
     return at < end_ns ? at : end_ns;
 }
 
@@ -121,13 +121,14 @@ void idle_check_run(uint64_t run_ms, bool nohz)
     if (!run_ms || !tick_running())
         return;
     unsigned long flags = irq_save();
+    tick_sync();
     uint64_t t0 = time_ns(), end = t0 + run_ms * 1000000ull, ticks0 = ti->ticks;
     uint64_t j0 = jiffies, stops0 = ti->nohz_stops, skipped0 = ti->idle_skipped;
     uint64_t half_ns = run_ms * 500000ull;
     half_way.fired = false;
-    half_way.expires = j0 + (half_ns + ti->period_ns - 1) / ti->period_ns;
     timer_init(&half_way.timer, on_half_way, 0);
-    timer_add(&kernel_wheel, &half_way.timer, half_way.expires);
+    half_way.expires = timers_wheel_add(&half_way.timer,
+                                        (half_ns + ti->period_ns - 1) / ti->period_ns);
 
     uint64_t c0 = rdtsc(), bound_cyc = tsc_ns_to_cyc(run_ms * 2000000ull + 100000000ull);
     halt_backup_start(ti->dev);

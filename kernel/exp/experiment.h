@@ -7,6 +7,14 @@ struct experiment {
     const char *name;       /* stable: exp= word and the "exp" key of its records */
     const char *summary;
     void (*run)(void);
+    /* The most it may take, in seconds of TSC time, per profile (quick, full, soak): the
+     * harness ends it there (kernel/exp/harness.h). Sized for the slowest machine ticklab
+     * runs on (nested KVM, every VM exit ~50 us), with room: a run that takes longer is a
+     * wait that does not end, not a slow machine. The budgets of all experiments add up to
+     * 270 s (quick) and 1670 s (full), so that with boot and calibration a whole run ends
+     * within 5 and 30 minutes even when every experiment is cut at its budget;
+     * scripts/check-budgets.py (in make test) keeps the sums there. */
+    unsigned budget_s[3];
 };
 
 /* NULL-terminated list of names, in registry order (bit i of cfg.exp_mask = entry i). */

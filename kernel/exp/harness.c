@@ -1,6 +1,8 @@
 /* kernel/exp/harness.c - see harness.h. */
 #include "kernel/exp/harness.h"
 
+#include <stdarg.h>
+
 #include "ticklab/io.h"
 #include "kernel/config.h"
 #include "kernel/report/console.h"
@@ -16,8 +18,16 @@
 #include "ticklab/kstring.h"
 
 bool exp_poll_waits;
-static const char *current;
-static uint64_t started_tsc, last_progress_tsc, rescued;
+static const char *current, *phase;
+static uint64_t started_tsc, rescued, spurious_at_start, budget_cyc, budget_ns_now;
+static unsigned place, planned;
+static bool over_budget;
+
+static uint64_t main_spurious(void)
+{
+    struct hrtimer_base *b = timers_base();
+    return b ? b->spurious : 0;
+}
 
 /* The tick as the boot left it, taken before the first experiment changes it. */
 static struct {
@@ -38,17 +48,29 @@ static void save_boot_tick(void)
     }
 }
 
-void exp_begin(const char *name, const char *summary)
+void exp_begin(const char *name, const char *summary, uint64_t budget_ns, unsigned k,
+               unsigned n)
 {
     save_boot_tick();
     current = name;
+    phase = "start";
+    place = k;
+    planned = n;
     rescued = 0;
-    started_tsc = last_progress_tsc = rdtsc();
+    over_budget = false;
+    budget_ns_now = budget_ns;
+    budget_cyc = tsc_ns_to_cyc(budget_ns);
+    spurious_at_start = main_spurious();
+    started_tsc = rdtsc();
     struct rec r;
     rec_begin(&r, "exp_start");
     json_str(&r.j, "exp", name);
     json_str(&r.j, "summary", summary);
     json_str(&r.j, "profile", profile_name(cfg.profile));
+    json_u64(&r.j, "budget_ns", budget_ns);
+    json_str(&r.j, "clock", "tsc");
+    json_u64(&r.j, "k", k);
+    json_u64(&r.j, "of", n);
     rec_emit(&r);
 }
 
@@ -60,7 +82,10 @@ void exp_end(void)
     json_str(&r.j, "exp", current);
     json_str(&r.j, "clock", "tsc");
     json_u64(&r.j, "duration_ns", tsc_cyc_to_ns(rdtsc() - started_tsc));
+    json_u64(&r.j, "budget_ns", budget_ns_now);
+    json_bool(&r.j, "over_budget", over_budget);
     json_u64(&r.j, "hrtimer_rescued", rescued);
+    json_u64(&r.j, "hrtimer_spurious", main_spurious() - spurious_at_start);
     rec_emit(&r);
     if (rescued)
         kprintf("  [%s] %llu hrtimer event(s) never came (or came over %llu ms late): run by "
@@ -74,14 +99,48 @@ const char *exp_current(void)
     return current ? current : "-";
 }
 
-void exp_progress(const char *what, bool force)
+void exp_phase(const char *fmt, ...)
 {
-    uint64_t now = rdtsc();
-    if (!force && tsc_cyc_to_ns(now - last_progress_tsc) < EXP_PROGRESS_NS)
-        return;
-    last_progress_tsc = now;
-    kprintf("  [%s] %s, %llu ms in\n", exp_current(), what,
-            (unsigned long long)(tsc_cyc_to_ns(now - started_tsc) / 1000000ull));
+    static char buf[64];
+    va_list ap;
+    va_start(ap, fmt);
+    fmt_vsnprintf(buf, sizeof(buf), fmt, ap);
+    va_end(ap);
+    phase = buf;
+    const char *what = buf;
+    uint64_t in_ns = tsc_cyc_to_ns(rdtsc() - started_tsc);
+    kprintf("  [%s %u/%u] %s, %llu.%llu s in, budget %llu s\n", exp_current(), place, planned,
+            what, (unsigned long long)(in_ns / 1000000000ull),
+            (unsigned long long)(in_ns / 100000000ull % 10),
+            (unsigned long long)(budget_ns_now / 1000000000ull));
+}
+
+/* The budget is counted on the TSC, which no experiment programs. */
+static bool budget_holds(const char *waiting_for)
+{
+    if (over_budget)
+        return false;
+    if (!budget_cyc || rdtsc() - started_tsc < budget_cyc)
+        return true;
+    over_budget = true;
+    struct rec r;
+    rec_begin(&r, "error");
+    json_str(&r.j, "what", exp_current());
+    json_str(&r.j, "reason", "the experiment's budget ran out: it winds up with what it has");
+    json_str(&r.j, "phase", phase);
+    json_str(&r.j, "waiting_for", waiting_for);
+    json_u64(&r.j, "budget_ns", budget_ns_now);
+    json_str(&r.j, "clock", "tsc");
+    rec_emit(&r);
+    kprintf("  [%s] budget of %llu s spent during %s (waiting for %s): winding up\n",
+            exp_current(), (unsigned long long)(budget_ns_now / 1000000000ull), phase,
+            waiting_for ? waiting_for : "-");
+    return false;
+}
+
+bool exp_budget_left(void)
+{
+    return budget_holds("the next step");
 }
 
 void exp_tick_off(void)
@@ -161,11 +220,13 @@ static bool wait_common(volatile bool *done, volatile unsigned *count, unsigned 
                         const char *what, bool report)
 {
     uint64_t c0 = rdtsc(), bound = tsc_ns_to_cyc(bound_ns);
+    if (!budget_holds(what && what[0] ? what : phase))
+        return false;
     halt_backup_start(busy);
     bool ok;
     for (;;) {
         ok = done ? *done : count ? *count >= want : time_ns() >= until_ns;
-        if (ok || rdtsc() - c0 >= bound)
+        if (ok || rdtsc() - c0 >= bound || !budget_holds(what && what[0] ? what : phase))
             break;
         if (exp_poll_waits) {
             /* interrupts on across a loop (an emulator takes them between blocks) */
@@ -178,14 +239,14 @@ static bool wait_common(volatile bool *done, volatile unsigned *count, unsigned 
         }
         if (report)
             rescued += timers_rescue(EXP_RESCUE_GRACE_NS);
-        exp_progress(what, false);
     }
     halt_backup_stop();
-    if (!ok && report) {
+    if (!ok && report && !over_budget) {
         struct rec r;
         rec_begin(&r, "error");
         json_str(&r.j, "what", exp_current());
         json_str(&r.j, "reason", "interrupts stopped coming: wait ended by the TSC bound");
+        json_str(&r.j, "phase", phase);
         json_str(&r.j, "waiting_for", what);
         json_str(&r.j, "device", busy ? busy->name : 0);
         json_u64(&r.j, "bound_ns", bound_ns);
@@ -207,7 +268,7 @@ bool exp_wait(volatile bool *done, uint64_t bound_ns, const struct clockevent *b
 
 bool exp_wait_quiet(volatile bool *done, uint64_t bound_ns, const struct clockevent *busy)
 {
-    return wait_common(done, 0, 0, 0, bound_ns, busy, "", false);
+    return wait_common(done, 0, 0, 0, bound_ns, busy, phase, false);
 }
 
 bool exp_wait_count(volatile unsigned *count, unsigned want, uint64_t bound_ns,

@@ -54,14 +54,16 @@ static void run(void)
             (unsigned long long)threshold_ns);
     uint64_t window_cyc = tsc_ns_to_cyc(window_ns), threshold_cyc = tsc_ns_to_cyc(threshold_ns);
     struct window all = { 0 };
-    for (unsigned i = 0; i < windows; i++) {
+    for (unsigned i = 0; i < windows && exp_budget_left(); i++) {
+        if (i % 10 == 0)
+            exp_phase("windows %u..%u of %u", i + 1, i + 10 < windows ? i + 10 : windows,
+                      windows);
         struct window w = one_window(window_cyc, threshold_cyc);
         all.gaps += w.gaps;
         all.total_gap_cyc += w.total_gap_cyc;
         all.reads += w.reads;
         if (w.max_gap_cyc > all.max_gap_cyc)
             all.max_gap_cyc = w.max_gap_cyc;
-        exp_progress("windows", false);
     }
     if (smi)
         smi = rdmsr_safe(MSR_SMI_COUNT, &smi1) == 0;
@@ -98,4 +100,5 @@ const struct experiment exp_hwlat = {
     .name = "hwlat",
     .summary = "interrupts off, TSC in a tight loop: gaps the machine takes (SMIs, stalls)",
     .run = run,
+    .budget_s = { 10, 60, 3600 },
 };

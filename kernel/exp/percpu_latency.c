@@ -139,7 +139,7 @@ static void measure(void *arg)
     unsigned long flags = irq_save();
     uint64_t seed = 0x70637075ull + c;      /* "pcpu" + cpu */
     j->got = 0;
-    for (unsigned i = 0; i < j->wakes; i++) {
+    for (unsigned i = 0; i < j->wakes && (c != 0 || exp_budget_left()); i++) {
         uint64_t delay = exp_rand_range(&seed, 2000, 300000);
         woke[c] = false;
         memset(&wake_timer[c], 0, sizeof(wake_timer[c]));
@@ -252,9 +252,10 @@ static void run(void)
         timers_watch(&bsp_base);
     kprintf("\npercpu-latency: each CPU's own LAPIC timer: %u wake-ups, then 10 periodic "
             "timers for %llu ms\n", wakes, (unsigned long long)(jitter_ns / 1000000ull));
-    for (unsigned c = 0; c < CPU_MAX; c++) {
+    for (unsigned c = 0; c < CPU_MAX && exp_budget_left(); c++) {
         if (!cpu_locals[c].online)
             continue;
+        exp_phase("cpu %u", c);
         for (unsigned d = 0; d < N_DEVS; d++) {
             struct job *j = &jobs[c][d];
             memset(j, 0, sizeof(*j));
@@ -273,7 +274,6 @@ static void run(void)
             }
             report(j, "idle");
         }
-        exp_progress("cpu done", false);
     }
     /* the boot CPU again, the others busy */
     if (smp_online() > 1 && bsp_ok) {
@@ -305,4 +305,5 @@ const struct experiment exp_percpu_latency = {
     .summary = "wakeup latency and periodic jitter on each CPU's own LAPIC timer, idle and "
                "with the other CPUs busy",
     .run = run,
+    .budget_s = { 30, 150, 1800 },
 };

@@ -38,6 +38,32 @@ const char *experiment_names_text(void)
            "percpu-latency";
 }
 
+static uint64_t budget_ns(const struct experiment *e)
+{
+    return e->budget_s[cfg.profile] * 1000000000ull;
+}
+
+/* What is going to run, before it does: the host tool counts "experiment k of N" and the
+ * time left from it. */
+static void send_plan(uint64_t mask)
+{
+    struct rec r;
+    rec_begin(&r, "plan");
+    json_str(&r.j, "profile", profile_name(cfg.profile));
+    json_str(&r.j, "clock", "tsc");
+    json_arr_open(&r.j, "experiments");
+    for (size_t i = 0; registry[i]; i++) {
+        if (!(mask & (1ull << i)))
+            continue;
+        json_obj_open(&r.j, 0);
+        json_str(&r.j, "exp", registry[i]->name);
+        json_u64(&r.j, "budget_ns", budget_ns(registry[i]));
+        json_obj_close(&r.j);
+    }
+    json_arr_close(&r.j);
+    rec_emit(&r);
+}
+
 unsigned experiments_run(uint64_t mask)
 {
     unsigned ran = 0;
@@ -50,9 +76,15 @@ unsigned experiments_run(uint64_t mask)
         rec_emit(&r);
         kprintf("test aid: the %s interrupt line is masked from here on\n", cfg.mask_irq);
     }
+    unsigned n = 0;
+    for (size_t i = 0; registry[i]; i++)
+        n += (mask >> i) & 1;
+    if (n)
+        send_plan(mask);
     for (size_t i = 0; registry[i]; i++) {
         if (mask & (1ull << i)) {
-            exp_begin(registry[i]->name, registry[i]->summary);
+            exp_begin(registry[i]->name, registry[i]->summary, budget_ns(registry[i]), ran + 1,
+                      n);
             registry[i]->run();
             exp_end();
             ran++;

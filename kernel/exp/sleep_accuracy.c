@@ -92,7 +92,7 @@ static bool sleep_once(struct hrtimer_base *base, enum mode m, uint64_t request_
         dev = base->dev;
     } else {
         timer_init(&wt, on_wheel, 0);
-        timer_add(&kernel_wheel, &wt, jiffies + sleep_jiffies(m, request_ns, tick_ns));
+        timers_wheel_add(&wt, sleep_jiffies(m, request_ns, tick_ns));
     }
     bool ok = exp_wait(&woke, 2 * request_ns + 4 * tick_ns + 100000000ull, dev, "a sleep");
     if (!ok) {
@@ -139,7 +139,8 @@ static void run(void)
     kprintf("\nsleep-accuracy: sleep error by tick size and request, %u runs each "
             "(ns, by time_ns)\n", runs);
     kprintf("  mode    tick ns   request ns runs   mean err     min err     max err\n");
-    for (unsigned ti = 0; ti < N_TICKS; ti++) {
+    for (unsigned ti = 0; ti < N_TICKS && exp_budget_left(); ti++) {
+        exp_phase("tick %llu ns", (unsigned long long)ticks_ns[ti]);
         if (!exp_tick_set(ticks_ns[ti], 0))
             continue;
         uint64_t tick_ns = tick_info()->period_ns;
@@ -164,7 +165,6 @@ static void run(void)
                 report((enum mode)m, tick_ns, requests_ns[q], err, done);
             }
         }
-        exp_progress("tick size done", false);
     }
 }
 
@@ -172,4 +172,5 @@ const struct experiment exp_sleep_accuracy = {
     .name = "sleep-accuracy",
     .summary = "sleep error for 10 us .. 100 ms at tick sizes 100 us .. 10 ms, three ways",
     .run = run,
+    .budget_s = { 55, 400, 3600 },
 };

@@ -100,14 +100,14 @@ static void run(void)
     }
     bool spin_ok = !stop_under_qemu();
     for (unsigned i = 0; i < n; i++)
-        for (unsigned j = i + 1; j < n; j++) {
+        for (unsigned j = i + 1; j < n && exp_budget_left(); j++) {
+            exp_phase("cpus %u and %u", online[i], online[j]);
             unsigned long f = irq_save();
             pair(online[i], online[j], TSC_WARP_IPI, rounds);
             if (spin_ok)
                 pair(online[i], online[j], TSC_WARP_SPIN,
                      rounds * 10 < TSC_WARP_MAX_ROUNDS ? rounds * 10 : TSC_WARP_MAX_ROUNDS);
             irq_restore(f);
-            exp_progress("pair done", false);
         }
     if (warps_seen) {
         static char why[120];
@@ -129,4 +129,5 @@ const struct experiment exp_tsc_sync = {
     .name = "tsc-sync",
     .summary = "TSC ping-pong between every pair of CPUs: backward steps and offsets",
     .run = run,
+    .budget_s = { 15, 60, 600 },
 };

@@ -3,9 +3,12 @@
  * that pick the row); a claim whose figures were not measured says so instead. */
 #include "kernel/exp/verdict.h"
 
+#include "ticklab/tick.h"
+
 #include "kernel/config.h"
 #include "kernel/report/console.h"
 #include "kernel/report/record.h"
+#include "kernel/timers/clocks.h"
 #include "ticklab/clockevent.h"
 #include "ticklab/clocksource.h"
 #include "ticklab/fmt.h"
@@ -14,8 +17,8 @@
 struct findings findings;
 
 /* The claims as sent, for the on-screen summary. */
-#define MAX_CLAIMS 8
-static char claims[MAX_CLAIMS][160];
+#define MAX_CLAIMS 10
+static char claims[MAX_CLAIMS][240];
 static const char *claim_topics[MAX_CLAIMS];
 static unsigned n_claims;
 
@@ -54,9 +57,48 @@ unsigned verdict_claims(const char **topic, const char **text, unsigned max)
 static int find_wake(const char *device)
 {
     for (unsigned i = 0; i < findings.n_wake; i++)
-        if (!k_strcmp(findings.wake[i].device, device))
+        if (findings.wake[i].measured && !k_strcmp(findings.wake[i].device, device))
             return (int)i;
     return -1;
+}
+
+/* What the machine is, and what reading a clock costs on it: the cloud user's question. */
+static void environment_claim(void)
+{
+    const char *hv = clock_facts.hypervisor ? clock_facts.hypervisor : "unknown";
+    const char *what = !k_strcmp(hv, "none") ? "no hypervisor seen (bare metal, or one that hides)"
+                       : !k_strcmp(hv, "kvm") ? "KVM guest: figures include VM exits"
+                       : !k_strcmp(hv, "tcg") ? (clock_facts.virtual_time
+                                                     ? "QEMU emulation with a TSC of exactly 1 GHz "
+                                                       "(-icount, likely): figures are instruction "
+                                                       "counts"
+                                                     : "QEMU emulation (TCG): figures are the "
+                                                       "emulator's, on a real-time host")
+                       : "a hypervisor: figures include its exits";
+    char text[240];
+    size_t n = (size_t)fmt_snprintf(text, sizeof(text), "%s; one RDTSC costs %llu cycles (%llu ns)%s; "
+                                    "a clock read:", what,
+                                    (unsigned long long)clock_facts.rdtsc_cost_cyc,
+                                    (unsigned long long)tsc_cyc_to_ns(clock_facts.rdtsc_cost_cyc),
+                                    clock_facts.rdtsc_trapped ? ", trapped: every TSC read is a VM exit"
+                                                              : "");
+    const char *cheapest = 0;
+    uint64_t best = 0;
+    for (struct clocksource *cs = clocksource_list(); cs && n < sizeof(text) - 24; cs = cs->next) {
+        if (!cs->usable || !cs->read_cost_cyc)
+            continue;
+        uint64_t ns = tsc_cyc_to_ns(cs->read_cost_cyc);
+        n += (size_t)fmt_snprintf(text + n, sizeof(text) - n, " %s %llu ns", cs->name,
+                                  (unsigned long long)ns);
+        if (!cheapest || ns < best) {
+            cheapest = cs->name;
+            best = ns;
+        }
+    }
+    if (cheapest && n < sizeof(text) - 20)
+        fmt_snprintf(text + n, sizeof(text) - n, " (cheapest %s)", cheapest);
+    claim("environment", clock_facts.rdtsc_trapped ? "rdtsc_trapped" : hv, text, "environment",
+          "clocksource");
 }
 
 static void clocksource_claim(void)
@@ -82,19 +124,28 @@ static void claim_clockevent(void)
 {
     int best = -1;
     for (unsigned i = 0; i < findings.n_wake; i++)
-        if (best < 0 || findings.wake[i].cb_p99_ns < findings.wake[best].cb_p99_ns)
+        if (findings.wake[i].measured &&
+            (best < 0 || findings.wake[i].cb_p99_ns < findings.wake[best].cb_p99_ns))
             best = (int)i;
     if (best < 0) {
         claim("clockevent", 0, "not measured: wakeup-latency did not run or found no device",
               0, 0);
         return;
     }
-    char text[200], ev[64];
-    fmt_snprintf(text, sizeof(text),
-                 "%s: the lowest hrtimer callback latency, p50 %lld ns, p99 %lld ns after the "
+    int next = -1;
+    for (unsigned i = 0; i < findings.n_wake; i++)
+        if ((int)i != best && findings.wake[i].measured && (next < 0 || findings.wake[i].cb_p99_ns < findings.wake[next].cb_p99_ns))
+            next = (int)i;
+    char text[240], ev[64];
+    size_t n = (size_t)fmt_snprintf(text, sizeof(text),
+                 "%s wakes fastest here: hrtimer callback p50 %lld ns, p99 %lld ns after the "
                  "deadline (interrupt entry p99 %lld ns)", findings.wake[best].device,
                  (long long)findings.wake[best].cb_p50_ns, (long long)findings.wake[best].cb_p99_ns,
                  (long long)findings.wake[best].irq_p99_ns);
+    if (next >= 0)
+        fmt_snprintf(text + n, sizeof(text) - n, "; next %s, p99 %lld ns slower",
+                     findings.wake[next].device,
+                     (long long)(findings.wake[next].cb_p99_ns - findings.wake[best].cb_p99_ns));
     fmt_snprintf(ev, sizeof(ev), "result:wakeup-latency:path=callback");
     claim("clockevent", findings.wake[best].device, text, ev, 0);
 }
@@ -110,13 +161,13 @@ static void helps_claim(const char *topic, const char *device)
                      !ce ? "no usable clock event device of that name (its clockevent record "
                            "says why)"
                          : !ce->usable && ce->unusable_reason ? ce->unusable_reason
-                                                              : "wakeup-latency did not run on it");
+                                                              : "wakeup-latency has no samples from it");
         claim(topic, "unknown", text, "clockevent", 0);
         return;
     }
     int other = -1;
     for (unsigned i = 0; i < findings.n_wake; i++)
-        if ((int)i != d && (other < 0 || findings.wake[i].cb_p99_ns < findings.wake[other].cb_p99_ns))
+        if ((int)i != d && findings.wake[i].measured && (other < 0 || findings.wake[i].cb_p99_ns < findings.wake[other].cb_p99_ns))
             other = (int)i;
     if (other < 0) {
         fmt_snprintf(text, sizeof(text), "%s is the only one-shot device measured: nothing to "
@@ -140,11 +191,12 @@ static void tick_claim(void)
         claim("tick_rate", 0, "not measured: tick-overhead did not run", 0, 0);
         return;
     }
-    /* the cost of one tick: the median of the per-tick figures over the tick sizes */
+    /* The cost of one tick: the median over the tick sizes of what each supports at most
+     * (estimate + uncertainty), so the claim is never more than the repeats allow. */
     int64_t per[FINDINGS_MAX_TICKS];
     unsigned n = findings.n_tick;
     for (unsigned i = 0; i < n; i++)
-        per[i] = findings.tick[i].per_tick_ns;
+        per[i] = findings.tick[i].per_tick_bound_ns;
     for (unsigned i = 1; i < n; i++)
         for (unsigned k = i; k > 0 && per[k - 1] > per[k]; k--) {
             int64_t x = per[k];
@@ -152,14 +204,31 @@ static void tick_claim(void)
             per[k - 1] = x;
         }
     int64_t cost = per[n / 2] > 0 ? per[n / 2] : 1;
-    uint64_t hz_1pct = 10000000ull / (uint64_t)cost;        /* 1 % of 1e9 ns per second */
-    int64_t ppm_1000 = cost;      /* at HZ=1000: cost ns x 1000 per s / 1e9 ns, in ppm */
     char text[220], choice[24];
+    if (cost >= 1000000) {
+        /* A tick that may cost a whole millisecond: the repeats disagree too much (a VM's
+         * exits, a loaded host) for any rate to be claimed from them. */
+        fmt_snprintf(text, sizeof(text),
+                     "not supported by the evidence: the repeats on %s bound one tick's cost "
+                     "only by %lld ns, a whole period at HZ=1000 or more, so no rate is claimed",
+                     findings.tick_device ? findings.tick_device : "?", (long long)cost);
+        claim("tick_rate", "unknown", text, "result:tick-overhead", 0);
+        return;
+    }
+    uint64_t hz_1pct = 10000000ull / (uint64_t)cost;        /* 1 % of 1e9 ns per second */
+    /* ticklab's tick goes no faster than TICK_MIN_PERIOD_NS: no claim beyond what it ran */
+    uint64_t hz_max = 1000000000ull / TICK_MIN_PERIOD_NS;
+    bool capped = hz_1pct > hz_max;
+    if (capped)
+        hz_1pct = hz_max;
+    int64_t ppm_1000 = cost;      /* at HZ=1000: cost ns x 1000 per s / 1e9 ns, in ppm */
+    char pct[24];
     fmt_snprintf(text, sizeof(text),
-                 "one tick on %s costs about %lld ns, %lld.%04lld %% of the CPU at HZ=1000; "
-                 "up to HZ=%llu keeps it under 1 %%", findings.tick_device ? findings.tick_device : "?",
-                 (long long)cost, (long long)(ppm_1000 / 10000), (long long)(ppm_1000 % 10000),
-                 (unsigned long long)hz_1pct);
+                 "one tick on %s costs at most %lld ns (the repeats' bound), %s %% of "
+                 "the CPU at HZ=1000; up to HZ=%llu%s keeps it under 1 %%",
+                 findings.tick_device ? findings.tick_device : "?", (long long)cost,
+                 fmt_fixed(pct, sizeof(pct), ppm_1000, 4, false),
+                 (unsigned long long)hz_1pct, capped ? " (ticklab's fastest tick)" : "");
     fmt_snprintf(choice, sizeof(choice), "%llu", (unsigned long long)hz_1pct);
     claim("tick_rate", choice, text, "result:tick-overhead", 0);
 }
@@ -203,6 +272,7 @@ static void hwlat_claim(void)
 void verdict_report(void)
 {
     kprintf("\nVerdict (each line from this run's figures)\n");
+    environment_claim();
     clocksource_claim();
     claim_clockevent();
     helps_claim("hpet", "hpet");

@@ -16,6 +16,7 @@ struct findings {
         const char *device;
         int64_t irq_p50_ns, irq_p99_ns;        /* deadline -> interrupt entry */
         int64_t cb_p50_ns, cb_p99_ns;          /* deadline -> hrtimer callback */
+        bool measured;                         /* the callback series had samples */
     } wake[FINDINGS_MAX_DEVICES];
     unsigned n_wake;
     /* tick-overhead, per tick size */
@@ -23,7 +24,9 @@ struct findings {
     struct {
         uint64_t tick_ns;
         int64_t overhead_ppm;                  /* of the loop's time, parts per million */
-        int64_t per_tick_ns;                   /* loop time lost per tick interrupt */
+        int64_t per_tick_ns;                   /* loop time lost per tick interrupt (0 when
+                                                  below resolution) */
+        int64_t per_tick_bound_ns;             /* ... at most this: estimate + uncertainty */
     } tick[FINDINGS_MAX_TICKS];
     unsigned n_tick;
     /* tsc-sync */

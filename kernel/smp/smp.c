@@ -87,6 +87,7 @@ void ap_entry(uint64_t index)
     if (lapic_init((uintptr_t)phys_to_virt(intr_lapic_phys()), intr_lapic_x2apic(), VEC_SPURIOUS,
                    VEC_LAPIC_ERROR, &li) == 0) {
         c->apic_id = li.id;
+        c->x2apic = li.x2apic;
         if (hooks.ap_init)
             hooks.ap_init(c->index);
         c->online = true;
@@ -153,6 +154,8 @@ static void report(const struct cpu_local *c, bool started, const char *reason)
     json_bool(&r.j, "bsp", c->index == 0);
     json_bool(&r.j, "online", started);
     json_str(&r.j, "reason", reason);
+    if (started)
+        json_str(&r.j, "lapic_mode", c->x2apic ? "x2apic" : "xapic");
     if (c->index && started) {
         json_str(&r.j, "clock", "tsc");
         json_u64(&r.j, "start_ns", mul_div_u64(c->start_tsc_cyc, 1000000000ull, tsc_hz));
@@ -178,6 +181,7 @@ unsigned smp_start(unsigned max_cpus, bool start_page_is_ram, uint64_t tsc_rate_
     tsc_hz = tsc_rate_hz;
     smp_boot_cpu_init();
     bsp_apic_id = bsp->apic_id = lapic_id();
+    bsp->x2apic = intr_lapic_x2apic();
     irq_set_handler(VEC_SMP_WAKE, on_wake, 0);
     report(bsp, true, 0);
 

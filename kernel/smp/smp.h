@@ -20,6 +20,7 @@ struct cpu_local {
     struct cpu_local *self;          /* first member: %gs:0 finds it */
     unsigned index;                  /* 0: the boot CPU */
     uint32_t apic_id;
+    bool x2apic;                     /* its local APIC runs in x2APIC mode (as it set it up) */
     volatile bool online;
     const char *reason;              /* why it is not online (static string) */
     uint64_t start_tsc_cyc;          /* INIT to online, TSC cycles of the boot CPU */

@@ -17,7 +17,10 @@
 #include "kernel/timers/clock_report.h"
 #include "ticklab/cs_measure.h"
 #include "ticklab/errno.h"
+#include "ticklab/cpuid.h"
+#include "ticklab/kstring.h"
 #include "ticklab/muldiv.h"
+#include "ticklab/stats.h"
 
 /* How long a counter gets to show it moves: 2^26 TSC cycles is 6.7 ms at 10 GHz and
  * 64 ms at 1 GHz, thousands of ticks of the slowest reference (PIT, 838 ns). */
@@ -224,4 +227,57 @@ void clocks_demote_tsc(const char *reason)
 void clocks_report_selected(void)
 {
     clock_report_selected(selected, cfg.clocksource, select_why);
+}
+
+/* ---- the environment ---------------------------------------------------------------------- */
+
+/* More than this per RDTSC is no instruction but a trip to the hypervisor: a VM exit costs
+ * a thousand cycles or more even on an idle host, an RDTSC itself tens. */
+#define RDTSC_TRAPPED_CYC 1000u
+#define RDTSC_PAIRS       256u
+
+void clocks_report_environment(void)
+{
+    static uint64_t d[RDTSC_PAIRS];
+    struct cpu_info ci;
+    cpu_probe(&ci);
+    unsigned long flags = irq_save();
+    for (unsigned i = 0; i < RDTSC_PAIRS; i++) {
+        uint64_t a = rdtsc();
+        d[i] = rdtsc() - a;
+    }
+    irq_restore(flags);
+    struct stats st;
+    stats_u64(d, RDTSC_PAIRS, &st);
+    bool trapped = (uint64_t)st.median > RDTSC_TRAPPED_CYC;
+    const char *hv = cpu_hypervisor_name(&ci);
+    /* QEMU's -icount makes the TSC count exactly 1e9 a second: calibrated against the
+     * emulated HPET or PM timer it comes out within a fraction of a ppm of it. */
+    uint64_t off = clock_facts.tsc_hz > 1000000000ull ? clock_facts.tsc_hz - 1000000000ull
+                                                      : 1000000000ull - clock_facts.tsc_hz;
+    clock_facts.hypervisor = hv;
+    clock_facts.rdtsc_cost_cyc = (uint64_t)st.median;
+    clock_facts.rdtsc_trapped = trapped;
+    clock_facts.virtual_time = !k_strcmp(hv, "tcg") && off <= 1000;
+
+    struct rec r;
+    rec_begin(&r, "environment");
+    json_str(&r.j, "hypervisor", hv);
+    json_str(&r.j, "hypervisor_signature", ci.hypervisor ? ci.hv_signature : 0);
+    json_str(&r.j, "clock", "tsc");
+    json_u64(&r.j, "rdtsc_cost_cyc", (uint64_t)st.median);
+    json_u64(&r.j, "rdtsc_cost_min_cyc", (uint64_t)st.min);
+    json_u64(&r.j, "rdtsc_cost_ns", tsc_cyc_to_ns((uint64_t)st.median));
+    json_bool(&r.j, "rdtsc_trapped", trapped);
+    json_bool(&r.j, "virtual_time_likely", clock_facts.virtual_time);
+    json_obj_open(&r.j, "clock_read_cost_ns");
+    for (struct clocksource *cs = clocksource_list(); cs; cs = cs->next)
+        if (cs->read_cost_cyc)
+            json_u64(&r.j, cs->name, tsc_cyc_to_ns(cs->read_cost_cyc));
+    json_obj_close(&r.j);
+    rec_emit(&r);
+    kprintf("  environment %s%s: RDTSC %llu TSC cycles (%llu ns)%s\n",
+            !k_strcmp(hv, "none") ? "no hypervisor" : "hypervisor ", !k_strcmp(hv, "none") ? "" : hv,
+            (unsigned long long)st.median, (unsigned long long)tsc_cyc_to_ns((uint64_t)st.median),
+            trapped ? ": trapped by the hypervisor, every TSC read is a VM exit" : "");
 }

@@ -15,6 +15,13 @@ struct clock_facts {
     const char *tsc_method_ref;      /* the reference the chosen value came from */
     uint64_t lapic_hz;               /* LAPIC timer input clock (divide 1), 0: unknown */
     uint64_t lapic_uncertainty_ppb;
+    /* clocks_report_environment(): */
+    const char *hypervisor;          /* cpu_hypervisor_name(): "none", "kvm", "tcg", ... */
+    uint64_t rdtsc_cost_cyc;         /* median of back-to-back RDTSC pairs */
+    bool rdtsc_trapped;
+    bool virtual_time;               /* TCG with a TSC of exactly 1 GHz: QEMU's -icount, so
+                                        every figure is an instruction count (a guess the
+                                        record names as one) */
 };
 
 extern struct clock_facts clock_facts;
@@ -30,6 +37,11 @@ const struct cs_measure *clocks_measure_of(const struct clocksource *cs);
 /* The TSC is not one clock on every CPU (reason: what showed it): it is taken out of use
  * (clocksource_demote) and a `clocksource_demoted` record says from what to what and why. */
 void clocks_demote_tsc(const char *reason);
+
+/* The `environment` record: the hypervisor by its CPUID signature, what one RDTSC costs
+ * (and whether that means the hypervisor traps it), what one read of each clocksource
+ * costs in ns. After clocks_init() (the read costs are its measurements). */
+void clocks_report_environment(void);
 
 /* The `clocksource_selected` record: what time_ns() runs on, and why if not as asked. */
 void clocks_report_selected(void);

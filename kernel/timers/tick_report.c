@@ -18,6 +18,11 @@ void tick_report_start(void)
     json_str(&r.j, "mode", t->periodic ? "periodic" : "oneshot_rearm");
     json_u64(&r.j, "hz_requested", t->hz);
     json_u64(&r.j, "period_ns", t->period_ns);
+    /* period_ns and hz_nominal: the device's whole cycles at its frequency as the kit
+     * knows it (calibrated or nominal: clockevent.freq_source); the measured rate comes in
+     * tick_stats, from the handler runs against time_ns() */
+    json_str(&r.j, "period_from", "device_cycles");
+    json_fixed(&r.j, "hz_nominal", (int64_t)mhz, 3);
     json_fixed(&r.j, "hz_actual", (int64_t)mhz, 3);
     json_u64(&r.j, "jiffies_start", t->jiffies_start);
     rec_emit(&r);
@@ -34,12 +39,24 @@ void tick_report_stats(void)
     rec_begin(&r, "tick_stats");
     json_str(&r.j, "device", t->dev ? t->dev->name : 0);
     json_u64(&r.j, "ticks", t->ticks);
+    json_u64(&r.j, "ticks_all_starts", t->ticks_all_starts);
+    json_u64(&r.j, "period_ns", t->period_ns);
+    uint64_t ps = tick_measured_period_ps();
+    if (ps) {
+        json_fixed(&r.j, "period_measured_ns", (int64_t)ps, 3);
+        json_fixed(&r.j, "hz_measured", (int64_t)((1000000000000000000ull + ps / 2) / ps), 3);
+        json_u64(&r.j, "measured_periods", t->measured_periods);
+        json_str(&r.j, "measured_by", "time_ns");
+    }
     json_u64(&r.j, "lost", t->lost);
+    json_u64(&r.j, "late", t->late);
+    json_u64(&r.j, "never_came", t->lost - t->late);
     json_u64(&r.j, "early", t->early);
     json_u64(&r.j, "jiffies_start", t->jiffies_start);
     json_u64(&r.j, "jiffies_end", jiffies);
     json_bool(&r.j, "crossed_32bit_wrap", (t->jiffies_start >> 32) != (jiffies >> 32));
     json_u64(&r.j, "max_gap_ns", t->max_gap_ns);
+    json_str(&r.j, "clock", "time_ns");
     json_u64(&r.j, "rearm_retries", t->rearm_retries);
     json_u64(&r.j, "nohz_stops", t->nohz_stops);
     json_u64(&r.j, "idle_skipped", t->idle_skipped);

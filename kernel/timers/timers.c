@@ -29,6 +29,16 @@ void timers_wheel_restart(void)
     tick_set_hook(wheel_hook);
 }
 
+uint64_t timers_wheel_add(struct wheel_timer *t, uint64_t ticks)
+{
+    unsigned long flags = irq_save();
+    tick_sync();
+    uint64_t expires = jiffies + ticks;
+    timer_add(&kernel_wheel, t, expires);
+    irq_restore(flags);
+    return expires;
+}
+
 static void tick_error(const char *requested, const char *reason, const char *action)
 {
     struct rec r;
@@ -119,8 +129,7 @@ void timers_base_lend(void)
 void timers_base_return(void)
 {
     if (main_ready)
-        main_ready = hrtimer_base_init(&main_base, main_base.dev, &hrtimer_clock_time_ns,
-                                       main_slots, TIMERS_SLOTS) == 0;
+        main_ready = hrtimer_base_reclaim(&main_base, main_slots, TIMERS_SLOTS) == 0;
 }
 
 /* ---- each other CPU's bases ------------------------------------------------------------------ */

@@ -22,6 +22,11 @@ extern struct wheel kernel_wheel;
  * was asked and why it could not be; reports the `tick` record; starts the wheel on it.
  * Returns 0, or a negative errno when no device can tick at all (then there is no tick). */
 int timers_tick_start(uint64_t *hz, const char *device, bool oneshot);
+/* Adds a wheel timer `ticks` jiffies from now, with jiffies brought up to date first
+ * (tick_sync): a timer added while the tick's interrupt is late would otherwise count from
+ * a stale jiffies and run early when the catch-up comes. Its jiffy is then between
+ * ticks - 1 and ticks periods away in real time. Returns the expiry jiffy. Any context. */
+uint64_t timers_wheel_add(struct wheel_timer *t, uint64_t ticks);
 /* A new wheel on the running tick's jiffies (after the tick changed rate or device). */
 void timers_wheel_restart(void);
 

@@ -2,6 +2,7 @@
 in for a USB serial adapter, so pyserial's real code path runs)."""
 import json
 import os
+import re
 import pty
 import subprocess
 import time
@@ -38,11 +39,13 @@ def test_capture_then_report_from_a_real_qemu_boot(tmp_path):
     err, out = p.stderr.decode(), p.stdout.decode()
     assert p.returncode == 0, err
     assert "QEMU verdict: ticklab finished its run ok (exit 33)" in err
-    assert "capture: experiment 1 of ?: period-compare | " in err  # the kernel sent no plan
+    # the kernel's plan record names one experiment and its budget
+    assert "capture: experiment 1 of 1: period-compare | " in err
+    assert re.search(r" \| at most \d+ s left \| ", err)
     assert "capture: end (status ok) | " in err
     assert "+ qemu-system-x86_64 -machine q35 -accel tcg " in err
     # the kernel's human text on stdout, its record lines only in the log
-    assert "period-compare: a 1 s hrtimer and a 1 s jiffies timer" in out
+    assert "period-compare: a 1 s hrtimer and 1 s jiffies timers" in out
     assert "TLR " not in out and "ticklab: run finished ok" in out
     raw = log.read_bytes()
     runs = records.parse_stream(raw)
@@ -125,7 +128,7 @@ def test_serial_capture_keeps_every_byte_and_stops_at_end(tmp_path):
     assert log.read_bytes() == data  # raw, byte for byte, CRs and noise included
     assert "stopped: end record of run 1" in err
     assert "capture: experiment 1 of ?: wakeup-latency | " not in err  # no exp_start sent
-    assert "capture: end (status ok) | " in err and "| 57 records" in err
+    assert "capture: end (status ok) | " in err and "| 58 records" in err
     assert "  table row 3   123   456" in out and "TLR " not in out  # text shown, records not
     assert "Welcome to GRUB!" in out and "\x1b" not in out  # escape codes taken out
     assert "whole" in out

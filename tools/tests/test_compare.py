@@ -44,7 +44,7 @@ def test_two_pcs_settings_verdicts_then_changes(tmp_path):
     b = write(tmp_path / "pc-b.log", full_run_records(brand="Slow CPU", scale=2.0))
     code, out = compare(a, b, "--all")
     assert code == 0, out
-    assert "[1] pc-a.log: lines 1-57, 57 records, whole, ended ok" in out
+    assert "[1] pc-a.log: lines 1-58, 58 records, whole, ended ok" in out
     settings = section(out, "settings")
     assert settings[0] == "settings (1 differ, listed first):"
     assert settings[2].split() == ["*", "CPU", "Fast", "CPU", "Slow", "CPU"]
@@ -198,7 +198,7 @@ def test_damaged_input_is_compared_and_flagged(tmp_path):
     cut.write_bytes(full_run_bytes()[:-200])
     code, out = compare(good, cut)
     assert code == 1
-    assert "[2] cut.log: lines 2-64, 54 records, NOT whole (2 problems), ended (no end)" in out
+    assert "[2] cut.log: lines 2-65, 55 records, NOT whole (2 problems), ended (no end)" in out
 
 
 def test_fewer_than_two_runs(tmp_path):

@@ -94,9 +94,11 @@ def test_page_says_what_a_figure_leaves_out_and_what_is_absent(full_report):
 
 def test_published_beside_this_machine(full_report):
     text = page_of(full_report[0]).text
-    assert ("this machine 56990; published +24 ms per period (Linux at HZ=250, as quoted in "
+    assert ("this machine 24058355; published +24 ms per period (250 jiffies rounded up to "
+            "256 by the wheel's level granularity) (Linux at HZ=250, as quoted in "
             "docs/experiments.md)") in text
-    assert "Published: 48 cycles to restart" in text
+    assert "Published: means over 1e6 operations: 13 cycles to insert into the queue, 48 to " \
+           "restart" in text
 
 
 def test_csv_and_jsonl_match_the_records(full_report):

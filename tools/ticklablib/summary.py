@@ -9,6 +9,7 @@ from .dataset import num
 
 # The verdict topics in words (docs/report-format.md, `verdict`).
 TOPICS = {
+    "environment": "what machine, and what a clock read costs on it",
     "clocksource": "clock source",
     "clockevent": "fastest clock event device",
     "hpet": "does the HPET help",
