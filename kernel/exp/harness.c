@@ -312,6 +312,8 @@ uint32_t exp_rand(uint64_t *state)
 
 uint64_t exp_rand_range(uint64_t *state, uint64_t lo, uint64_t hi)
 {
+    if (hi < lo)
+        hi = lo;                  /* an empty range is its low end, never a wrapped one */
     uint64_t span = hi - lo + 1;
     uint64_t r = ((uint64_t)exp_rand(state) << 31) | exp_rand(state);
     return span ? lo + r % span : lo + r;

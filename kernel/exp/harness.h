@@ -82,6 +82,7 @@ unsigned exp_defects(void);
 
 uint32_t exp_rand(uint64_t *state);
 /* A value in [lo, hi] (hi >= lo). */
+/* Uniform in [lo, hi]; lo when hi < lo. */
 uint64_t exp_rand_range(uint64_t *state, uint64_t lo, uint64_t hi);
 
 /* rec_begin(r, "result") with "exp" set to the current experiment. */

@@ -249,7 +249,11 @@ static unsigned collect(struct clockevent *ce, struct hrtimer_base *base, unsign
     unsigned lost_in_a_row = 0, tries = 0;
     unsigned long flags = irq_save();
     while (n_done < n && exp_budget_left() && tries++ < 2 * n + 20) {
-        uint64_t delay = exp_rand_range(seed, min_delay, MAX_DELAY_NS);
+        /* a device slower to arm than the range (nested KVM's HPET: 0.5 ms) gets the
+         * same span above its own minimum */
+        uint64_t delay = exp_rand_range(seed, min_delay,
+                                        min_delay < MAX_DELAY_NS ? MAX_DELAY_NS
+                                                                 : min_delay + MAX_DELAY_NS);
         fired = sampled = false;
         if (base) {
             memset(&timer, 0, sizeof(timer));
