@@ -110,6 +110,43 @@ static void calibrate_one(struct clocksource *ref, struct cal_result *out, const
     calibrate_tsc(ref, tsc_read_ordered, cal_window_ns(), out);
 }
 
+/* Each reference's own rate, measured: the TSC counted f_i Hz against reference i at its
+ * stated rate, and the chosen method says the TSC runs at f; so the reference really runs at
+ * nominal x f / f_i, to within both uncertainties. Reported, not applied: time_ns() keeps
+ * each counter's stated rate, since correcting one reference by another is only as good as
+ * the other (and the chosen one is measured against itself: 0 by construction). */
+static void report_reference_rates(int chosen)
+{
+    static const unsigned refs[] = { CAL_HPET, CAL_PM, CAL_PIT };
+    const struct cal_result *c = &tsc_cal[chosen];
+    for (unsigned k = 0; k < sizeof(refs) / sizeof(refs[0]); k++) {
+        const struct cal_result *r = &tsc_cal[refs[k]];
+        struct clocksource *cs = refs[k] == CAL_HPET ? clock_facts.hpet
+                                 : refs[k] == CAL_PM ? clock_facts.acpi_pm : clock_facts.pit;
+        if (r->status != CAL_OK || !r->freq_hz || !cs || !cs->freq_hz)
+            continue;
+        uint64_t measured = mul_div_u64_round(cs->freq_hz, c->freq_hz, r->freq_hz);
+        int64_t off_ppb = (int64_t)mul_div_u64_round(c->freq_hz > r->freq_hz
+                                                         ? c->freq_hz - r->freq_hz
+                                                         : r->freq_hz - c->freq_hz,
+                                                     1000000000ull, r->freq_hz);
+        if (c->freq_hz < r->freq_hz)
+            off_ppb = -off_ppb;
+        struct rec rr;
+        rec_begin(&rr, "clock_rate");
+        json_str(&rr.j, "name", cs->name);
+        json_u64(&rr.j, "freq_stated_hz", cs->freq_hz);
+        json_u64(&rr.j, "freq_measured_hz", measured);
+        json_i64(&rr.j, "offset_ppb", off_ppb);
+        json_u64(&rr.j, "uncertainty_ppb", r->uncertainty_ppb + c->uncertainty_ppb);
+        json_str(&rr.j, "measured_by", "tsc");
+        json_str(&rr.j, "tsc_calibrated_by", c->ref);
+        json_bool(&rr.j, "self", refs[k] == (unsigned)chosen);
+        json_bool(&rr.j, "applied", false);
+        rec_emit(&rr);
+    }
+}
+
 static void calibrate_tsc_all(void)
 {
     struct clock_facts *c = &clock_facts;
@@ -131,6 +168,8 @@ static void calibrate_tsc_all(void)
     }
     for (unsigned i = 0; i < CAL_N; i++)
         clock_report_calibration(&tsc_cal[i]);
+    if (idx >= 0)
+        report_reference_rates(idx);
 }
 
 static void calibrate_lapic(void)

@@ -76,6 +76,7 @@ RECORD_ROW_KEYS = {
     "tick": ("device", "mode", "hz_requested"),
     "tick_check": ("device", "hz"),
     "tick_stats": ("device",),
+    "clock_rate": ("name",),
     # sent once per run: the row needs no name
     "boot": (), "cpu": (), "memory": (), "console": (), "paging": (), "lapic": (),
     "interrupts": (), "irq_check": (), "irq_stats": (), "acpi_summary": (), "fadt": (),
