@@ -171,14 +171,19 @@ def itimer_error(data, options):
 
 def sleep_error(data, options):
     rows = rows_of(data, "sleep-accuracy")
-    modes = list(dict.fromkeys(text_of(r.get("mode")) for r in rows))
+    # one panel per mode, and per variant where the rows have one (faithful: back to back as
+    # the source; ticklab: random phase)
+    def panel(r):
+        return (text_of(r.get("mode")), text_of(r.get("variant")) if r.get("variant") else "")
+    modes = list(dict.fromkeys(panel(r) for r in rows))
     fig = new_figure("Sleep error against requested time, per tick size", len(modes),
                      panel_h=2.8)
     hidden = drawn = early = 0
-    for ax, mode in zip(panel_axes(fig, len(modes), share=True), modes):
+    for ax, key in zip(panel_axes(fig, len(modes), share=True), modes):
+        mode = key[0] + (" (%s)" % key[1] if key[1] else "")
         series = {}
         for row in rows:
-            if text_of(row.get("mode")) == mode:
+            if panel(row) == key:
                 series.setdefault(num(row.get("tick_ns")), []).append(row)
         for tick, group in series.items():
             pts, lost = sleep_points(group)
