@@ -469,3 +469,42 @@ def test_dollar_signs_in_names_are_text_not_tex(tmp_path):
     code, text, out = report(tmp_path, end_of(recs))
     assert code == 0 and "wakeup_latency" not in text.split("not drawn:")[-1]
     assert any(n.startswith("wakeup_latency___no__-") for n in os.listdir(out / "plots"))
+
+
+# Result rows shaped as the kernel sends them (keys from a -icount quick run of this tree),
+# one per reproduced row of experiments E1-E6: each finds its published figure, and only the
+# faithful variant where the experiment has two.
+KERNEL_ROWS = [
+    ("period-compare", {"timer": "jiffies_linux", "hz": 250, "err_mean_ns": 24000253}),
+    ("period-compare", {"timer": "hrtimer", "hz": 250, "err_mean_ns": 3}),
+    ("periodic-jitter", {"set": "ten", "timer": 0, "hres_ns": 5000, "stddev_ns": 1370}),
+    ("periodic-jitter", {"set": "alone", "timer": 0, "hres_ns": 5000, "stddev_ns": 1090}),
+    ("itimer-error", {"mode": "tick", "period_us": 10000, "error_pct": "-9.0766"}),
+    ("itimer-error", {"mode": "tick", "period_us": 1000, "error_pct": "-49.9924"}),
+    ("itimer-error", {"mode": "ns", "period_us": 9998, "error_pct": "0.0000"}),
+    ("sleep-accuracy", {"variant": "faithful", "start": "back_to_back", "mode": "select",
+                        "tick_ns": 1000000, "request_ns": 1000000, "mean_err_ns": 999515}),
+    ("tick-overhead", {"variant": "faithful", "baseline": "tick_10ms", "tick_ns": 100000,
+                       "overhead_pct": "1.0000"}),
+    ("tick-overhead", {"variant": "faithful", "baseline": "tick_10ms", "tick_ns": 1000000,
+                       "overhead_pct": "0.1000"}),
+    ("hrtimer-cost", {"op": "queue_insert", "device": "none", "variant": "batch",
+                      "mean_cyc": "55.00"}),
+    ("hrtimer-cost", {"op": "restart", "device": "hpet", "variant": "batch",
+                      "mean_cyc": "110.00"}),
+]
+
+
+@pytest.mark.parametrize("exp,row", KERNEL_ROWS)
+def test_every_reproduced_row_has_its_published_figure(exp, row):
+    from ticklablib import published
+    got = published.for_row(exp, row)
+    assert got is not None and got["source"] and got["text"], (exp, row)
+
+
+def test_published_figures_go_to_the_faithful_variant_only():
+    from ticklablib import published
+    assert published.for_row("sleep-accuracy", {"variant": "ticklab", "mode": "select",
+                                                "request_ns": 1000000}) is None
+    assert published.for_row("tick-overhead", {"variant": "ticklab", "tick_ns": 100000}) is None
+    assert published.for_row("period-compare", {"timer": "jiffies"}) is None  # exact wheel

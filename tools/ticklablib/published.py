@@ -55,9 +55,11 @@ TABLE = (
                                  ("request_ns", 1000000)), "mean_err_ns",
               "about 2 ms, even at sub-ms ticks", FIG_1998,
               2000000),
-    Published("tick-overhead", (("tick_ns", 100000),), "overhead_pct", "10.2 %",
+    Published("tick-overhead", (("variant", "faithful"), ("tick_ns", 100000)), "overhead_pct",
+              "10.2 %",
               FIG_1998, 10.2),
-    Published("tick-overhead", (("tick_ns", 1000000),), "overhead_pct", "3.1 %",
+    Published("tick-overhead", (("variant", "faithful"), ("tick_ns", 1000000)), "overhead_pct",
+              "3.1 %",
               FIG_1998, 3.1),
     Published("hrtimer-cost", (), None,
               "means over 1e6 operations: 13 cycles to insert into the queue, 48 to restart, "
