@@ -329,38 +329,6 @@ def clockevents_exact(ctx):
         return "rtc periodic: %r" % (r and dict(r))
 
 
-def _jitter_row_near(x, y):
-    """Two periodic-jitter result rows of two runs: None when they differ only as QEMU's race
-    allows (see deterministic), else what differs too much. The race moves a callback by a
-    few instructions (well under one HPET count, 10 ns); at a timer resolution each re-arm's
-    delay is rounded up to whole units from the moment it is armed, so such a move can shift
-    one expiry by a whole unit. Allowed: min/max by one unit (hres_ns) plus 10 ns, the mean
-    by 10 ns, the stddev by 10 % plus 20 ns, the within-5/10 us shares by 0.01, and the
-    histogram by 5 % of the samples moved; every other key equal."""
-    if set(x) != set(y) or x.get("exp") != "periodic-jitter":
-        return "keys or experiment differ"
-    unit = int(x.get("hres_ns") or 10) + 10
-    for k in x:
-        a, b = x[k], y[k]
-        if a == b:
-            continue
-        if k in ("min_ns", "max_ns") and abs(a - b) <= unit:
-            continue
-        if k == "avg_ns" and abs(a - b) <= 10:
-            continue
-        if k == "stddev_ns" and abs(a - b) <= 0.3 * max(a, b) + 20:
-            continue
-        if k.startswith("p_within_") and abs(float(a) - float(b)) <= 0.01:
-            continue
-        if k == "hist" and a.get("counts") and b.get("counts") and \
-                {i: v for i, v in a.items() if i != "counts"} == \
-                {i: v for i, v in b.items() if i != "counts"} and \
-                sum(abs(u - v) for u, v in zip(a["counts"], b["counts"])) <= 0.05 * 2 * x["samples"]:
-            continue
-        return "%s: %r vs %r" % (k, a, b)
-    return None
-
-
 def _tlr(data):
     return [l for l in data.split(b"\n") if l.startswith(b"TLR ")]
 
