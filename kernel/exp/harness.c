@@ -323,6 +323,15 @@ void exp_result_begin(struct rec *r)
 {
     rec_begin(r, "result");
     json_str(&r->j, "exp", exp_current());
+    /* What bounds every figure's resolution: the measured cost of one read of each clock a
+     * figure can come from (time_ns's counter, the TSC), in ns, as clocks_init measured it. */
+    const struct clocksource *cs = clocksource_current();
+    json_obj_open(&r->j, "read_cost_ns");
+    if (cs && cs->read_cost_cyc)
+        json_u64(&r->j, "time_ns", tsc_cyc_to_ns(cs->read_cost_cyc));
+    if (clock_facts.tsc && clock_facts.tsc->read_cost_cyc)
+        json_u64(&r->j, "tsc", tsc_cyc_to_ns(clock_facts.tsc->read_cost_cyc));
+    json_obj_close(&r->j);
 }
 
 void exp_skip_begin(struct rec *r, const char *reason)
