@@ -52,6 +52,16 @@ $(BUILD)/k/%.o: %.c $(FONT) | deps
 	@$(if $(Q),echo "  CC      $<")
 	$(Q)$(CC) $(KCFLAGS) -MMD -MP -c $< -o $@
 
+# The boot record's git field: kernel/main.c is compiled again whenever `git describe`
+# changes (a commit, or a tree becoming dirty or clean), not only when main.c does.
+GIT_STAMP := $(BUILD)/gen/git-rev
+$(GIT_STAMP): FORCE
+	@mkdir -p $(dir $@)
+	@echo '$(GIT_REV)' | cmp -s - $@ 2>/dev/null || echo '$(GIT_REV)' > $@
+$(BUILD)/k/kernel/main.o: $(GIT_STAMP)
+.PHONY: FORCE
+FORCE:
+
 $(BUILD)/k/%.o: %.asm | deps
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  NASM    $<")
