@@ -86,8 +86,11 @@ static bool sleep_once(struct hrtimer_base *base, enum mode m, uint64_t request_
         memset(&phase, 0, sizeof(phase));
         phase.fn = on_phase;
         hrtimer_start(base, &phase, exp_rand_range(seed, 1000, tick_ns), HRTIMER_MODE_REL);
-        if (!exp_wait(&phased, tick_ns * 4 + 100000000ull, base->dev, "sleep phase"))
+        if (!exp_wait(&phased, tick_ns * 4 + 100000000ull + 2 * EXP_RESCUE_GRACE_NS, base->dev,
+                      "sleep phase")) {
+            hrtimer_cancel(base, &phase);     /* never leave it queued: it is reused */
             return false;
+        }
     }
     woke = false;
     uint64_t t0 = time_ns();
@@ -100,7 +103,8 @@ static bool sleep_once(struct hrtimer_base *base, enum mode m, uint64_t request_
         timer_init(&wt, on_wheel, 0);
         timers_wheel_add(&wt, sleep_jiffies(m, request_ns, tick_ns));
     }
-    bool ok = exp_wait(&woke, 2 * request_ns + 4 * tick_ns + 100000000ull, dev, "a sleep");
+    bool ok = exp_wait(&woke, 2 * request_ns + 4 * tick_ns + 100000000ull +
+                                 2 * EXP_RESCUE_GRACE_NS, dev, "a sleep");
     if (!ok) {
         if (m == HRTIMER)
             hrtimer_cancel(base, &ht);
