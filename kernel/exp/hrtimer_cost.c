@@ -86,17 +86,24 @@ static uint64_t measure_pair(void)
 
 /* ---- per_op ---------------------------------------------------------------------------- */
 
+/* A result row's first keys, the same for both variants: op, device, variant, clock, n. */
+static void row_begin(struct rec *r, const char *op, const char *device, const char *variant,
+                      uint64_t n)
+{
+    exp_result_begin(r);
+    json_str(&r->j, "op", op);
+    json_str(&r->j, "device", device);
+    json_str(&r->j, "variant", variant);
+    json_str(&r->j, "clock", "tsc");
+    json_u64(&r->j, "n", n);
+}
+
 static void per_op_record(const char *op, const char *device, unsigned n)
 {
     struct stats st;
     stats_u64(cost, n, &st);
     struct rec r;
-    exp_result_begin(&r);
-    json_str(&r.j, "op", op);
-    json_str(&r.j, "device", device);
-    json_str(&r.j, "variant", "per_op");
-    json_str(&r.j, "clock", "tsc");
-    json_u64(&r.j, "n", n);
+    row_begin(&r, op, device, "per_op", n);
     json_u64(&r.j, "pair_cyc", pair_cyc);
     json_u64(&r.j, "min_cyc", (uint64_t)st.min);
     json_u64(&r.j, "median_cyc", (uint64_t)st.median);
@@ -254,12 +261,7 @@ static void batch(enum batch_op op, const char *name, const char *device, uint64
         unc_e2 = res_e2;
     bool below = st.mean <= unc_e2;
     struct rec r;
-    exp_result_begin(&r);
-    json_str(&r.j, "op", name);
-    json_str(&r.j, "device", device);
-    json_str(&r.j, "variant", "batch");
-    json_str(&r.j, "clock", "tsc");
-    json_u64(&r.j, "n", ops);
+    row_begin(&r, name, device, "batch", ops);
     json_u64(&r.j, "batches", got);
     json_u64(&r.j, "chunk_ops", n);
     json_u64(&r.j, "pair_cyc", pair_cyc);
