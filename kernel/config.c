@@ -12,6 +12,7 @@ static const char *const clocksources[] = { "tsc", "hpet", "acpi_pm", "pit", "la
 static const char *const clockevents[] = { "pit", "lapic", "tsc_deadline", "hpet", "rtc", NULL };
 static const char *const onoff[] = { "on", "off", NULL };
 static const char *const tickmodes[] = { "periodic", "oneshot", NULL };
+static const char *const idles[] = { "halt", "poll", NULL };   /* enum idle_mode */
 static const char *const tristates3[] = { "auto", "on", "off", NULL };
 static const char *const dumps[] = { "none", "acpi", NULL };
 static const char *const masks[] = { "none", "pit", "hpet", "rtc", NULL };
@@ -82,6 +83,7 @@ int config_parse(const char *line, const char *const *exp_names, const char *exp
     unsigned profile = PROFILE_QUICK, qemu_exit = TRI_AUTO, crash = CRASH_NONE, dump = 0;
     unsigned mask_irq = 0;
     unsigned clocksource = ~0u, wrapcheck = TRI_AUTO, clockevent = ~0u, tickmode = 0, nohz = 0;
+    unsigned idle = IDLE_HALT;
     bool reboot = false;
 
     cfg = (struct config){ .hz = 1000, .console_port = 0x3F8, .console_baud = 115200 };
@@ -115,6 +117,8 @@ int config_parse(const char *line, const char *const *exp_names, const char *exp
           .max = 1000, .accepted = "0..1000 (events per device and mode)" },
         { .key = "hrtcheck", .type = CMDLINE_UINT, .dest = &cfg.hrtcheck, .min = 0,
           .max = 1000, .accepted = "0..1000 (hrtimers)" },
+        { .key = "idle", .type = CMDLINE_ENUM, .dest = &idle, .choices = idles,
+          .accepted = "halt or poll" },
         { .key = "nohz", .type = CMDLINE_ENUM, .dest = &nohz, .choices = onoff,
           .accepted = "on or off" },
         { .key = "idlecheck_ms", .type = CMDLINE_UINT, .dest = &cfg.idlecheck_ms, .min = 0,
@@ -145,6 +149,7 @@ int config_parse(const char *line, const char *const *exp_names, const char *exp
     cfg.dump_acpi = dump == 1;
     cfg.wrapcheck = (enum tristate)wrapcheck;
     cfg.tick_oneshot = tickmode == 1;
+    cfg.idle = (enum idle_mode)idle;
     cfg.nohz = nohz == 0;
     if (!opts_seen(opts, n_opts, "hwlat_threshold_ns"))
         cfg.hwlat_threshold_ns = 10000;

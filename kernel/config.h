@@ -8,6 +8,8 @@
 enum profile { PROFILE_QUICK, PROFILE_FULL, PROFILE_SOAK };
 enum crash_kind { CRASH_NONE, CRASH_UD, CRASH_PF, CRASH_DIV0, CRASH_OVERFLOW, CRASH_NULL };
 enum tristate { TRI_AUTO, TRI_ON, TRI_OFF };
+/* How a CPU waits for an interrupt (kernel/timers/halt.h). */
+enum idle_mode { IDLE_HALT, IDLE_POLL };
 
 struct config {
     uint64_t hz;                /* periodic tick rate */
@@ -26,6 +28,7 @@ struct config {
     uint64_t tickcheck_ms;      /* run the tick this long and check it (0: skip) */
     uint64_t cecheck;
     uint64_t hrtcheck;
+    enum idle_mode idle;        /* idle=: HLT, or a poll with interrupts on */
     bool nohz;                  /* nohz=on: the tick stops while idle */
     uint64_t idlecheck_ms;      /* idle this long and count the tick interrupts (0: skip) */
     uint64_t hres_ns;           /* periodic-jitter: the deadline grid (0: 5000 and 800 ns) */

@@ -17,6 +17,7 @@ static struct {
     void *ctx;
 } handlers[256];
 static uint64_t counts[256];
+volatile uint64_t irq_events;
 struct irq_probe irq_probe;
 static uint64_t unexpected[256];
 
@@ -54,6 +55,7 @@ void irq_dispatch(struct trap_frame *tf)
 {
     unsigned v = (unsigned)tf->vector & 0xFF;
     counts[v]++;
+    irq_events++;
     irq_handler_fn fn = handlers[v].fn;
     if (!fn) {
         unexpected[v]++;

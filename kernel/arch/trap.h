@@ -46,6 +46,9 @@ void irq_probe_exit(const struct trap_frame *tf);
 int irq_set_handler(unsigned vector, irq_handler_fn fn, void *ctx);
 void irq_clear_handler(unsigned vector);
 uint64_t irq_count(unsigned vector);
+/* Interrupts taken so far, on any CPU: a wait that polls instead of halting ends when this
+ * moves (not atomic across CPUs: two at once may count one, the value still moves). */
+extern volatile uint64_t irq_events;
 /* Interrupts that came at `vector` with no handler installed. */
 uint64_t irq_unexpected(unsigned vector);
 

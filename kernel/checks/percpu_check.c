@@ -5,6 +5,7 @@
 #include "kernel/report/console.h"
 #include "kernel/report/record.h"
 #include "kernel/timers/clocks.h"
+#include "kernel/timers/halt.h"
 #include "kernel/timers/timers.h"
 #include "ticklab/clocksource.h"
 #include "ticklab/hrtimer.h"
@@ -53,7 +54,7 @@ static void run_here(void *arg)
     }
     uint64_t c0 = rdtsc(), bound = tsc_ns_to_cyc(TIMERS * SPACING_NS + 100000000ull);
     while (k->fired < TIMERS && rdtsc() - c0 < bound)
-        __asm__ volatile("sti; hlt; cli" ::: "memory");
+        cpu_wait_irq();
     for (unsigned i = 0; i < TIMERS; i++)
         hrtimer_cancel(b, &k->t[i]);
     irq_restore(flags);

@@ -5,6 +5,7 @@
 #include "kernel/report/record.h"
 #include "kernel/smp/smp.h"
 #include "kernel/timers/clocks.h"
+#include "kernel/timers/halt.h"
 #include "ticklab/fmt.h"
 #include "ticklab/io.h"
 #include "ticklab/kstring.h"
@@ -32,7 +33,7 @@ static bool await(enum tsc_warp_mode m, unsigned want, uint64_t bound_cyc)
         if (rdtsc() - c0 > bound_cyc)
             return false;
         if (m == TSC_WARP_IPI)
-            __asm__ volatile("sti; hlt; cli" ::: "memory");
+            cpu_wait_irq();
         else
             cpu_relax();
     }

@@ -111,7 +111,7 @@ static bool wait_flag(volatile bool *flag, uint64_t bound_ns)
         if (bsp)
             halt_once();
         else
-            __asm__ volatile("sti; hlt; cli" ::: "memory");
+            cpu_wait_irq();
     }
     if (bsp)
         halt_backup_stop();

@@ -39,6 +39,7 @@
 #include "kernel/report/console.h"
 #include "ticklab/clockevent.h"
 #include "kernel/timers/clocks.h"
+#include "kernel/timers/halt.h"
 #include "ticklab/clocksource.h"
 #include "kernel/timers/timers.h"
 #include "ticklab/hrtimer.h"
@@ -173,6 +174,8 @@ static enum hrtimer_restart on_timer(struct hrtimer *t)
     return HRTIMER_NORESTART;
 }
 
+static bool findings_series;       /* this series' hrtimer rows feed the findings */
+
 /* A sample below zero whose interval still holds zero is "0, below resolution"; one whose
  * whole interval is before the deadline came early: a defect of the kit (the run fails). */
 static void report(const char *device, const char *path, const char *wait, int64_t *v,
@@ -235,7 +238,7 @@ static void report(const char *device, const char *path, const char *wait, int64
         exp_defect("a timer fired before its deadline (beyond the clock's resolution)",
                    device);
 
-    if (hrt && n && !exp_poll_waits && findings.n_wake && !k_strcmp(findings.wake[findings.n_wake - 1].device, device)) {
+    if (hrt && n && findings_series && findings.n_wake && !k_strcmp(findings.wake[findings.n_wake - 1].device, device)) {
         if (callback) {
             findings.wake[findings.n_wake - 1].cb_p50_ns = st.median;
             findings.wake[findings.n_wake - 1].cb_p99_ns = st.p99;
@@ -334,7 +337,7 @@ static void say_early_fires(const char *device, const char *series)
 
 static void skip(const char *device, const char *reason)
 {
-    if (exp_poll_waits)
+    if (exp_poll_waits && !idle_polls())
         return;                        /* said once, in the first pass */
     struct rec r;
     exp_skip_begin(&r, reason);
@@ -360,9 +363,21 @@ static void run(void)
     for (unsigned w = 0; w < 2; w++) {
       exp_poll_waits = w == 1;
       const char *wait = exp_poll_waits ? "poll" : "hlt";
+      /* The findings come from the HLT series, or from the poll series when this run never
+       * halts (idle=, halt.h): an HLT series there would be a poll by another name. */
+      findings_series = w == 1 || !idle_polls();
       for (struct clockevent *ce = clockevent_list(); ce && exp_budget_left(); ce = ce->next) {
         if (ce->cpu != 0)
             continue;                  /* another CPU's own: percpu-latency measures those */
+        if (!exp_poll_waits && idle_polls()) {
+            struct rec r;
+            exp_skip_begin(&r, idle_reason());
+            json_str(&r.j, "device", ce->name);
+            json_str(&r.j, "wait", "hlt");
+            rec_emit(&r);
+            kprintf("  %-13s hlt  skip: %s\n", ce->name, idle_name());
+            continue;
+        }
         exp_phase("%s, %s", ce->name, wait);
         if (!ce->usable) {
             skip(ce->name, ce->unusable_reason ? ce->unusable_reason : "unusable");
@@ -395,7 +410,7 @@ static void run(void)
         if (!is_main && (hrtimer_base_init(&tmp_base, ce, &hrtimer_clock_time_ns, tmp_slots, 2) != 0 ||
                          timers_watch(&tmp_base) != 0))
             continue;
-        if (!exp_poll_waits && findings.n_wake < FINDINGS_MAX_DEVICES)
+        if (findings_series && findings.n_wake < FINDINGS_MAX_DEVICES)
             findings.wake[findings.n_wake++].device = ce->name;
         got = collect(ce, b, n, &seed);
         if (!is_main) {

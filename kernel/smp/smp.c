@@ -106,8 +106,11 @@ void ap_entry(uint64_t index)
             continue;
         }
         /* STI's one-instruction shadow covers the HLT: a wake-up after the check is taken
-         * after the HLT begins, and ends it. */
-        __asm__ volatile("sti; hlt" ::: "memory");
+         * after the HLT begins, and ends it (the idle hook keeps that promise too). */
+        if (hooks.idle)
+            hooks.idle();
+        else
+            __asm__ volatile("sti; hlt" ::: "memory");
     }
 }
 

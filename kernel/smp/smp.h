@@ -55,6 +55,8 @@ void smp_boot_cpu_init(void);
 struct smp_hooks {
     void (*ap_init)(unsigned cpu);
     void (*describe)(unsigned cpu, struct json *j);
+    void (*idle)(void);      /* an idle CPU's wait for an interrupt, entered and left with
+                                interrupts off (NULL: STI; HLT) */
 };
 void smp_set_hooks(const struct smp_hooks *hooks);
 

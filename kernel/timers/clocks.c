@@ -15,6 +15,7 @@
 #include "kernel/report/record.h"
 #include "ticklab/calibrate.h"
 #include "kernel/timers/clock_report.h"
+#include "kernel/timers/halt.h"
 #include "ticklab/cs_measure.h"
 #include "ticklab/errno.h"
 #include "ticklab/cpuid.h"
@@ -275,6 +276,22 @@ void clocks_report_selected(void)
 #define RDTSC_TRAPPED_CYC 1000u
 #define RDTSC_PAIRS       256u
 
+bool clocks_under_tcg(void)
+{
+    struct cpu_info ci;
+    cpu_probe(&ci);
+    return !k_strcmp(cpu_hypervisor_name(&ci), "tcg");
+}
+
+/* QEMU's -icount makes the TSC count exactly 1e9 a second: calibrated against the emulated
+ * HPET or PM timer it comes out within a fraction of a ppm of it. */
+bool clocks_virtual_time(void)
+{
+    uint64_t off = clock_facts.tsc_hz > 1000000000ull ? clock_facts.tsc_hz - 1000000000ull
+                                                      : 1000000000ull - clock_facts.tsc_hz;
+    return clock_facts.tsc_hz && off <= 1000 && clocks_under_tcg();
+}
+
 void clocks_report_environment(void)
 {
     static uint64_t d[RDTSC_PAIRS];
@@ -290,14 +307,10 @@ void clocks_report_environment(void)
     stats_u64(d, RDTSC_PAIRS, &st);
     bool trapped = (uint64_t)st.median > RDTSC_TRAPPED_CYC;
     const char *hv = cpu_hypervisor_name(&ci);
-    /* QEMU's -icount makes the TSC count exactly 1e9 a second: calibrated against the
-     * emulated HPET or PM timer it comes out within a fraction of a ppm of it. */
-    uint64_t off = clock_facts.tsc_hz > 1000000000ull ? clock_facts.tsc_hz - 1000000000ull
-                                                      : 1000000000ull - clock_facts.tsc_hz;
     clock_facts.hypervisor = hv;
     clock_facts.rdtsc_cost_cyc = (uint64_t)st.median;
     clock_facts.rdtsc_trapped = trapped;
-    clock_facts.virtual_time = !k_strcmp(hv, "tcg") && off <= 1000;
+    clock_facts.virtual_time = clocks_virtual_time();
 
     struct rec r;
     rec_begin(&r, "environment");
@@ -309,6 +322,8 @@ void clocks_report_environment(void)
     json_u64(&r.j, "rdtsc_cost_ns", tsc_cyc_to_ns((uint64_t)st.median));
     json_bool(&r.j, "rdtsc_trapped", trapped);
     json_bool(&r.j, "virtual_time_likely", clock_facts.virtual_time);
+    json_str(&r.j, "idle", idle_name());
+    json_str(&r.j, "idle_reason", idle_reason());
     json_obj_open(&r.j, "clock_read_cost_ns");
     for (struct clocksource *cs = clocksource_list(); cs; cs = cs->next)
         if (cs->read_cost_cyc)
@@ -318,5 +333,5 @@ void clocks_report_environment(void)
     kprintf("  environment %s%s: RDTSC %llu TSC cycles (%llu ns)%s\n",
             !k_strcmp(hv, "none") ? "no hypervisor" : "hypervisor ", !k_strcmp(hv, "none") ? "" : hv,
             (unsigned long long)st.median, (unsigned long long)tsc_cyc_to_ns((uint64_t)st.median),
-            trapped ? ": trapped by the hypervisor, every TSC read is a VM exit" : "");
+            trapped ? ": trapped by the hypervisor, every TSC read is a VM exit" : "");    kprintf("  idle        %s: %s\n", idle_name(), idle_reason());
 }

@@ -8,14 +8,33 @@
 #include <stdint.h>
 
 #include "ticklab/clockevent.h"
+#include "kernel/config.h"
 
 #define HALT_BACKUP_NS 50000000ull   /* the longest one HLT can last */
+
+/* How this run's CPUs wait for an interrupt (idle=, docs/command-line.md). halt: HLT, what an
+ * idle CPU does. poll: no CPU halts; a wait spins with interrupts on until the next
+ * interrupt any CPU takes (blocks of NOPs under TCG, tcg, where PAUSE leaves the translated
+ * code; PAUSE elsewhere). Exact mode needs poll: under QEMU -icount with sleep=off, once
+ * every vCPU is halted QEMU's main-loop thread moves the virtual clock on to the next timer,
+ * and it may read the clock while the vCPU thread has not yet counted its last instructions;
+ * the next timer then fires those few ns late, at a moment the host decides. A CPU that
+ * never halts keeps that warp from happening at all (docs/experiments.md, "How repeatable
+ * exact mode is"). Call once, before the first wait; until then every CPU halts. */
+void idle_configure(enum idle_mode mode, bool tcg);
+bool idle_polls(void);
+const char *idle_name(void);          /* "halt" or "poll" */
+const char *idle_reason(void);        /* the same in a sentence */
+/* Enables interrupts, waits for one (HLT, or polls as above), disables them. Interrupts must
+ * be off on entry: one already pending is taken at once and ends the wait (STI's shadow
+ * covers the HLT; the poll samples irq_events before enabling). */
+void cpu_wait_irq(void);
 
 /* busy: the device being waited for (NULL: none); the backup never shares hardware with it
  * or with the tick's device. Interrupts must be off. False: no backup exists; halt_once()
  * then polls with interrupts enabled instead of halting. One wait per CPU at a time. */
 bool halt_backup_start(const struct clockevent *busy);
-/* Arms the backup, enables interrupts, halts, disables interrupts; then, on the boot CPU,
+/* Arms the backup, waits for an interrupt (cpu_wait_irq); then, on the boot CPU,
  * folds the clocksource into time_ns() and rescues a tick that stopped coming. */
 void halt_once(void);
 void halt_backup_stop(void);

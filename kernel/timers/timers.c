@@ -184,7 +184,7 @@ static void wait_begin(void)
     halt_backup_start(0);
 }
 
-static const struct smp_hooks smp_hooks = { cpu_init, describe };
+static const struct smp_hooks smp_hooks = { cpu_init, describe, cpu_wait_irq };
 static const struct smp_wait_hooks wait_hooks = { wait_begin, halt_once, halt_backup_stop };
 
 void timers_smp_hooks(void)

@@ -6,6 +6,7 @@
  * CPU folds the clocksource and rescues a tick that stopped. The CPU a test runs on is
  * fake_smp_cpu (tests/host/shim/kernel/smp/smp.h). */
 #include "kernel/timers/halt.h"
+#include <string.h>
 #include "ticklab/cpuid.h"
 #include "ticklab/hpet.h"
 #include "ticklab/lapic.h"
@@ -21,6 +22,9 @@
 #define MS 1000000ull
 
 unsigned fake_smp_cpu;
+/* kernel/arch/trap.c's count of interrupts taken (not linked here): a polling wait ends
+ * when it moves, so the fake's interrupt entry below counts like irq_dispatch does. */
+volatile uint64_t irq_events;
 
 static struct lapic_timer_ce lt;
 static struct hpet_channel ch, ch1;          /* comparator 1: a device of CPU 1 */
@@ -36,6 +40,7 @@ static struct clocksource tsc;
 static void entry(int line, void *ctx)
 {
     (void)ctx;
+    irq_events++;
     if (line == FAKE_IRQ_LAPIC_TIMER) {
         lapic_eoi();
         lapic_timer_ce_irq(&lt);
@@ -58,6 +63,7 @@ static bool machine(void)
     halt_backup_stop();
     fake_smp_cpu = 0;
     halt_backup_stop();
+    idle_configure(IDLE_HALT, false);
     tick_stop();
     fake_reset();
     clocksource_test_reset();
@@ -219,4 +225,83 @@ TEST(halt_once_on_the_boot_cpu_folds_and_rescues_a_stopped_tick)
     halt_backup_stop();
     fake_smp_cpu = 0;
     CHECK(halt_backup_device() == NULL);
+}
+
+/* idle=: halt or poll, the name and the reason the environment record carries. */
+TEST(idle_modes_name_themselves)
+{
+    idle_configure(IDLE_POLL, true);
+    CHECK(idle_polls());
+    CHECK_EQ_STR(idle_name(), "poll");
+    CHECK(strstr(idle_reason(), "idle=poll") != NULL);
+    idle_configure(IDLE_HALT, true);
+    CHECK(!idle_polls());
+    CHECK_EQ_STR(idle_name(), "halt");
+    CHECK(strstr(idle_reason(), "idle=halt") != NULL);
+}
+
+/* A polling wait never halts: it spins with interrupts on (PAUSE, or NOP blocks under TCG)
+ * until an interrupt comes, here the device waited for after 1 ms, then the backup after
+ * HALT_BACKUP_NS when nothing else comes; interrupts are off again after each. */
+TEST(halt_once_polls_until_an_interrupt_when_idle_polls)
+{
+    static int owner;
+    for (int tcg = 0; tcg < 2; tcg++) {
+        REQUIRE(machine());
+        fake_cost.relax_ns = 1000;                   /* 50 ms of backup in 50000 spins */
+        fake_irq_set_async(true);                    /* a spin step is a delivery point */
+        idle_configure(IDLE_POLL, tcg);
+        REQUIRE(halt_backup_start(&lt.lapic));
+        REQUIRE(clockevent_claim(&lt.lapic, other_owner_event, &owner) == 0);
+        REQUIRE(clockevent_program_ns(&lt.lapic, 1 * MS) == 0);
+        uint64_t halts = fake_stats.halts, relax = fake_stats.relax_calls;
+        uint64_t nops = fake_stats.nop_blocks, t0 = vclock_now_ns();
+        other_events = 0;
+        halt_once();
+        uint64_t waited = vclock_now_ns() - t0;
+        CHECK_EQ_U64(other_events, 1);
+        CHECK(waited >= 1 * MS && waited < 1 * MS + 10000);
+        CHECK_EQ_U64(fake_stats.halts, halts);
+        CHECK(tcg ? fake_stats.nop_blocks > nops && fake_stats.relax_calls == relax
+                  : fake_stats.relax_calls > relax && fake_stats.nop_blocks == nops);
+        CHECK(!fake_irq_enabled());
+        uint64_t wakes = halt_backup_wakes();
+        t0 = vclock_now_ns();
+        halt_once();                                 /* nothing armed: the backup ends it */
+        CHECK_EQ_U64(halt_backup_wakes() - wakes, 1);
+        CHECK(vclock_now_ns() - t0 >= HALT_BACKUP_NS);
+        CHECK_EQ_U64(fake_stats.halts, halts);
+        CHECK(!fake_irq_enabled());
+        clockevent_release(&lt.lapic);
+        halt_backup_stop();
+        fake_irq_set_async(false);
+    }
+    idle_configure(IDLE_HALT, false);
+}
+
+/* An interrupt already pending when the wait begins ends it at once: the poll samples the
+ * count before it enables interrupts, as STI's shadow makes HLT wake for one. */
+TEST(cpu_wait_irq_poll_takes_a_pending_interrupt_at_once)
+{
+    static int owner;
+    REQUIRE(machine());
+    idle_configure(IDLE_POLL, false);
+    REQUIRE(clockevent_claim(&lt.lapic, other_owner_event, &owner) == 0);
+    REQUIRE(clockevent_program_ns(&lt.lapic, 1000) == 0);
+    vclock_advance_to_ns(vclock_now_ns() + 1 * MS);  /* due while interrupts are off */
+    /* A later interrupt, so a wait that missed the pending one ends (late) and fails. */
+    REQUIRE(clockevent_claim(&ch.ce, other_owner_event, &owner) == 0);
+    REQUIRE(clockevent_program_ns(&ch.ce, 1 * MS) == 0);
+    fake_irq_set_async(true);
+    other_events = 0;
+    uint64_t relax = fake_stats.relax_calls, t0 = vclock_now_ns();
+    cpu_wait_irq();
+    CHECK_EQ_U64(other_events, 1);
+    CHECK_EQ_U64(fake_stats.relax_calls, relax);    /* no spin at all */
+    CHECK(vclock_now_ns() - t0 < 1000);
+    CHECK(!fake_irq_enabled());
+    fake_irq_set_async(false);
+    clockevent_release(&ch.ce);
+    clockevent_release(&lt.lapic);
+    idle_configure(IDLE_HALT, false);
 }

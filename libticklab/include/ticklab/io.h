@@ -41,6 +41,7 @@ void irq_restore(unsigned long flags);
 void irq_enable(void);
 void irq_disable(void);
 void cpu_relax(void);
+void cpu_nop_block(void);
 void cpu_halt(void);
 void serialize(void);
 void wrmsr_fence(void);
@@ -158,6 +159,9 @@ static inline void irq_enable(void) { __asm__ volatile("sti" : : : "memory"); }
 static inline void irq_disable(void) { __asm__ volatile("cli" : : : "memory"); }
 static inline void cpu_relax(void) { __asm__ volatile("pause" : : : "memory"); }
 static inline void cpu_halt(void) { __asm__ volatile("hlt" : : : "memory"); }
+/* 32 NOPs: a spin step for an emulator that counts instructions (QEMU TCG runs a block of
+ * them in a few ns and counts each as one; PAUSE would leave its translated code). */
+static inline void cpu_nop_block(void) { __asm__ volatile(".rept 32\n\tnop\n\t.endr" : : : "memory"); }
 /* CPUID serialises the instruction stream; the SDM asks for it (or MFENCE;LFENCE) before
  * writing the TSC-deadline MSR so that earlier stores cannot pass the arming write. */
 static inline void serialize(void)

@@ -407,6 +407,14 @@ void cpu_relax(void)
     settle();
 }
 
+/* Like cpu_relax: a delivery point only in async mode (fake_irq_set_async). */
+void cpu_nop_block(void)
+{
+    spend(fake_cost.relax_ns);
+    fake_stats.nop_blocks++;
+    settle();
+}
+
 unsigned long irq_save(void)
 {
     unsigned long flags = fake_irq_enabled() ? RFLAGS_IF : 0;

@@ -62,7 +62,7 @@ extern struct fake_costs fake_cost;
 struct fake_stats {
     uint64_t port_reads, port_writes, unknown_port_reads, unknown_port_writes;
     uint64_t mmio_reads, mmio_writes, unknown_mmio_reads, unknown_mmio_writes;
-    uint64_t msr_reads, msr_writes, cpuid_calls, rdtsc_calls, relax_calls;
+    uint64_t msr_reads, msr_writes, cpuid_calls, rdtsc_calls, relax_calls, nop_blocks;
     uint64_t fences;       /* wrmsr_fence() calls */
     uint64_t rdtsc_ordered_calls;   /* of rdtsc_calls, those through rdtsc_ordered() */
     uint64_t halts;            /* cpu_halt() calls */
