@@ -50,7 +50,9 @@ def test_capture_then_report_from_a_real_qemu_boot(tmp_path):
     raw = log.read_bytes()
     runs = records.parse_stream(raw)
     assert len(runs) == 1 and runs[0].whole and runs[0].status == "ok"
-    assert runs[0].boot["cmdline"] == "exp=period-compare"
+    # exact mode: one CPU under icount gets idle=poll (qemu.exact_mode_args), said on stderr
+    assert runs[0].boot["cmdline"] == "exp=period-compare idle=poll"
+    assert "capture: exact mode: kernel arguments 'exp=period-compare idle=poll'" in err
     assert raw.count(b"\nTLR ") + raw.startswith(b"TLR ") == runs[0].end["records"] + 1
     assert b"ticklab: run finished ok" in raw  # text after the end record is kept too
 
@@ -58,8 +60,11 @@ def test_capture_then_report_from_a_real_qemu_boot(tmp_path):
     assert set(made) == CAPTURE_KEYS
     assert made["source"] == "qemu" and made["accel"] == "tcg" and made["icount_shift"] == 0
     assert made["exit_code"] == 33 and made["finished"] is True and made["capture_exit"] == 0
+    assert made["kernel_args"] == "exp=period-compare idle=poll"
     assert made["qemu_argv"][made["qemu_argv"].index("-icount") + 1] == "shift=0,sleep=off"
     assert "-nic" in made["qemu_argv"] and "clock=vm" in made["qemu_argv"]
+    serial = made["qemu_argv"][made["qemu_argv"].index("-serial") + 1]
+    assert serial.startswith("file:") and not os.path.exists(serial[5:])   # read, then removed
     assert made["log_bytes"] == len(raw) and made["wall_s"] > 0
     assert made["qemu_version"].startswith("7.")
 
@@ -72,6 +77,39 @@ def test_capture_then_report_from_a_real_qemu_boot(tmp_path):
     for name in ("calibration", "period_compare"):
         check_png_file(out / "plots" / (name + ".png"))
         assert "fig-" + name in page.ids
+
+
+def test_qemu_source_loses_nothing_to_a_reader_that_stalls(tmp_path):
+    """The serial file is read as it grows and to its end after QEMU exits, however late
+    the reader comes: a stand-in for QEMU writes 300 KiB (far over a pipe's 64 KiB) while
+    nobody reads, then a tail after a pause; every byte arrives, in order, and the file and
+    its directory are gone after close (regression: -serial stdio kept 65542 of 134215
+    bytes when the reader slept 30 s)."""
+    from ticklablib.capture import QemuSource
+    d = tmp_path / "cap"
+    d.mkdir()
+    serial = str(d / "serial.raw")
+    body = b"".join(b"TLR %06d\n" % i for i in range(30000))
+    script = ("import sys, time\n"
+              "f = open(sys.argv[1], 'ab', buffering=0)\n"
+              "f.write(open(sys.argv[2], 'rb').read())\n"
+              "time.sleep(0.5)\n"
+              "f.write(b'tail\\n')\n")
+    src_file = tmp_path / "body"
+    src_file.write_bytes(body)
+    notes = []
+    source = QemuSource(["python3", "-c", script, serial, str(src_file)], notes.append, serial)
+    time.sleep(1.0)                               # the reader stalls; the writer goes on
+    got = b""
+    while True:
+        chunk = source.read()
+        if chunk is None:
+            break
+        got += chunk
+    source.close("test")
+    assert got == body + b"tail\n"
+    assert not os.path.exists(serial) and not d.exists()
+    assert source.exit_code == 0 and notes == []
 
 
 def test_icount_with_kvm_is_a_usage_error(tmp_path):

@@ -21,6 +21,7 @@ import shlex
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 
 from . import EXIT_USAGE, TOOL_VERSION, check, provenance, qemu, records, tool_git
@@ -86,44 +87,89 @@ class CaptureError(Exception):
 
 
 class QemuSource:
-    """QEMU as a child process; its stdout is the guest's serial port, its stderr QEMU's
-    own messages (passed to `note` line by line so they do not tear the status line)."""
+    """QEMU as a child process. The guest's serial port goes to a file of ours (serial_file,
+    `-serial file:`; qemu.qemu_argv says why not a pipe), read as it grows; QEMU's stderr
+    carries its own messages (passed to `note` line by line so they do not tear the status
+    line). Without serial_file the serial port is QEMU's stdout."""
 
-    def __init__(self, argv, note):
+    def __init__(self, argv, note, serial_file=None):
         self.note = note
+        self.serial_file = serial_file
+        self._serial_fd = None
+        if serial_file:
+            open(serial_file, "wb").close()     # ours to read from the start, even if empty
+            self._serial_fd = os.open(serial_file, os.O_RDONLY)
         try:
             self.proc = subprocess.Popen(argv, cwd=ROOT, stdin=subprocess.DEVNULL,
-                                         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                         start_new_session=True)
+                                         stdout=subprocess.DEVNULL if serial_file
+                                         else subprocess.PIPE,
+                                         stderr=subprocess.PIPE, start_new_session=True)
         except OSError as e:
+            self._close_serial()
             raise CaptureError("cannot start %s: %s" % (argv[0], e.strerror or e)) from e
         self.sel = selectors.DefaultSelector()
-        self.sel.register(self.proc.stdout, selectors.EVENT_READ, "serial")
+        if not serial_file:
+            self.sel.register(self.proc.stdout, selectors.EVENT_READ, "serial")
         self.sel.register(self.proc.stderr, selectors.EVENT_READ, "qemu")
         self._err = b""
+        self._stderr_open = True
         self.serial_open = True
         self.describe = "QEMU"
         self.drain_s = DRAIN_S
         self.exit_code = None
         self.stopped_by_us = None
 
+    def _read_file(self):
+        out = b""
+        while True:
+            chunk = os.read(self._serial_fd, READ_SIZE)
+            if not chunk:
+                return out
+            out += chunk
+
     def read(self):
         """Bytes from the serial port; b"" when none came in a while; None at the end.
-        QEMU's stderr may close before or after its stdout: only stdout counts."""
+        From a pipe: its end; from the file: QEMU has exited and the file is read to its
+        end. QEMU's stderr may close before or after the serial port: it does not count."""
         if not self.serial_open:
             return None
         out = b""
-        for key, _ in self.sel.select(POLL_S):
+        exited = self.serial_file and self.proc.poll() is not None   # before the last read
+        if self._stderr_open or not self.serial_file:
+            events = self.sel.select(POLL_S)
+        else:
+            time.sleep(POLL_S)
+            events = []
+        for key, _ in events:
             chunk = os.read(key.fileobj.fileno(), READ_SIZE)
             if not chunk:
                 self.sel.unregister(key.fileobj)
                 if key.data == "serial":
                     self.serial_open = False
+                else:
+                    self._stderr_open = False
             elif key.data == "serial":
                 out += chunk
             else:
                 self._relay(chunk)
+        if self.serial_file:
+            out += self._read_file()
+            if exited:
+                self.serial_open = False
         return out if self.serial_open or out else None
+
+    def _close_serial(self):
+        if self._serial_fd is not None:
+            os.close(self._serial_fd)
+            self._serial_fd = None
+        if self.serial_file:
+            for remove, path in ((os.unlink, self.serial_file),
+                                 (os.rmdir, os.path.dirname(self.serial_file))):
+                try:
+                    remove(path)
+                except OSError:
+                    pass
+            self.serial_file = None
 
     def _relay(self, chunk):
         lines = (self._err + chunk).split(b"\n")
@@ -149,10 +195,13 @@ class QemuSource:
             os.killpg(self.proc.pid, signal.SIGKILL)
             rc = self.proc.wait()
         for stream in (self.proc.stdout, self.proc.stderr):
+            if stream is None:
+                continue
             rest = stream.read() if not stream.closed else b""
             if stream is self.proc.stderr:
                 self._relay(rest + b"\n")
             stream.close()
+        self._close_serial()
         self.exit_code = rc
         return qemu.qemu_verdict(rc, self.stopped_by_us)[1]
 
@@ -286,13 +335,19 @@ def open_qemu(args, view):
         print("capture: accelerator %s (%s)" % (accel, why), file=sys.stderr)
     if not args.no_build:
         build(qemu.build_targets(settings), view)
+    exact = qemu.exact_mode_args(settings)
+    if exact != settings.args:
+        print("capture: exact mode: kernel arguments %r (idle=poll: no CPU halts, so QEMU "
+              "never warps its clock out of HLT; docs/experiments.md)" % exact, file=sys.stderr)
+        settings.args = exact
     problem = qemu.prepare_image(settings, ROOT)
     if problem:
         raise CaptureError(problem)
-    argv = qemu.qemu_argv(settings, accel)
+    serial_file = os.path.join(tempfile.mkdtemp(prefix="ticklab-capture-"), "serial.raw")
+    argv = qemu.qemu_argv(settings, accel, serial_file)
     part = qemu_record(settings, accel, why, kvm, argv)
     view.note("+ " + shlex.join(argv))
-    return QemuSource(argv, view.note), part
+    return QemuSource(argv, view.note, serial_file), part
 
 
 def usage(text):

@@ -125,9 +125,28 @@ def cpu_model(settings, accel):
     return KVM_CPU if accel == "kvm" else None
 
 
-def qemu_argv(settings, accel):
+def exact_mode_args(settings):
+    """The kernel arguments a run gets: under icount on one CPU, `idle=poll` is added unless
+    the arguments say `idle=` already. With HLT, QEMU 7.2's sleep=off warp moves the virtual
+    clock from its main-loop thread at a moment the host decides (docs/experiments.md, "How
+    repeatable exact mode is"); a CPU that never halts keeps it from happening. On more than
+    one CPU the kernel would refuse it (an interrupt for one vCPU waits out the other's
+    spin), so nothing is added there."""
+    args = settings.args or ""
+    if settings.icount is None or str(settings.smp) != "1" or \
+            any(w.startswith("idle=") for w in args.split()):
+        return settings.args
+    return (args + " idle=poll").strip()
+
+
+def qemu_argv(settings, accel, serial_file=None):
     """The QEMU command for these settings under `accel` ("tcg" or "kvm"), to be run in the
-    repository's top directory (the image paths are relative to it)."""
+    repository's top directory (the image paths are relative to it). serial_file: the guest's
+    serial port goes to this file (`-serial file:`), else to QEMU's stdout. `ticklab capture`
+    always gives one: QEMU 7.2 writes a stdio serial port without blocking, so a reader that
+    falls 64 KiB behind (a pipe's buffer) loses the rest of the output, and the UART's
+    retries make the guest wait as long as the host decides (measured: a reader that slept
+    30 s got 65542 of 134215 bytes). A file never refuses a write."""
     firmware, boot = settings.effective()
     argv = [settings.qemu, "-machine", settings.machine, "-accel", accel,
             "-m", settings.mem, "-smp", str(settings.smp), "-display", "none", "-no-reboot",
@@ -151,7 +170,7 @@ def qemu_argv(settings, accel):
     if no_nic:
         argv += ["-nic", "none"]
     argv += shlex.split(settings.qemu_extra)
-    argv += ["-serial", "stdio"]
+    argv += ["-serial", "file:" + serial_file if serial_file else "stdio"]
     return argv
 
 
