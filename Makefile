@@ -33,7 +33,7 @@ KOBJS := $(patsubst %.c,$(BUILD)/k/%.o,$(KERNEL_SRCS)) \
 FONT  := $(BUILD)/gen/font8x16.h
 FONT_SRC := /usr/share/grub/ascii.h
 
-.PHONY: all kernel lib example iso efi run test host-test qemu-test tools-test deps clean help
+.PHONY: all kernel lib example iso efi run test host-test qemu-test test-long tools-test deps clean help
 all: kernel
 kernel: $(BUILD)/ticklab.elf
 
@@ -225,6 +225,10 @@ test:
 qemu-test: kernel example iso efi
 	$(PYTHON) tests/qemu/boottest.py
 
+# Not part of `make test`: the full profile's byte-for-byte repeatability under icount.
+test-long: deps-test kernel
+	$(PYTHON) tests/qemu/boottest.py --long
+
 tools-test:
 	$(PYTHON) -m pytest -q tools/tests
 
@@ -239,5 +243,6 @@ help:
 	@echo "make usb        build build/ticklab-usb.img (the same image, to dd to a USB stick)"
 	@echo "make run        boot in QEMU; variables: MACHINE FIRMWARE BOOT ICOUNT ACCEL CPU ARGS SMP MEM TIMEOUT QEMU_EXTRA SERIAL_LOG RAW"
 	@echo "make test       host unit tests (ASan/UBSan), tool tests, QEMU boot tests"
+	@echo "make test-long  the long boot tier: the full profile run three times under icount, byte for byte"
 	@echo "make deps       install the Debian packages building, booting and reporting need (as root)"
 	@echo "make deps-test  the same, and the packages only the tests need"

@@ -275,12 +275,20 @@ def run_case(case, booted=None):
                              (rc, case.exit_code, stderr[-500:]))
         runs = records.parse_stream(data)
 
-        def rerun():
-            """The same boot once more; returns its serial bytes (determinism checks)."""
-            log2 = log + ".rerun"
-            fresh(log2)
-            run_qemu(qemu_command(case, log2), log2, case.timeout_s, case.end_grace_s)
-            return read_log(log2)
+        def rerun(together=1):
+            """The same boot `together` times more, all at once; returns their serial bytes,
+            a list (determinism checks). A run that QEMU did not end is a failure."""
+            logs = [log + ".rerun%d" % i for i in range(together)]
+            for l in logs:
+                fresh(l)
+            with concurrent.futures.ThreadPoolExecutor(max_workers=together) as pool:
+                outs = list(pool.map(lambda l: run_qemu(qemu_command(case, l), l, case.timeout_s,
+                                                        case.end_grace_s), logs))
+            for l, (rc2, _, stopped2) in zip(logs, outs):
+                if stopped2 or rc2 != case.exit_code:
+                    raise CaseFailed("rerun %s: %s" % (os.path.basename(l),
+                                                      stopped2 or "QEMU exit %s" % rc2))
+            return [read_log(l) for l in logs]
 
         def boot_other(other):
             """Another configuration booted as a reference (its own log); returns its runs."""
@@ -428,9 +436,12 @@ def main():
     ap.add_argument("--kvm-jobs", type=int, default=2,
                     help="KVM boots at once, beside the TCG ones")
     ap.add_argument("--no-kvm", action="store_true", help="skip the KVM tier")
+    ap.add_argument("--long", action="store_true",
+                    help="run the long tier instead (cases_repeat.LONG: the full profile's "
+                         "repeatability, about an hour)")
     ap.add_argument("--list", action="store_true")
     a = ap.parse_args()
-    selected = [c for c in cases.ALL if a.k in c.name]
+    selected = [c for c in (cases.LONG if a.long else cases.ALL) if a.k in c.name]
     if a.list:
         for c in selected:
             print(c.name + (" [kvm]" if c.accel == "kvm" else ""), "-", c.doc)

@@ -288,9 +288,8 @@ def tick_exact(crosses_wrap=True):
     def check(ctx):
         c = ctx.one("tick_check")
         # No interrupt may be lost. One that comes late shows as a "lost" period caught up
-        # at once and an "early" successor that advances nothing: delayed, not lost (QEMU's
-        # main-loop race on a loaded host, see deterministic()). So lost == early, and the
-        # handler ran once per period.
+        # at once and an "early" successor that advances nothing: delayed, not lost. So
+        # lost == early, and the handler ran once per period.
         if c.get("lost") != c.get("early") or abs(c["ticks"] - c["expected_ticks"]) > 1:
             return "tick_check %r" % dict(c)
         if crosses_wrap and not c.get("crossed_32bit_wrap"):
@@ -327,132 +326,6 @@ def clockevents_exact(ctx):
     r = by.get(("rtc", "periodic"))
     if not r or r["events"] != 1000:
         return "rtc periodic: %r" % (r and dict(r))
-
-
-def _tlr(data):
-    return [l for l in data.split(b"\n") if l.startswith(b"TLR ")]
-
-
-def _first_diff(a, b):
-    if a == b:
-        return None
-    i = next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
-    return "record %d: %r vs %r" % (i, a[i][:200] if i < len(a) else None,
-                                    b[i][:200] if i < len(b) else None)
-
-
-def _rerun_beside_a_busy_loop(ctx):
-    import subprocess
-    busy = subprocess.Popen(["sh", "-c", "while :; do :; done"])
-    try:
-        return ctx.rerun()
-    finally:
-        busy.kill()
-        busy.wait()
-
-
-def deterministic(ctx):
-    """Two runs under icount sleep=off, the second beside a CPU-bound loop on the host, give
-    the same record lines, byte for byte.
-
-    QEMU 7.2 without record/replay keeps one race: its main-loop thread may run a due
-    virtual-clock timer a few instructions before the vCPU thread would, when the guest is
-    running (not halted) at that moment; a loaded host makes it likelier (seen as one PIT
-    sample moved by 10 ns). So when two runs differ, a third decides: it must match one of
-    them exactly, else the check fails. The note is printed either way, never hidden.
-    periodic-jitter is the one experiment the race moves in most loaded runs (its ten timers
-    often fall due while another's callback runs); it is checked on its own
-    (jitter_repeatable)."""
-    a, b = _tlr(ctx.data), _tlr(_rerun_beside_a_busy_loop(ctx))
-    d = _first_diff(a, b)
-    if d is None:
-        return None
-    c = _tlr(ctx.rerun())
-    print("  note: runs 1 and 2 differ at %s; run 3 matches %s" % (
-        d, "run 1" if c == a else "run 2" if c == b else "neither"))
-    if c != a and c != b:
-        return "three runs all differ: 1 vs 2 at %s; 1 vs 3 at %s" % (d, _first_diff(a, c))
-
-
-def _jitter_row_near(x, y):
-    """Two periodic-jitter result rows of two runs: None when they differ only as QEMU's race
-    allows, else what differs too much. The race moves a callback by a few instructions
-    (under one HPET count, 10 ns); at a timer resolution each re-arm's delay is rounded up
-    to whole units from the moment it is armed, so such a move can shift one expiry by a
-    whole unit, and the interval before it and after it with it. Allowed: min/max by one
-    unit (hres_ns) + 300 ns (two timers due together may swap order: one callback's path), the mean by 20 ns, the stddev by 30 % + 20 ns, the within-5/10 us
-    shares by 0.01, 5 % of the histogram's samples moved; every other key equal."""
-    if set(x) != set(y):
-        return "keys differ"
-    # one resolution unit, or another timer's callback (about 300 ns under icount) taking
-    # this one's place when two fall due together and the race swaps their order
-    unit = int(x.get("hres_ns") or 10) + 300
-    for k in x:
-        a, b = x[k], y[k]
-        if a == b:
-            continue
-        if k in ("min_ns", "max_ns") and abs(a - b) <= unit:
-            continue
-        if k == "avg_ns" and abs(a - b) <= 20:
-            continue
-        if k == "stddev_ns" and abs(a - b) <= 0.3 * max(a, b) + 20:
-            continue
-        if k.startswith("p_within_") and abs(float(a) - float(b)) <= 0.01:
-            continue
-        if k == "hist" and isinstance(a, dict) and isinstance(b, dict) and \
-                {i: v for i, v in a.items() if i != "counts"} == \
-                {i: v for i, v in b.items() if i != "counts"} and \
-                sum(abs(u - v) for u, v in zip(a["counts"], b["counts"])) <= 0.1 * x["samples"]:
-            continue
-        return "%s: %r vs %r" % (k, a, b)
-    return None
-
-
-def jitter_repeatable(ctx):
-    """exp=periodic-jitter twice under icount, the second beside a busy loop: every record
-    the same byte for byte up to the experiment's results; its result rows the same within
-    the race's allowance (_jitter_row_near); its exp_end's duration and spurious-interrupt
-    count (which the moved expiries change) within 10 us and 20 %. A note names the rows
-    that moved."""
-    import json
-
-    def body(line):
-        try:
-            return json.loads(line[line.index(b"{"):])
-        except ValueError:
-            return None
-    a, b = _tlr(ctx.data), _tlr(_rerun_beside_a_busy_loop(ctx))
-    if len(a) != len(b):
-        return "runs have %d and %d records" % (len(a), len(b))
-    moved = []
-    for i, (x, y) in enumerate(zip(a, b)):
-        if x == y:
-            continue
-        rx, ry = body(x), body(y)
-        if rx is None or ry is None:
-            return "record %d unreadable" % i
-        if rx.get("type") == "result" and rx.get("exp") == "periodic-jitter":
-            why = _jitter_row_near(rx, ry)
-            if why:
-                return "record %d (periodic-jitter %s %s timer %s) moved beyond the race's " \
-                       "allowance: %s" % (i, rx.get("set"), rx.get("hres_ns"), rx.get("timer"), why)
-            moved.append("%s/%s/%s" % (rx.get("set"), rx.get("hres_ns"), rx.get("timer")))
-            continue
-        if rx.get("type") == "exp_end" and set(rx) == set(ry) and all(
-                rx[k] == ry[k] for k in rx if k not in ("duration_ns", "hrtimer_spurious")) and \
-                abs(rx["duration_ns"] - ry["duration_ns"]) <= 10000 and \
-                abs(rx["hrtimer_spurious"] - ry["hrtimer_spurious"]) <= \
-                0.2 * max(rx["hrtimer_spurious"], ry["hrtimer_spurious"]) + 2:
-            moved.append("exp_end")
-            continue
-        if rx.get("type") in ("irq_stats", "tick_stats", "timekeeping", "hrtimer_stats", "end",
-                              "verdict", "summary") and rx.get("type") == ry.get("type"):
-            moved.append(rx["type"])   # counts after the experiment: follow the moved expiries
-            continue
-        return "record %d differs: %r vs %r" % (i, x[:200], y[:200])
-    if moved:
-        print("  note: moved within the race's allowance: %s" % ", ".join(moved))
-    return None
 
 
 CLEAN = [end_status("ok"), no_errors, inventory_core]
@@ -542,9 +415,9 @@ ALL = [
                  ctx.one("tick_check"))
              else "lost ticks not accounted: %r" % dict(ctx.one("tick_check")))]),
     Case("clockevents-1000-icount", "every device: 1000 periodic events at ~1 ms and 1000 "
-         "one-shots at pseudo-random deltas, exact under icount; two runs identical",
+         "one-shots at pseudo-random deltas, exact under icount",
          icount=0, args="exp=none cecheck=1000 tickcheck_ms=2500", qemu_extra=("-rtc", "clock=vm"),
-         checks=[clockevents_exact, tick_exact(), deterministic] + CLEAN),
+         checks=[clockevents_exact, tick_exact()] + CLEAN),
     # Regression (time_ns_lost_pm_wrap_during_checks): with the 24-bit PM timer as the
     # clocksource and no tick yet, six seconds of clock event checks outlasted its 4.69 s
     # wrap and an RTC interval came out as -4.685 s. Every interval must now be positive and
@@ -599,19 +472,6 @@ ALL = [
     Case("exp-quick-all-icount", "quick profile, every experiment: records, predicted "
          "figures, verdict", icount=0, timeout_s=300,
          checks=[end_status("ok"), no_errors] + exp_checks.QUICK_ICOUNT),
-    # Repeatable: the quick profile's other experiments twice, the second run beside a
-    # CPU-bound loop, byte for byte (a third run decides QEMU's rare race: see
-    # deterministic); periodic-jitter twice the same way, within the allowance QEMU's race
-    # leaves it (jitter_repeatable).
-    Case("exp-quick-repeatable-icount", "quick profile without periodic-jitter: a second "
-         "run beside a busy loop gives the same records byte for byte", icount=0,
-         timeout_s=300, args="exp=" + ",".join(e for e in exp_checks.EXPERIMENTS
-                                               if e != "periodic-jitter"),
-         checks=[end_status("ok"), no_errors, deterministic]),
-    Case("exp-periodic-jitter-repeatable-icount", "periodic-jitter twice, the second beside "
-         "a busy loop: the same records, its rows within QEMU's race allowance", icount=0,
-         timeout_s=200, args="exp=periodic-jitter",
-         checks=[end_status("ok"), no_errors, jitter_repeatable]),
     # An experiment whose interrupts stop: mask_irq=hpet masks the HPET's line at the IOAPIC
     # before the experiments, so the hrtimers (on the HPET) never fire. period-compare's
     # TSC bound ends its wait with an error record, and the next experiment still runs.
@@ -800,6 +660,11 @@ ALL += EFI_CASES
 from cases_usb import USB_CASES, KVM_USB_CASES  # noqa: E402
 from cases_kvm import KVM_CASES  # noqa: E402
 ALL += USB_CASES + KVM_CASES + KVM_USB_CASES
+
+# Repeatability under icount (cases_repeat.py): the quick profile here, the full profile in
+# the long tier (boottest.py --long, `make test-long`).
+from cases_repeat import REPEAT_CASES, LONG  # noqa: E402
+ALL += REPEAT_CASES
 
 
 def pit_first_attempt(ctx):
