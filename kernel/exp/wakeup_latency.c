@@ -365,7 +365,7 @@ static void run(void)
       const char *wait = exp_poll_waits ? "poll" : "hlt";
       /* The findings come from the HLT series, or from the poll series when this run never
        * halts (idle=, halt.h): an HLT series there would be a poll by another name. */
-      findings_series = w == 1 || !idle_polls();
+      findings_series = idle_polls() ? w == 1 : w == 0;
       for (struct clockevent *ce = clockevent_list(); ce && exp_budget_left(); ce = ce->next) {
         if (ce->cpu != 0)
             continue;                  /* another CPU's own: percpu-latency measures those */
