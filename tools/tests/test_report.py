@@ -427,8 +427,8 @@ def test_kernel_keys_that_are_coming_are_shown(tmp_path):
     recs = [r for r in __import__("fullrun").small_run_records() if r["type"] != "end"]
     recs[0] = dict(recs[0], hypervisor="kvm", hypervisor_signature="KVMKVMKVM")
     recs.insert(1, {"type": "environment", "hypervisor": "kvm", "rdtsc_cost_cyc": 27846,
-                    "rdtsc_trapped": True, "clock_read_cost_ns": {"hpet": 19700,
-                                                                  "tsc": 10700}})
+                    "rdtsc_trapped": True, "idle": "poll",
+                    "clock_read_cost_ns": {"hpet": 19700, "tsc": 10700}})
     for r in recs:
         if r.get("exp") == "wakeup-latency" and r["type"] == "result":
             r.update(variant="ticklab", resolution_ns=12)
@@ -441,6 +441,7 @@ def test_kernel_keys_that_are_coming_are_shown(tmp_path):
     assert "KVM guest: figures include VM exits" in page.text  # no capture record: the kernel
     assert "RDTSC costs 27846 cycles, trapped by the hypervisor" in page.text
     assert "one clock read costs hpet 19700 ns, tsc 10700 ns" in page.text
+    assert "no CPU halts (idle=poll, exact mode)" in page.text
     assert "lapic irq hlt ticklab 173" in page.text  # the variant column
     assert "12 ns (measured cost of the clock reads (the record's own))" in page.text
     assert ("this machine 582; published 1000 ns (the kernel's own source table)"

@@ -157,6 +157,12 @@ def kernel_details(boot, cpu, environment, seen):
         out.append("RDTSC costs %s cycles%s" % (cost, ", trapped by the hypervisor"
                                                 if trapped is True else
                                                 ", not trapped" if trapped is False else ""))
+    idle = environment.get("idle")
+    if idle == "poll":
+        out.append("no CPU halts (idle=poll, exact mode): waits spin with interrupts on, so "
+                   "wakeup-latency has no HLT series")
+    elif idle == "halt":
+        out.append("waits halt (idle=halt)")
     reads = environment.get("clock_read_cost_ns")
     if isinstance(reads, dict) and reads:
         out.append("one clock read costs " + ", ".join(
