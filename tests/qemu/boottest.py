@@ -211,9 +211,19 @@ def lit_pixels(ppm):
     return sum(1 for i in range(0, len(pixels) - 2, 3) if pixels[i] or pixels[i + 1] or pixels[i + 2])
 
 
+SCREEN_SETTLE_S = 2.0      # two screendumps this far apart must show the same screen
+SCREEN_CURSOR_PX = 64      # ... but for the text cursor's blink (a few dozen pixels)
+SCREEN_LIMIT_S = 120.0     # the longest a boot may take to draw its last screen
+
+
 def run_screenshot_case(case, log):
-    """Boots with the QEMU monitor on a socket, waits, takes a screendump, checks that the
-    screen console drew text (the run halts at its end: qemu_exit=0)."""
+    """Boots with the QEMU monitor on a socket and takes screendumps until the screen is
+    done: at least screenshot_wait_s in, then two dumps SCREEN_SETTLE_S apart that both light
+    screenshot_min_pixels or more and differ by no more than a blinking cursor (the run
+    halts at its end, qemu_exit=0, so its last screen stays; the test images' GRUB has no
+    menu countdown), bounded by SCREEN_LIMIT_S. Returns the lit pixels of the last dump. No
+    fixed wait decides it: a loaded host only makes it take longer (regression: under load
+    a fixed 12 s wait caught OVMF still booting, 0 lit pixels)."""
     import socket
     sock = os.path.join(OUT, case.name + ".mon")
     shot = os.path.join(OUT, case.name + ".ppm")
@@ -222,24 +232,36 @@ def run_screenshot_case(case, log):
             os.remove(f)
     cmd = qemu_command(case, log) + ["-monitor", "unix:%s,server,nowait" % sock]
     p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    t0 = time.monotonic()
+    last = None
     try:
         time.sleep(case.screenshot_wait_s)
         s = socket.socket(socket.AF_UNIX)
         s.connect(sock)
         s.settimeout(5)
         s.recv(4096)
-        s.sendall(b"screendump %s\n" % shot.encode())
-        deadline = time.monotonic() + 10
-        while not os.path.exists(shot) and time.monotonic() < deadline:
-            time.sleep(0.1)
-        time.sleep(0.5)           # the file appears before QEMU has finished writing it
+        while True:
+            if os.path.exists(shot):
+                os.remove(shot)
+            s.sendall(b"screendump %s\n" % shot.encode())
+            deadline = time.monotonic() + 10
+            while not os.path.exists(shot) and time.monotonic() < deadline:
+                time.sleep(0.1)
+            time.sleep(0.5)           # the file appears before QEMU has finished writing it
+            if not os.path.exists(shot):
+                raise CaseFailed("no screendump was written")
+            lit = lit_pixels(open(shot, "rb").read())
+            if (last is not None and lit >= case.screenshot_min_pixels and
+                    abs(lit - last) <= SCREEN_CURSOR_PX) or \
+                    time.monotonic() - t0 > SCREEN_LIMIT_S:
+                break
+            last = lit
+            time.sleep(SCREEN_SETTLE_S)
         s.close()
     finally:
         p.kill()
         p.wait(timeout=10)
-    if not os.path.exists(shot):
-        raise CaseFailed("no screendump was written")
-    return lit_pixels(open(shot, "rb").read())
+    return lit
 
 
 def read_log(log):
