@@ -556,6 +556,13 @@ ALL = [
     # backward TSC step (under icount every CPU's TSC is the one instruction count; under
     # plain emulation QEMU derives every CPU's TSC from one host clock); percpu-latency
     # reports every CPU idle and the boot CPU with the others busy.
+    # idle=poll needs one CPU (kernel/main.c): with two, one error record says so and every
+    # wait halts, so the per-CPU timers still all fire on their own CPU.
+    Case("smp2-idle-poll-refused", "-smp 2 with idle=poll: an error record, then HLT; the "
+         "per-CPU timers all fire", smp=2, icount=0, timeout_s=300,
+         args="exp=percpu-latency idle=poll",
+         checks=[end_status("ok"), has_record("error", what="idle"),
+                 exp_checks.cpus_online(2), exp_checks.percpu_timers_own_cpu(2)]),
     Case("smp2-icount", "-smp 2, icount: both CPUs up, per-CPU timers on their own CPU, "
          "no TSC warp, per-CPU latency rows", smp=2, icount=0, timeout_s=300,
          args="exp=tsc-sync,percpu-latency",
