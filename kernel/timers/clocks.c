@@ -285,11 +285,11 @@ bool clocks_under_tcg(void)
 
 /* QEMU's -icount makes the TSC count exactly 1e9 a second: calibrated against the emulated
  * HPET or PM timer it comes out within a fraction of a ppm of it. */
-bool clocks_virtual_time(void)
+static bool virtual_time(const char *hv)
 {
     uint64_t off = clock_facts.tsc_hz > 1000000000ull ? clock_facts.tsc_hz - 1000000000ull
                                                       : 1000000000ull - clock_facts.tsc_hz;
-    return clock_facts.tsc_hz && off <= 1000 && clocks_under_tcg();
+    return clock_facts.tsc_hz && off <= 1000 && !k_strcmp(hv, "tcg");
 }
 
 void clocks_report_environment(void)
@@ -310,7 +310,7 @@ void clocks_report_environment(void)
     clock_facts.hypervisor = hv;
     clock_facts.rdtsc_cost_cyc = (uint64_t)st.median;
     clock_facts.rdtsc_trapped = trapped;
-    clock_facts.virtual_time = clocks_virtual_time();
+    clock_facts.virtual_time = virtual_time(hv);
 
     struct rec r;
     rec_begin(&r, "environment");

@@ -40,9 +40,6 @@ void clocks_demote_tsc(const char *reason);
 
 /* Under QEMU's TCG (CPUID signature). */
 bool clocks_under_tcg(void);
-/* TCG with a TSC calibrated to 1 GHz within 1 ppm: QEMU -icount, virtual time (a guess the
- * environment record names as one). After clocks_init(). */
-bool clocks_virtual_time(void);
 
 /* The `environment` record: the hypervisor by its CPUID signature, what one RDTSC costs
  * (and whether that means the hypervisor traps it), what one read of each clocksource

@@ -87,29 +87,24 @@ class CaptureError(Exception):
 
 
 class QemuSource:
-    """QEMU as a child process. The guest's serial port goes to a file of ours (serial_file,
-    `-serial file:`; qemu.qemu_argv says why not a pipe), read as it grows; QEMU's stderr
+    """QEMU as a child process. The guest's serial port goes to serial_file, a file of ours
+    (`-serial file:`; qemu.qemu_argv says why not a pipe), read as it grows; QEMU's stderr
     carries its own messages (passed to `note` line by line so they do not tear the status
-    line). Without serial_file the serial port is QEMU's stdout."""
+    line)."""
 
-    def __init__(self, argv, note, serial_file=None):
+    def __init__(self, argv, note, serial_file):
         self.note = note
         self.serial_file = serial_file
-        self._serial_fd = None
-        if serial_file:
-            open(serial_file, "wb").close()     # ours to read from the start, even if empty
-            self._serial_fd = os.open(serial_file, os.O_RDONLY)
+        open(serial_file, "wb").close()         # ours to read from the start, even if empty
+        self._serial_fd = os.open(serial_file, os.O_RDONLY)
         try:
             self.proc = subprocess.Popen(argv, cwd=ROOT, stdin=subprocess.DEVNULL,
-                                         stdout=subprocess.DEVNULL if serial_file
-                                         else subprocess.PIPE,
-                                         stderr=subprocess.PIPE, start_new_session=True)
+                                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                         start_new_session=True)
         except OSError as e:
             self._close_serial()
             raise CaptureError("cannot start %s: %s" % (argv[0], e.strerror or e)) from e
         self.sel = selectors.DefaultSelector()
-        if not serial_file:
-            self.sel.register(self.proc.stdout, selectors.EVENT_READ, "serial")
         self.sel.register(self.proc.stderr, selectors.EVENT_READ, "qemu")
         self._err = b""
         self._stderr_open = True
@@ -119,43 +114,31 @@ class QemuSource:
         self.exit_code = None
         self.stopped_by_us = None
 
-    def _read_file(self):
+    def read(self):
+        """Bytes from the serial port; b"" when none came in a while; None at the end: QEMU
+        has exited and the file is read to its end. QEMU's stderr may close before or after
+        that: it does not count."""
+        if not self.serial_open:
+            return None
+        exited = self.proc.poll() is not None      # before the last read of the file
+        if self._stderr_open:
+            for key, _ in self.sel.select(POLL_S):
+                chunk = os.read(key.fileobj.fileno(), READ_SIZE)
+                if chunk:
+                    self._relay(chunk)
+                else:
+                    self.sel.unregister(key.fileobj)
+                    self._stderr_open = False
+        else:
+            time.sleep(POLL_S)
         out = b""
         while True:
             chunk = os.read(self._serial_fd, READ_SIZE)
             if not chunk:
-                return out
+                break
             out += chunk
-
-    def read(self):
-        """Bytes from the serial port; b"" when none came in a while; None at the end.
-        From a pipe: its end; from the file: QEMU has exited and the file is read to its
-        end. QEMU's stderr may close before or after the serial port: it does not count."""
-        if not self.serial_open:
-            return None
-        out = b""
-        exited = self.serial_file and self.proc.poll() is not None   # before the last read
-        if self._stderr_open or not self.serial_file:
-            events = self.sel.select(POLL_S)
-        else:
-            time.sleep(POLL_S)
-            events = []
-        for key, _ in events:
-            chunk = os.read(key.fileobj.fileno(), READ_SIZE)
-            if not chunk:
-                self.sel.unregister(key.fileobj)
-                if key.data == "serial":
-                    self.serial_open = False
-                else:
-                    self._stderr_open = False
-            elif key.data == "serial":
-                out += chunk
-            else:
-                self._relay(chunk)
-        if self.serial_file:
-            out += self._read_file()
-            if exited:
-                self.serial_open = False
+        if exited:
+            self.serial_open = False
         return out if self.serial_open or out else None
 
     def _close_serial(self):
@@ -194,13 +177,9 @@ class QemuSource:
         except subprocess.TimeoutExpired:
             os.killpg(self.proc.pid, signal.SIGKILL)
             rc = self.proc.wait()
-        for stream in (self.proc.stdout, self.proc.stderr):
-            if stream is None:
-                continue
-            rest = stream.read() if not stream.closed else b""
-            if stream is self.proc.stderr:
-                self._relay(rest + b"\n")
-            stream.close()
+        rest = self.proc.stderr.read() if not self.proc.stderr.closed else b""
+        self._relay(rest + b"\n")
+        self.proc.stderr.close()
         self._close_serial()
         self.exit_code = rc
         return qemu.qemu_verdict(rc, self.stopped_by_us)[1]
