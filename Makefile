@@ -14,17 +14,18 @@ PYTHON    := /usr/bin/python3
 KCFLAGS := -std=c11 -O2 -g -Wall -Wextra -Werror -ffreestanding -fno-builtin -fno-stack-protector \
            -fno-pic -fno-pie -mno-red-zone -mgeneral-regs-only -mcmodel=small \
            -fno-omit-frame-pointer -fno-asynchronous-unwind-tables \
-           -I. -Ilibticklab/include -I$(BUILD)/gen -DTICKLAB_VERSION='"$(VERSION)"' -DTICKLAB_GIT='"$(GIT_REV)"'
+           -I. -I$(BUILD)/gen -DTICKLAB_VERSION='"$(VERSION)"' -DTICKLAB_GIT='"$(GIT_REV)"'
 KLDFLAGS := -nostdlib -static -z noexecstack -z max-page-size=0x1000 --no-warn-rwx-segments -T linker.ld
 
-# Two rooms (docs/library.md): libticklab/ is the library, libticklab.a (the timer drivers,
-# the time core and the pure logic they need, behind the public headers in
-# libticklab/include/ticklab/); nothing in it includes anything of kernel/. kernel/ is the
-# ticklab kernel, which links the archive like any other user.
-TL_SRCS := $(wildcard libticklab/drivers/*.c libticklab/time/*.c libticklab/base/*.c)
+# The library (docs/library.md) is drivers/ (one file per chip: the only code that touches
+# ports, MMIO and MSRs) and lib/ (the time core in lib/time/, the pure logic in lib/):
+# libticklab.a. Nothing in it includes anything of kernel/; kernel/ links the archive like any
+# other user. Each header sits beside its source; code includes it as "ticklab/NAME.h", the
+# name a library user has after `make lib` (scripts/headers.mk: how that works in the tree).
+TL_SRCS := $(wildcard drivers/*.c lib/*.c lib/time/*.c)
 TL_OBJS := $(patsubst %.c,$(BUILD)/k/%.o,$(TL_SRCS))
-TL_HDRS := $(wildcard libticklab/include/ticklab/*.h)
 LIBTICKLAB := $(BUILD)/libticklab.a
+include scripts/headers.mk
 
 KERNEL_SRCS := $(wildcard kernel/*.c kernel/*/*.c)
 ASM_SRCS    := $(wildcard boot/*.asm kernel/arch/*.asm)
@@ -47,7 +48,7 @@ $(FONT): | deps
 # V=1 shows the whole commands.
 Q := $(if $(V),,@)
 
-$(BUILD)/k/%.o: %.c $(FONT) | deps
+$(BUILD)/k/%.o: %.c $(FONT) | deps $(HDR_FARM)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $<")
 	$(Q)$(CC) $(KCFLAGS) -MMD -MP -c $< -o $@
@@ -87,7 +88,7 @@ EX_OBJS := $(BUILD)/ex/main.o $(BUILD)/ex/entry.o
 $(BUILD)/ex/main.o: $(EX_DIR)/main.c lib
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $<")
-	$(Q)$(CC) $(filter-out -I. -Ilibticklab/include -I$(BUILD)/gen -D%,$(KCFLAGS)) -I$(BUILD)/include \
+	$(Q)$(CC) $(filter-out -I. -I$(BUILD)/gen -D%,$(KCFLAGS)) -I$(BUILD)/include \
 	    -c $< -o $@
 $(BUILD)/ex/entry.o: $(EX_DIR)/entry.asm | deps
 	@mkdir -p $(dir $@)
@@ -121,13 +122,13 @@ EFI_INC   := /usr/include/efi
 EFI_LIB   := /usr/lib
 EFI_CFLAGS := -std=c11 -O2 -Wall -Wextra -Werror -ffreestanding -fpic -fshort-wchar \
               -mno-red-zone -fno-stack-protector -fno-strict-aliasing -DEFI_FUNCTION_WRAPPER \
-              -I$(EFI_INC) -I$(EFI_INC)/x86_64 -I. -Ilibticklab/include -DTICKLAB_VERSION='"$(VERSION)"'
+              -I$(EFI_INC) -I$(EFI_INC)/x86_64 -I. -I$(BUILD)/gen -DTICKLAB_VERSION='"$(VERSION)"'
 EFI_SRCS  := $(wildcard boot/efi/*.c)
 EFI_OBJS  := $(patsubst %.c,$(BUILD)/efi/%.o,$(EFI_SRCS)) $(BUILD)/efi/kernel_image.o
 EFI_SECTIONS := -j .text -j .sdata -j .data -j .dynamic -j .dynsym -j .rel -j .rela \
                 -j '.rel.*' -j '.rela.*' -j .reloc
 
-$(BUILD)/efi/%.o: %.c | deps
+$(BUILD)/efi/%.o: %.c | deps $(HDR_FARM)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC-EFI  $<")
 	$(Q)$(CC) $(EFI_CFLAGS) -MMD -MP -c $< -o $@

@@ -1,7 +1,7 @@
 /* kernel/config.c - the command-line options and their defaults. */
 #include "kernel/config.h"
 
-#include "kernel/lib/cmdline.h"
+#include "ticklab/cmdline.h"
 #include "ticklab/kstring.h"
 
 struct config cfg;
@@ -134,6 +134,12 @@ int config_parse(const char *line, const char *const *exp_names, const char *exp
         { .key = "mask_irq", .type = CMDLINE_ENUM, .dest = &mask_irq, .choices = masks,
           .accepted = "none, pit, hpet or rtc (test aid: that device's interrupt line is "
                       "masked before the experiments)" },
+        { .key = "tsc_hz", .type = CMDLINE_UINT, .dest = &cfg.tsc_hz, .min = 1000000,
+          .max = 10000000000ull, .accepted = "1000000..10000000000 (Hz: the TSC's rate, "
+                                             "taken instead of the calibrations')" },
+        { .key = "lapic_hz", .type = CMDLINE_UINT, .dest = &cfg.lapic_hz, .min = 1000,
+          .max = 10000000000ull, .accepted = "1000..10000000000 (Hz: the LAPIC timer's "
+                                             "rate, taken instead of its calibration)" },
         { .key = "wrapcheck", .type = CMDLINE_ENUM, .dest = &wrapcheck, .choices = tristates3,
           .accepted = "auto, on or off" },
     };

@@ -38,6 +38,9 @@ struct config {
                                    lists, up to CPU_MAX) */
     const char *mask_irq;       /* test aid: this clock event device's interrupt line is
                                    masked before the experiments (NULL: none) */
+    uint64_t tsc_hz;            /* tsc_hz=: the TSC's rate as the user states it, taken
+                                   instead of the calibrations' (0: calibrate) */
+    uint64_t lapic_hz;          /* lapic_hz=: likewise for the LAPIC timer */
     enum tristate wrapcheck;    /* runs across two wraps of each narrow counter; auto: in
                                    the full and soak profiles only */
 };

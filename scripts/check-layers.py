@@ -4,8 +4,12 @@
 A module is a source file and its header (kernel/timers/halt.c + halt.h). Each directory
 has a rank; a module may include modules of its own directory and of lower ranks only, so
 no include goes up and no cycle can form across directories. Within a directory, the
-include graph between modules must have no cycle either. The library (libticklab/)
-includes nothing outside libticklab/include/ticklab/ and the compiler's headers.
+include graph between modules must have no cycle either. The library (drivers/ and lib/)
+includes nothing but its own headers (as "ticklab/NAME.h") and the compiler's; those names
+are unique across drivers/, lib/ and lib/time/ (scripts/headers.mk maps them); and lib/
+touches no hardware: no port, MMIO, MSR, TSC or CPUID access of its own and no inline asm
+(it reaches hardware through a driver's function, or the porting layer's irq_save,
+irq_restore and cpu_relax from drivers/io.h).
 
 Prints one line per violation (file:line: what), then `layers: N passed, N failed` (one
 check per rule). Exit 1 on any violation. Usage: scripts/check-layers.py [--graph]
@@ -19,44 +23,66 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 # Lowest first. A directory not listed is an error (a new room must be placed).
 RANKS = [
-    ("libticklab", 0),        # the library: drivers, time core, pure logic
-    ("kernel/lib", 1),        # the kernel's own pure logic (CRC, JSON, command line)
-    ("kernel/console", 1),    # the serial and screen hardware
-    ("kernel/config", 2),     # the command line's settings (kernel/config.[ch])
-    ("kernel/report", 2),     # records, the console text, the end of a run
-    ("kernel/boot", 3),       # what the loader handed over
-    ("kernel/arch", 3),       # CPU tables, paging, traps, faults, the other CPUs
-    ("kernel/intr", 4),       # interrupt routing
-    ("kernel/discover", 5),   # the inventory
-    ("kernel/smp", 6),        # the other CPUs: started, handed work
-    ("kernel/timers", 7),     # the kernel's use of the time core
-    ("kernel/checks", 8),     # the self-checks
-    ("kernel/exp", 9),        # the experiments and the verdict
-    ("kernel/top", 10),       # main, run, the summary screen, the inventory's order
+    ("drivers/io", 0),        # the hardware primitives (the porting layer's io header)
+    ("lib", 1),               # pure logic: integer maths, statistics, formatting, JSON, CRC
+    ("lib/time", 2),          # the time core: clocksource, clock events, tick, wheel, hrtimers
+    ("drivers", 3),           # one file per chip, registering with the time core
+    ("kernel/console", 4),    # the screen
+    ("kernel/config", 5),     # the command line's settings (kernel/config.[ch])
+    ("kernel/report", 5),     # records, the console text, the end of a run
+    ("kernel/boot", 6),       # what the loader handed over
+    ("kernel/arch", 6),       # CPU tables, paging, traps, faults, mem*
+    ("kernel/intr", 7),       # interrupt routing
+    ("kernel/discover", 8),   # the inventory
+    ("kernel/smp", 9),        # the other CPUs: started, handed work
+    ("kernel/timers", 10),    # the kernel's use of the time core
+    ("kernel/checks", 11),    # the self-checks
+    ("kernel/exp", 12),       # the experiments and the verdict
+    ("kernel/top", 13),       # main, run, the summary screen, the inventory's order
 ]
-TOP_FILES = {"kernel/config": "kernel/config"}   # kernel/config.[ch] is its own room
+TOP_FILES = {"kernel/config": "kernel/config", "drivers/io": "drivers/io"}
+LIBRARY = ("drivers/", "lib/")
+HEADER_DIRS = ("drivers", "lib", "lib/time")
+# What lib/ may not contain: hardware access is the drivers' (drivers/io.h's primitives).
+HARDWARE = re.compile(r"\b(inb|inw|inl|outb|outw|outl|mmio_read(8|16|32|64)|mmio_write(8|16|32|64)|"
+                      r"rdmsr|rdmsr_safe|wrmsr|wrmsr_fence|rdtsc|rdtsc_ordered|rdtscp|cpuid|"
+                      r"__asm__|asm)\b\s*\(")
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
-SOURCES = ("libticklab", "kernel")
+SOURCES = ("drivers", "lib", "kernel")
+
+
+def header_map():
+    """NAME -> the repository paths of every library header called NAME.h."""
+    out = {}
+    for d in HEADER_DIRS:
+        for n in sorted(os.listdir(os.path.join(ROOT, d))):
+            if n.endswith(".h"):
+                out.setdefault(n[:-2], []).append(d + "/" + n)
+    return out
+
+
+HEADERS = header_map()
 
 
 def room(path):
     """The directory rank key of a repository path (without extension)."""
-    if path.startswith("libticklab/"):
-        return "libticklab"
     base = os.path.splitext(path)[0]
     if base in TOP_FILES:
         return TOP_FILES[base]
     parts = path.split("/")
     if len(parts) == 2 and parts[0] == "kernel":
         return "kernel/top"
+    if parts[0] in ("drivers", "lib") and len(parts) == 2:
+        return parts[0]
     return "/".join(parts[:2])
 
 
 def resolve(inc, src):
     """The repository path an include names, or None for a system/compiler header."""
     if inc.startswith("ticklab/"):
-        return "libticklab/include/" + inc
+        name = os.path.splitext(inc[len("ticklab/"):])[0]
+        return HEADERS[name][0] if name in HEADERS else "?" + inc
     if os.path.exists(os.path.join(ROOT, inc)):
         return inc
     local = os.path.join(os.path.dirname(src), inc)
@@ -66,13 +92,8 @@ def resolve(inc, src):
 
 
 def module(path):
-    """A module: a source and its header are one node (public headers are the library's)."""
-    base = os.path.splitext(path)[0]
-    if base.startswith("libticklab/include/ticklab/"):
-        return "libticklab/" + os.path.basename(base)
-    if base.startswith("libticklab/"):
-        return "libticklab/" + os.path.basename(base)
-    return base
+    """A module: a source and its header are one node."""
+    return os.path.splitext(path)[0]
 
 
 def files():
@@ -116,9 +137,30 @@ def sccs(graph):
     return out
 
 
+def strip_comments(text):
+    text = re.sub(r"/\*.*?\*/", lambda m: "\n" * m.group(0).count("\n"), text, flags=re.S)
+    return re.sub(r"//[^\n]*", "", text)
+
+
+def hardware_in_lib():
+    bad = []
+    for f in files():
+        if not f.startswith("lib/"):
+            continue
+        with open(os.path.join(ROOT, f), errors="replace") as fh:
+            for lineno, line in enumerate(strip_comments(fh.read()).split("\n"), 1):
+                m = HARDWARE.search(line)
+                if m:
+                    bad.append("%s:%d: %s( in lib/: hardware access belongs to a driver"
+                               % (f, lineno, m.group(1)))
+    return bad
+
+
 def main():
     ranks = dict(RANKS)
     lib_bad, up, unknown = [], [], []
+    dup_names = ["ticklab/%s.h is %s" % (n, " and ".join(p)) for n, p in sorted(HEADERS.items())
+                 if len(p) > 1]
     graph, dirgraph = {}, {}
     for f in files():
         r_from = room(f)
@@ -133,8 +175,12 @@ def main():
                 target = resolve(m.group(1), f)
                 if target.startswith("?"):
                     continue                      # tests' fakes etc. are not in SOURCES
-                if f.startswith("libticklab/") and not target.startswith("libticklab/include/ticklab/"):
-                    lib_bad.append("%s:%d: the library includes %s" % (f, lineno, target))
+                if f.startswith(LIBRARY) and not (m.group(1).startswith("ticklab/")
+                                                  and target.startswith(LIBRARY)):
+                    lib_bad.append("%s:%d: the library includes %s" % (f, lineno, m.group(1)))
+                elif target.startswith(LIBRARY) and not m.group(1).startswith("ticklab/"):
+                    lib_bad.append("%s:%d: includes %s by its path, not as ticklab/%s"
+                                   % (f, lineno, m.group(1), os.path.basename(target)))
                 r_to = room(target)
                 if r_to not in ranks:
                     continue
@@ -153,7 +199,8 @@ def main():
             print("%-16s -> %s" % (d, ", ".join(sorted(dirgraph[d], key=lambda x: -ranks[x]))))
     checks = [
         ("every directory has a rank", unknown),
-        ("the library includes only its own public headers", lib_bad),
+        ("the library includes only its own headers, as ticklab/NAME.h", lib_bad),
+        ("library header names are unique", dup_names),
         ("no include goes up a layer", up),
         ("no include cycle between modules",
          ["cycle: " + " -> ".join(c) for c in cycles]),

@@ -1,6 +1,6 @@
 #!/bin/bash
 # scripts/check-lib.sh - the library boundary (docs/library.md), checked:
-#  1. every public header (libticklab/include/ticklab/*.h) includes only other ticklab/ headers or the
+#  1. every library header (drivers/*.h, lib/*.h, lib/time/*.h) includes only other ticklab/ headers or the
 #     compiler's own <stdint.h>, <stdbool.h>, <stddef.h>, <stdarg.h>;
 #  2. libticklab.a references no symbol outside itself but the porting layer's.
 # Prints one line per violation and "lib: N passed, N failed"; exits non-zero on a failure.
@@ -10,7 +10,7 @@ ARCHIVE=${1:-build/libticklab.a}
 PORTING="memcpy memmove memset memcmp rdmsr_safe"
 pass=0 fail=0
 
-bad_includes=$(grep -Hn '^[[:space:]]*#[[:space:]]*include' libticklab/include/ticklab/*.h |
+bad_includes=$(grep -Hn '^[[:space:]]*#[[:space:]]*include' drivers/*.h lib/*.h lib/time/*.h |
                grep -Ev '#[[:space:]]*include[[:space:]]+("ticklab/[a-z0-9_]+\.h"|<(stdint|stdbool|stddef|stdarg)\.h>)')
 if [ -n "$bad_includes" ]; then
     echo "FAIL public headers include something private or foreign:"

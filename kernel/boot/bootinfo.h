@@ -11,7 +11,7 @@
 #include <stdint.h>
 
 #include "kernel/console/fbcon.h"
-#include "kernel/lib/cmdline.h"
+#include "ticklab/cmdline.h"
 
 #define MB1_BOOT_MAGIC 0x2BADB002u
 #define MB2_BOOT_MAGIC 0x36D76289u

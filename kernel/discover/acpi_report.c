@@ -1,4 +1,4 @@
-/* kernel/discover/acpi_report.c - see acpi_report.h. The parser (libticklab/drivers/acpi.c) reads
+/* kernel/discover/acpi_report.c - see acpi_report.h. The parser (drivers/acpi.c) reads
  * physical memory only through kernel_map(); this file turns what it found into records. */
 #include "kernel/discover/acpi_report.h"
 

@@ -7,7 +7,7 @@
 #include <stdint.h>
 
 #include "kernel/console/fbcon.h"
-#include "kernel/console/uart16550.h"
+#include "ticklab/uart16550.h"
 
 #define CON_SERIAL 1u
 #define CON_SCREEN 2u

@@ -2,7 +2,7 @@
 #include "kernel/report/record.h"
 
 #include "kernel/report/console.h"
-#include "kernel/lib/crc32.h"
+#include "ticklab/crc32.h"
 #include "ticklab/fmt.h"
 #include "ticklab/kstring.h"
 

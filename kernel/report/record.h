@@ -6,7 +6,7 @@
 #define TICKLAB_REPORT_RECORD_H
 #include <stdint.h>
 
-#include "kernel/lib/json.h"
+#include "ticklab/json.h"
 
 #define REC_MAX 2048     /* bytes of JSON in one record */
 

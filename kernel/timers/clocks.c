@@ -29,7 +29,7 @@
 
 struct clock_facts clock_facts;
 
-enum { CAL_HPET, CAL_PM, CAL_PIT, CAL_CPUID15, CAL_CPUID16, CAL_N };
+enum { CAL_HPET, CAL_PM, CAL_PIT, CAL_CPUID15, CAL_CPUID16, CAL_USER, CAL_N };
 static struct cal_result tsc_cal[CAL_N];
 
 static uint64_t cal_window_ns(void)
@@ -154,9 +154,20 @@ static void calibrate_tsc_all(void)
     calibrate_one(c->hpet, &tsc_cal[CAL_HPET], "hpet");
     calibrate_one(c->acpi_pm, &tsc_cal[CAL_PM], "acpi_pm");
     calibrate_one(c->pit, &tsc_cal[CAL_PIT], "pit");
-    calibrate_from_cpuid15(&cpu_facts, &tsc_cal[CAL_CPUID15]);
-    calibrate_from_cpuid16(&cpu_facts, &tsc_cal[CAL_CPUID16]);
-    int idx = calibrate_choose(tsc_cal, CAL_N);
+    const struct cpu_info *ci = &cpu_facts;
+    calibrate_from_cpuid15(ci->leaf15_crystal_hz, ci->leaf15_numerator, ci->leaf15_denominator,
+                           ci->leaf15_valid ? 0
+                           : ci->leaf15_reason ? ci->leaf15_reason : "leaf 0x15 not valid",
+                           &tsc_cal[CAL_CPUID15]);
+    calibrate_from_cpuid16(ci->leaf16_base_mhz,
+                           ci->leaf16_valid ? 0
+                           : ci->leaf16_reason ? ci->leaf16_reason : "leaf 0x16 not valid",
+                           &tsc_cal[CAL_CPUID16]);
+    /* tsc_hz=: the user's rate wins; the measured ones are still reported beside it. */
+    unsigned n = CAL_USER;
+    if (cfg.tsc_hz)
+        calibrate_from_user("tsc", cfg.tsc_hz, &tsc_cal[n++]);
+    int idx = calibrate_choose(tsc_cal, n);
     if (idx >= 0) {
         c->tsc_hz = tsc_cal[idx].freq_hz;
         c->tsc_uncertainty_ppb = tsc_cal[idx].uncertainty_ppb;
@@ -167,7 +178,7 @@ static void calibrate_tsc_all(void)
         c->tsc->usable = false;
         c->tsc->unusable_reason = "no calibration method succeeded";
     }
-    for (unsigned i = 0; i < CAL_N; i++)
+    for (unsigned i = 0; i < n; i++)
         clock_report_calibration(&tsc_cal[i]);
     if (idx >= 0)
         report_reference_rates(idx);
@@ -176,7 +187,7 @@ static void calibrate_tsc_all(void)
 static void calibrate_lapic(void)
 {
     struct clock_facts *c = &clock_facts;
-    struct cal_result r;
+    struct cal_result r[2];
     if (!c->lapic)
         return;
     if (!c->tsc_hz) {
@@ -186,16 +197,21 @@ static void calibrate_lapic(void)
     }
     struct cal_target t = { .name = "lapic", .read = c->lapic->read, .mask = c->lapic->mask,
                             .max_hz = c->tsc_hz };
-    calibrate_pair(&t, c->tsc, c->tsc_uncertainty_ppb, cal_window_ns(), &r);
-    if (calibrate_choose(&r, 1) == 0) {
-        c->lapic_hz = r.freq_hz;
-        c->lapic_uncertainty_ppb = r.uncertainty_ppb;
-        clocksource_set_freq(c->lapic, r.freq_hz);
+    calibrate_pair(&t, c->tsc, c->tsc_uncertainty_ppb, cal_window_ns(), &r[0]);
+    unsigned n = 1;
+    if (cfg.lapic_hz)
+        calibrate_from_user("lapic", cfg.lapic_hz, &r[n++]);
+    int idx = calibrate_choose(r, n);
+    if (idx >= 0) {
+        c->lapic_hz = r[idx].freq_hz;
+        c->lapic_uncertainty_ppb = r[idx].uncertainty_ppb;
+        clocksource_set_freq(c->lapic, r[idx].freq_hz);
     } else {
         c->lapic->usable = false;
-        c->lapic->unusable_reason = r.reason;
+        c->lapic->unusable_reason = r[0].reason;
     }
-    clock_report_calibration(&r);
+    for (unsigned i = 0; i < n; i++)
+        clock_report_calibration(&r[i]);
 }
 
 /* Each source's read cost, resolution and monotonicity, kept for its record. */

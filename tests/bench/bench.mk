@@ -1,7 +1,7 @@
 # tests/bench/bench.mk - micro-benchmarks on the build machine: -O2, no sanitizers.
 #
 #   make bench     build build/bench/bench_tqueue and run it (about 20 s): the hrtimer
-#                  queues (libticklab/time/tq_rbtree.c, tq_heap.c) in TSC ticks, table on stdout;
+#                  queues (lib/time/tq_rbtree.c, tq_heap.c) in TSC ticks, table on stdout;
 #                  then boot the kernel under QEMU -icount (tests/bench/guest_bench.py, about
 #                  30 s): wakeup latency per device and path, tick cost, against the goals
 #   make bench ACCEL=kvm   the guest part under KVM instead (-cpu host,-arch-capabilities, no
@@ -15,36 +15,37 @@
 
 BENCH_CC  ?= gcc
 BENCH_OUT := build/bench
+include scripts/headers.mk
 # The code under test is built as the kernel builds it (freestanding, no SSE, no red zone,
 # frame pointers, not position-independent), so the timings are of the kernel's code.
 BENCH_KCFLAGS := -std=c11 -O2 -g -Wall -Wextra -Werror -ffreestanding -fno-builtin \
                  -fno-stack-protector -fno-pie -mno-red-zone -mgeneral-regs-only \
-                 -fno-omit-frame-pointer -I. -Ilibticklab/include
+                 -fno-omit-frame-pointer -I. -Ibuild/gen
 # The harness is an ordinary program; -mno-red-zone because it pushes inside inline asm.
-BENCH_CFLAGS  := -std=c11 -O2 -g -Wall -Wextra -Werror -fno-pie -mno-red-zone -I. -Ilibticklab/include
+BENCH_CFLAGS  := -std=c11 -O2 -g -Wall -Wextra -Werror -fno-pie -mno-red-zone -I. -Ibuild/gen
 BENCH_SRC     := tests/bench/bench_tqueue.c
-BENCH_HDRS    := libticklab/include/ticklab/tqueue.h libticklab/include/ticklab/tq_rbtree.h libticklab/include/ticklab/tq_heap.h \
-                 libticklab/include/ticklab/stats.h libticklab/include/ticklab/io.h
+BENCH_HDRS    := lib/time/tqueue.h lib/time/tq_rbtree.h lib/time/tq_heap.h \
+                 lib/stats.h drivers/io.h
 BENCH_OBJS    := $(BENCH_OUT)/tq_rbtree.o $(BENCH_OUT)/tq_heap.o $(BENCH_OUT)/stats.o \
                  $(BENCH_OUT)/bench_q_rbtree.o $(BENCH_OUT)/bench_q_heap.o \
                  $(BENCH_OUT)/bench_main.o
 
-$(BENCH_OUT)/tq_%.o: libticklab/time/tq_%.c $(BENCH_HDRS) tests/bench/bench.mk | deps
+$(BENCH_OUT)/tq_%.o: lib/time/tq_%.c $(BENCH_HDRS) tests/bench/bench.mk | deps $(HDR_FARM)
 	@mkdir -p $(@D)
 	$(BENCH_CC) $(BENCH_KCFLAGS) -c $< -o $@
 
-$(BENCH_OUT)/stats.o: libticklab/base/stats.c $(BENCH_HDRS) tests/bench/bench.mk
+$(BENCH_OUT)/stats.o: lib/stats.c $(BENCH_HDRS) tests/bench/bench.mk | $(HDR_FARM)
 	@mkdir -p $(@D)
 	$(BENCH_CC) $(BENCH_KCFLAGS) -c $< -o $@
 
 # One source, three objects: the same measurements through tqueue.h for each structure,
 # and the driver.
-$(BENCH_OUT)/bench_q_%.o: $(BENCH_SRC) $(BENCH_HDRS) tests/bench/bench.mk
+$(BENCH_OUT)/bench_q_%.o: $(BENCH_SRC) $(BENCH_HDRS) tests/bench/bench.mk | $(HDR_FARM)
 	@mkdir -p $(@D)
 	$(BENCH_CC) $(BENCH_CFLAGS) -mgeneral-regs-only \
 	    -DTQ_IMPL=TQ_IMPL_$(shell echo $* | tr a-z A-Z) -DBENCH_QUEUE=bench_queue_$* -c $< -o $@
 
-$(BENCH_OUT)/bench_main.o: $(BENCH_SRC) $(BENCH_HDRS) tests/bench/bench.mk
+$(BENCH_OUT)/bench_main.o: $(BENCH_SRC) $(BENCH_HDRS) tests/bench/bench.mk | $(HDR_FARM)
 	@mkdir -p $(@D)
 	$(BENCH_CC) $(BENCH_CFLAGS) -DBENCH_MAIN -c $< -o $@
 

@@ -14,14 +14,15 @@ FUZZ_CC      ?= clang
 FUZZ_SECONDS ?= 60
 FUZZ_PYTHON  ?= /usr/bin/python3
 FUZZ_CFLAGS  := -std=c11 -g -O1 -Wall -Wextra -Werror -fsanitize=fuzzer,address,undefined \
-                -fno-sanitize-recover=all -DTICKLAB_HOSTED -I. -Ilibticklab/include -Ikernel/lib -Itests/host
+                -fno-sanitize-recover=all -DTICKLAB_HOSTED -I. -Ibuild/gen -Itests/host
 FUZZ_OUT     := build/fuzz
-FUZZ_ACPI_SRCS := tests/fuzz/fuzz_acpi.c libticklab/drivers/acpi.c tests/host/acpi_fixture.c
-FUZZ_ACPI_HDRS := libticklab/include/ticklab/acpi.h tests/host/acpi_fixture.h
+include scripts/headers.mk
+FUZZ_ACPI_SRCS := tests/fuzz/fuzz_acpi.c drivers/acpi.c tests/host/acpi_fixture.c
+FUZZ_ACPI_HDRS := drivers/acpi.h tests/host/acpi_fixture.h
 FUZZ_ACPI_FIXTURES := $(wildcard tests/host/fixtures/acpi/*/manifest)
 FUZZ_EXTRACT := tests/host/fixtures/acpi/extract.py
 
-$(FUZZ_OUT)/fuzz_acpi: $(FUZZ_ACPI_SRCS) $(FUZZ_ACPI_HDRS) tests/fuzz/fuzz.mk | deps-test
+$(FUZZ_OUT)/fuzz_acpi: $(FUZZ_ACPI_SRCS) $(FUZZ_ACPI_HDRS) tests/fuzz/fuzz.mk | deps-test $(HDR_FARM)
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $(FUZZ_ACPI_SRCS)
 

@@ -1,4 +1,4 @@
-/* tests/fuzz/fuzz_acpi.c - libFuzzer target for libticklab/drivers/acpi.c (build: tests/fuzz/fuzz.mk).
+/* tests/fuzz/fuzz_acpi.c - libFuzzer target for drivers/acpi.c (build: tests/fuzz/fuzz.mk).
  *
  * The input is a fake physical memory: one flags byte, then regions
  *     u32 phys, u16 length, length bytes           (little-endian; the last may be cut short)

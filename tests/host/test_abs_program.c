@@ -1,6 +1,6 @@
 /* tests/host/test_abs_program.c - absolute programming: timekeeping_cycles_at() (the count
- * at which time_ns() reaches a moment, libticklab/time/clocksource.c) checked against time_ns()
- * itself on fake counters, and clockevent_program_abs_ns() (libticklab/time/clockevent.c)
+ * at which time_ns() reaches a moment, lib/time/clocksource.c) checked against time_ns()
+ * itself on fake counters, and clockevent_program_abs_ns() (lib/time/clockevent.c)
  * choosing set_next_abs, the min-delta rule, its -ETIME fallback, and the relative path. */
 #include "ticklab/clockevent.h"
 #include "ticklab/clocksource.h"

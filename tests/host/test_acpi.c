@@ -1,4 +1,4 @@
-/* tests/host/test_acpi.c - libticklab/drivers/acpi.c against the tables QEMU's firmware really builds
+/* tests/host/test_acpi.c - drivers/acpi.c against the tables QEMU's firmware really builds
  * (tests/host/fixtures/acpi, captured with dump=acpi) and against broken variants of them
  * made in memory. Every region sits in a buffer of exactly its size (acpi_fixture.c), so
  * ASan turns any read past what the parser mapped into a failure.

@@ -1,4 +1,4 @@
-/* tests/host/test_acpi_tables.c - libticklab/drivers/acpi.c with one table broken at a time (length,
+/* tests/host/test_acpi_tables.c - drivers/acpi.c with one table broken at a time (length,
  * checksum, duplicates, caps), MADT entries, the HPET and FADT decoders, and regressions.
  * The fixtures as captured, the RSDP and the root tables: test_acpi.c. */
 #include <stdlib.h>

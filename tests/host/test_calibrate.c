@@ -1,4 +1,4 @@
-/* tests/host/test_calibrate.c - libticklab/time/calibrate.c on the fake PC: the TSC (running
+/* tests/host/test_calibrate.c - lib/time/calibrate.c on the fake PC: the TSC (running
  * +50 ppm fast) measured against the PM timer, the HPET (64- and 32-bit) and the PIT's
  * channel 2, each read through its real driver's clocksource (acpi_pm.c, hpet.c,
  * pit8254.c: the PIT's latched read is pit_ch2_read_up, not a copy of it here); stalls
@@ -506,20 +506,12 @@ TEST(calibrate_uses_nominal_hz_when_reference_has_no_freq)
 
 /* ---- CPUID ------------------------------------------------------------------------------- */
 
-static struct cpu_info leaf15(uint32_t crystal_hz, uint32_t num, uint32_t den)
-{
-    return (struct cpu_info){
-        .leaf15_valid = true, .leaf15_crystal_hz = crystal_hz, .leaf15_numerator = num,
-        .leaf15_denominator = den,
-    };
-}
-
 TEST(calibrate_cpuid15_valid)
 {
     struct cal_result r;
-    struct cpu_info ci = leaf15(24000000, 175, 2);     /* 24 MHz * 87.5 = 2.1 GHz */
 
-    CHECK_EQ_I64(calibrate_from_cpuid15(&ci, &r), 0);
+    /* 24 MHz * 87.5 = 2.1 GHz */
+    CHECK_EQ_I64(calibrate_from_cpuid15(24000000, 175, 2, NULL, &r), 0);
     CHECK_EQ_U64(r.status, CAL_OK);
     CHECK_EQ_STR(r.method, "cpuid15");
     CHECK_EQ_STR(r.ref, "crystal");
@@ -528,11 +520,11 @@ TEST(calibrate_cpuid15_valid)
     CHECK_EQ_U64(r.uncertainty_ppb, CAL_CRYSTAL_TOL_PPB + 1);
     CHECK_EQ_U64(r.window_ns, 0);
 
-    ci = leaf15(24000001, 3, 2);                       /* 36,000,001.5 Hz: rounds up */
-    CHECK_EQ_I64(calibrate_from_cpuid15(&ci, &r), 0);
+    /* 36,000,001.5 Hz: rounds up */
+    CHECK_EQ_I64(calibrate_from_cpuid15(24000001, 3, 2, NULL, &r), 0);
     CHECK_EQ_U64(r.freq_hz, 36000002);
-    ci = leaf15(25000000, 7, 3);                       /* 58,333,333.3 Hz: rounds down */
-    CHECK_EQ_I64(calibrate_from_cpuid15(&ci, &r), 0);
+    /* 58,333,333.3 Hz: rounds down */
+    CHECK_EQ_I64(calibrate_from_cpuid15(25000000, 7, 3, NULL, &r), 0);
     CHECK_EQ_U64(r.freq_hz, 58333333);
     CHECK_EQ_U64(r.uncertainty_ppb, CAL_CRYSTAL_TOL_PPB + 9);   /* ceil(1e9 / 116.7e6) */
 }
@@ -540,44 +532,38 @@ TEST(calibrate_cpuid15_valid)
 TEST(calibrate_cpuid15_invalid_skips_with_reason)
 {
     struct cal_result r;
-    struct cpu_info ci = { .leaf15_reason = "crystal frequency not enumerated" };
 
-    CHECK_EQ_I64(calibrate_from_cpuid15(&ci, &r), -ENOTSUP);
+    CHECK_EQ_I64(calibrate_from_cpuid15(24000000, 175, 2, "crystal frequency not enumerated",
+                                        &r), -ENOTSUP);
     CHECK_EQ_U64(r.status, CAL_SKIP);
     CHECK_EQ_STR(r.reason, "crystal frequency not enumerated");
     CHECK_EQ_U64(r.freq_hz, 0);
 
-    ci = (struct cpu_info){ 0 };
-    CHECK_EQ_I64(calibrate_from_cpuid15(&ci, &r), -ENOTSUP);
-    CHECK_EQ_STR(r.reason, "leaf 0x15 not valid");
-    ci = leaf15(24000000, 175, 0);                     /* "valid" by hand, ratio broken */
-    CHECK_EQ_I64(calibrate_from_cpuid15(&ci, &r), -ENOTSUP);
+    /* "valid" by hand, ratio broken */
+    CHECK_EQ_I64(calibrate_from_cpuid15(24000000, 175, 0, NULL, &r), -ENOTSUP);
     CHECK_EQ_U64(r.status, CAL_SKIP);
-    CHECK_EQ_I64(calibrate_from_cpuid15(NULL, &r), -ENOTSUP);
+    CHECK_EQ_STR(r.reason, "leaf 0x15 ratio gives no frequency");
+    CHECK_EQ_I64(calibrate_from_cpuid15(0, 0, 0, NULL, &r), -ENOTSUP);
 }
 
 TEST(calibrate_cpuid16_valid_and_invalid)
 {
     struct cal_result r;
-    struct cpu_info ci = { .leaf16_valid = true, .leaf16_base_mhz = 2100 };
 
-    CHECK_EQ_I64(calibrate_from_cpuid16(&ci, &r), 0);
+    CHECK_EQ_I64(calibrate_from_cpuid16(2100, NULL, &r), 0);
     CHECK_EQ_U64(r.status, CAL_OK);
     CHECK_EQ_STR(r.method, "cpuid16");
     CHECK_EQ_STR(r.ref, "nominal");
     CHECK_EQ_U64(r.freq_hz, 2100000000);
     /* ceil(0.5 MHz / 2100 MHz) = 238,096 ppb, + 100 ppm */
     CHECK_EQ_U64(r.uncertainty_ppb, 238096 + CAL_CRYSTAL_TOL_PPB);
-    ci.leaf16_base_mhz = 1000;
-    CHECK_EQ_I64(calibrate_from_cpuid16(&ci, &r), 0);
+    CHECK_EQ_I64(calibrate_from_cpuid16(1000, NULL, &r), 0);
     CHECK_EQ_U64(r.uncertainty_ppb, 500000 + CAL_CRYSTAL_TOL_PPB);
 
-    ci = (struct cpu_info){ .leaf16_reason = "leaf 0x16 not enumerated" };
-    CHECK_EQ_I64(calibrate_from_cpuid16(&ci, &r), -ENOTSUP);
+    CHECK_EQ_I64(calibrate_from_cpuid16(2100, "leaf 0x16 not enumerated", &r), -ENOTSUP);
     CHECK_EQ_U64(r.status, CAL_SKIP);
     CHECK_EQ_STR(r.reason, "leaf 0x16 not enumerated");
-    ci = (struct cpu_info){ .leaf16_valid = true };    /* valid by hand, base 0 */
-    CHECK_EQ_I64(calibrate_from_cpuid16(&ci, &r), -ENOTSUP);
+    CHECK_EQ_I64(calibrate_from_cpuid16(0, NULL, &r), -ENOTSUP);   /* valid by hand, base 0 */
     CHECK_EQ_STR(r.reason, "leaf 0x16 not valid");
 }
 
@@ -642,6 +628,29 @@ TEST(calibrate_choose_uses_cpuid_only_without_a_measurement)
     /* +1 / 2099999999 = +0.476 ppb -> 0 */
     CHECK_EQ_I64(r[2].disagreement_ppb, 0);
     CHECK(r[2].agrees);
+}
+
+TEST(calibrate_choose_takes_the_users_word_first)
+{
+    struct cal_result r[3] = {
+        res(true, CAL_OK, 1000000120, 1040),        /* measured against the HPET */
+        res(false, CAL_OK, 1000000000, 100001),     /* cpuid15 */
+    };
+
+    CHECK_EQ_I64(calibrate_from_user("tsc", 1000000000, &r[2]), 0);
+    CHECK_EQ_STR(r[2].method, "cmdline");
+    CHECK_EQ_STR(r[2].ref, "user");
+    CHECK(r[2].user && !r[2].measured);
+    CHECK_EQ_U64(r[2].uncertainty_ppb, 0);
+    CHECK_EQ_I64(calibrate_choose(r, 3), 2);
+    CHECK(r[2].chosen && !r[0].chosen && !r[1].chosen);
+    CHECK_EQ_I64(r[0].disagreement_ppb, 120);       /* the measurement, against the word */
+    CHECK(r[0].agrees);
+
+    struct cal_result z;
+    CHECK_EQ_I64(calibrate_from_user("lapic", 0, &z), -EINVAL);
+    CHECK_EQ_U64(z.status, CAL_SKIP);
+    CHECK_EQ_I64(calibrate_choose(&z, 1), -ENODEV);
 }
 
 TEST(calibrate_choose_nothing_usable)

@@ -1,4 +1,4 @@
-/* tests/host/test_ce_search.c - the min-delta search (libticklab/time/ce_search.c) run against
+/* tests/host/test_ce_search.c - the min-delta search (lib/time/ce_search.c) run against
  * the HPET model through the real HPET driver's clock event device (struct hpet_channel).
  * The model charges 100 ns of virtual time per MMIO access, so a comparator written only a
  * few counter ticks ahead has already been passed when the write lands: the driver refuses

@@ -1,4 +1,4 @@
-/* tests/host/test_clockevent.c - libticklab/time/clockevent.c with fake devices whose callbacks
+/* tests/host/test_clockevent.c - lib/time/clockevent.c with fake devices whose callbacks
  * are test code: ns -> cycle rounding that never fires early, the min/max clamp, the -ETIME
  * retry (then success, and forever), registration checks, selection rules (rating, name,
  * CPU, shared hardware), the device object (every callback gets its device; the state calls

@@ -1,6 +1,6 @@
-/* tests/host/test_clocksource.c - libticklab/time/clocksource.c against 128-bit references:
+/* tests/host/test_clocksource.c - lib/time/clocksource.c against 128-bit references:
  * mult/shift over each counter's whole valid range. The time core on fake counters is in
- * test_timekeeping.c; libticklab/base/muldiv.c in test_muldiv.c. */
+ * test_timekeeping.c; lib/muldiv.c in test_muldiv.c. */
 #include <stdlib.h>
 
 #include "ticklab/clocksource.h"

@@ -1,11 +1,11 @@
-/* tests/host/test_cmdline.c - kernel/lib/cmdline.c on malformed and hostile lines.
+/* tests/host/test_cmdline.c - lib/cmdline.c on malformed and hostile lines.
  *
  * Every line is parsed from a heap copy of exactly its length, so ASan stops the run if the
  * parser reads one byte past the NUL. Each case checks the number of errors, each reason
  * and offending word, and that every option not named by a valid word kept its default. */
 #include <stdlib.h>
 
-#include "cmdline.h"
+#include "ticklab/cmdline.h"
 #include "test.h"
 
 /* ---- a small option table --------------------------------------------------------------- */

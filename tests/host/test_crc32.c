@@ -1,8 +1,8 @@
-/* tests/host/test_crc32.c - kernel/lib/crc32.c against published check values and against the
+/* tests/host/test_crc32.c - lib/crc32.c against published check values and against the
  * bitwise definition of the CRC. */
 #include <stdlib.h>
 
-#include "crc32.h"
+#include "ticklab/crc32.h"
 #include "test.h"
 
 static uint32_t crc_of(const char *s)

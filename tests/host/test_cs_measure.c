@@ -1,4 +1,4 @@
-/* tests/host/test_cs_measure.c - libticklab/time/cs_measure.c on fake counters: the cost of
+/* tests/host/test_cs_measure.c - lib/time/cs_measure.c on fake counters: the cost of
  * one read in TSC cycles (the fake's costs are exact: an ordered RDTSC 20 ns, an MMIO access
  * 100 ns, a port access 1 us, at 2.1 GHz 42, 210 and 2100 cycles), the smallest step between
  * successive reads, and steps backwards, on the real HPET and PIT drivers and on test-local

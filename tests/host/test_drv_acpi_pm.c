@@ -1,4 +1,4 @@
-/* tests/host/test_drv_acpi_pm.c - libticklab/drivers/acpi_pm.c on the PM timer model (ACPI 6.5, 4.8.3.3:
+/* tests/host/test_drv_acpi_pm.c - drivers/acpi_pm.c on the PM timer model (ACPI 6.5, 4.8.3.3:
  * 3,579,545 Hz, 24 bits or 32 with TMR_VAL_EXT) and on a glitching timer defined here that
  * behaves like the PIIX4 erratum (some reads return a wrong value). A port access costs 1 us
  * in the fake: 3.58 ticks. */

@@ -1,4 +1,4 @@
-/* tests/host/test_drv_hpet.c - libticklab/drivers/hpet.c on the HPET model (IA-PC HPET 1.0a, 2.3): the
+/* tests/host/test_drv_hpet.c - drivers/hpet.c on the HPET model (IA-PC HPET 1.0a, 2.3): the
  * capability checks, the main counter read 64-bit, 32-bit and high/low/high across wraps, a
  * counter that does not count, and the comparators: the equality race (-ETIME), periodic
  * through VAL_SET, routing caps, level status, legacy replacement. The model's default is

@@ -1,5 +1,5 @@
 /* tests/host/test_drv_hpet_channel.c - an HPET comparator as a clock event device (struct
- * hpet_channel, libticklab/drivers/hpet.c) through the core, on the HPET model: what one
+ * hpet_channel, drivers/hpet.c) through the core, on the HPET model: what one
  * event costs in register accesses, the comparator-write delay some chipsets have and the
  * margin that keeps it from losing a deadline, absolute arming on the HPET clocksource, its
  * -ETIME fallback, periodic mode, the interrupt line, level-triggered acknowledgement. The

@@ -1,6 +1,6 @@
-/* tests/host/test_drv_lapic.c - libticklab/drivers/lapic.c on the LAPIC model (SDM vol. 3A ch. 11:
+/* tests/host/test_drv_lapic.c - drivers/lapic.c on the LAPIC model (SDM vol. 3A ch. 11:
  * xAPIC MMIO and x2APIC MSRs 0x800 + offset / 16, the ID register's two layouts, EOI, ESR) and
- * libticklab/drivers/ioapic.c on a small I/O APIC model defined here (82093AA data sheet: IOREGSEL at
+ * drivers/ioapic.c on a small I/O APIC model defined here (82093AA data sheet: IOREGSEL at
  * +0x00 selects a register, IOWIN at +0x10 reads or writes it; ID bits 27:24, version
  * register with the maximum redirection entry in bits 23:16, 64-bit redirection entries as
  * two 32-bit registers 0x10 + 2 * pin and + 1, reset masked). */

@@ -1,4 +1,4 @@
-/* tests/host/test_drv_lapic_timer.c - libticklab/drivers/lapic_timer.c on the LAPIC model (SDM vol. 3A
+/* tests/host/test_drv_lapic_timer.c - drivers/lapic_timer.c on the LAPIC model (SDM vol. 3A
  * 11.5.4): the divide encodings, one-shot and periodic timing, the current count, stopping,
  * TSC-deadline mode (and the device's refusal without CPUID.1:ECX[24]), the free-running
  * counter as a clocksource, and the two clock event devices of struct lapic_timer_ce (what

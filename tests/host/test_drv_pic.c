@@ -1,4 +1,4 @@
-/* tests/host/test_drv_pic.c - libticklab/drivers/pic8259.c against a port spy standing in for
+/* tests/host/test_drv_pic.c - drivers/pic8259.c against a port spy standing in for
  * the two 8259As (the fake PC has no 8259 model: its lines go straight to the handler). The
  * spy logs every write and answers reads as the chips would: the data ports give the mask
  * register (OCW1), the command ports the in-service register after OCW3 "read ISR". Checked:

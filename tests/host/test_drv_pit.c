@@ -1,4 +1,4 @@
-/* tests/host/test_drv_pit.c - libticklab/drivers/pit8254.c on the 8254 model (ports 0x40-0x43,
+/* tests/host/test_drv_pit.c - drivers/pit8254.c on the 8254 model (ports 0x40-0x43,
  * 0x61; 1,193,182 Hz, one clock 838.1 ns; every port access 1 us): channel 2 as the "pit"
  * clocksource (probe, up-counting across its 16-bit wrap, a latched read that an interrupt
  * handler reading the same counter cannot split), channel 0 as the "pit" clock event device

@@ -1,4 +1,4 @@
-/* tests/host/test_drv_rtc.c - libticklab/drivers/rtc_cmos.c on the MC146818A model (ports 0x70/0x71,
+/* tests/host/test_drv_rtc.c - drivers/rtc_cmos.c on the MC146818A model (ports 0x70/0x71,
  * IRQ8): the rate-select mapping, probe, the periodic interrupt counted exactly over a second
  * of virtual time, register C gating, stop, interrupts kept off across index + data, the NMI
  * bit left clear, and the "rtc" clockevent through the core. Every port access costs 1 us;

@@ -1,4 +1,4 @@
-/* tests/host/test_drv_tsc.c - libticklab/drivers/tsc.c on the fake CPU: RDTSC reads, the ordered read,
+/* tests/host/test_drv_tsc.c - drivers/tsc.c on the fake CPU: RDTSC reads, the ordered read,
  * and the clocksource's rating from CPUID as cpu_probe() decodes it (SDM vol. 3B 18.17; CPUID
  * 0x80000007:EDX[8]). */
 #include "ticklab/tsc.h"

@@ -1,4 +1,4 @@
-/* tests/host/test_fmt.c - libticklab/base/fmt.c byte for byte against the host C library's snprintf,
+/* tests/host/test_fmt.c - lib/fmt.c byte for byte against the host C library's snprintf,
  * over a generated grid of flags, widths, precisions, length modifiers and values, at every
  * interesting buffer size; plus the behaviour that is ours alone. */
 #include <limits.h>

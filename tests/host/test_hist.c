@@ -1,4 +1,4 @@
-/* tests/host/test_hist.c - libticklab/base/hist.c: the log-spaced latency buckets of wakeup-latency,
+/* tests/host/test_hist.c - lib/hist.c: the log-spaced latency buckets of wakeup-latency,
  * checked against the edges they promise for every power of two and its neighbours. */
 #include "ticklab/hist.h"
 #include "test.h"

@@ -1,4 +1,4 @@
-/* tests/host/test_hrtimer.c - the hrtimer core (libticklab/time/hrtimer.c) on a fake clock and a
+/* tests/host/test_hrtimer.c - the hrtimer core (lib/time/hrtimer.c) on a fake clock and a
  * fake one-shot clock event device (1 GHz: cycles are ns), model-checked against a
  * reference: an array of timers with (queued, expires, seq), the head being the queued one
  * with the smallest (expires, seq). The model check runs twice: on the fake clock (every

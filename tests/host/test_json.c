@@ -1,4 +1,4 @@
-/* tests/host/test_json.c - kernel/lib/json.c, checked twice: the exact bytes where the format is
+/* tests/host/test_json.c - lib/json.c, checked twice: the exact bytes where the format is
  * ours to choose, and with Python's json module as an independent parser for everything
  * else. Each test writes "<json>\t<python expression>" lines to a temporary file; a Python
  * one-liner parses every JSON line strictly (valid UTF-8, no raw control characters) and
@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "json.h"
+#include "ticklab/json.h"
 #include "test.h"
 
 /* ---- the Python side -------------------------------------------------------------------- */

@@ -1,4 +1,4 @@
-/* tests/host/test_muldiv.c - libticklab/base/muldiv.c against unsigned __int128: the 128/64 division
+/* tests/host/test_muldiv.c - lib/muldiv.c against unsigned __int128: the 128/64 division
  * behind every frequency and conversion computation, at edge values and 1e6 random triples. */
 #include <stdlib.h>
 

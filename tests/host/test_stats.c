@@ -1,4 +1,4 @@
-/* tests/host/test_stats.c - libticklab/base/stats.c against straightforward references. */
+/* tests/host/test_stats.c - lib/stats.c against straightforward references. */
 #include <math.h>
 #include <stdlib.h>
 

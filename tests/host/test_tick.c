@@ -1,4 +1,4 @@
-/* tests/host/test_tick.c - the jiffies tick (libticklab/time/tick.c) on the fake PC: periodic
+/* tests/host/test_tick.c - the jiffies tick (lib/time/tick.c) on the fake PC: periodic
  * on the LAPIC timer (1 GHz timer clock: 1 ms is exact) and on the PIT (1193 clocks,
  * 999,847 ns) counted exactly over long runs across the 32-bit jiffies wrap; ticks lost to a
  * long interrupts-off stretch counted and caught up; one-shot mode re-armed each tick; a

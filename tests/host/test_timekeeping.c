@@ -1,4 +1,4 @@
-/* tests/host/test_timekeeping.c - the time core of libticklab/time/clocksource.c driven by
+/* tests/host/test_timekeeping.c - the time core of lib/time/clocksource.c driven by
  * fake counters stepped by hand (a 24-bit PM timer across many wraps, a 32-bit HPET started
  * just before its wrap, a 64-bit TSC, one that never moves), source selection and switching,
  * and readers and writers interrupting each other. mult/shift: test_clocksource.c. */

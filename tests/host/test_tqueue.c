@@ -1,4 +1,4 @@
-/* tests/host/test_tqueue.c - the hrtimer queues (libticklab/time/tq_rbtree.c, tq_heap.c and the
+/* tests/host/test_tqueue.c - the hrtimer queues (lib/time/tq_rbtree.c, tq_heap.c and the
  * tqueue.h interface over whichever is the default) against a sorted-array reference.
  *
  * One random walk per structure: inserts, removals of random nodes (queued or not),

@@ -1,4 +1,4 @@
-/* tests/host/test_wheel.c - libticklab/time/wheel.c: unit cases, then a model check that drives
+/* tests/host/test_wheel.c - lib/time/wheel.c: unit cases, then a model check that drives
  * the wheel and a sorted array of (expires, id) side by side through a million random
  * add/mod/del/advance operations, with callbacks that add, mod and del timers themselves.
  *

@@ -1,0 +1,446 @@
+/* drivers/hpet.c - see hpet.h. */
+#include "ticklab/hpet.h"
+
+#include "ticklab/acpi.h"
+#include "ticklab/io.h"
+#include "ticklab/errno.h"
+#include "ticklab/fmt.h"
+
+#define GCAP_ID        0x000      /* general capabilities and ID, read-only */
+#define   CAP_REV(c)         ((uint8_t)((c) & 0xFF))
+#define   CAP_NUM_TIM(c)     ((unsigned)(((c) >> 8) & 0x1F) + 1)   /* field is count - 1 */
+#define   CAP_COUNT_SIZE     (1ull << 13)                         /* 64-bit main counter */
+#define   CAP_LEG_RT         (1ull << 15)
+#define   CAP_VENDOR(c)      ((uint16_t)((c) >> 16))
+#define   CAP_PERIOD_FS(c)   ((uint32_t)((c) >> 32))
+#define GEN_CONF       0x010
+#define   CONF_ENABLE        (1u << 0)
+#define   CONF_LEG_RT        (1u << 1)
+#define GINTR_STA      0x020      /* level-triggered status, write 1 to clear */
+#define MAIN_CNT       0x0F0
+#define MAIN_CNT_HI    0x0F4
+#define TN_CONF(n)     (0x100 + 0x20 * (n))   /* config bits in 31:0, INT_ROUTE_CAP 63:32 */
+#define   TN_INT_LEVEL       (1u << 1)
+#define   TN_INT_ENB         (1u << 2)
+#define   TN_PERIODIC        (1u << 3)        /* TYPE_CNF */
+#define   TN_PER_CAP         (1u << 4)
+#define   TN_SIZE_CAP        (1u << 5)        /* 64-bit comparator */
+#define   TN_VAL_SET         (1u << 6)
+#define   TN_32MODE          (1u << 8)
+#define   TN_ROUTE_SHIFT     9
+#define   TN_ROUTE_MASK      (0x1Fu << TN_ROUTE_SHIFT)
+#define   TN_FSB_EN          (1u << 14)
+#define   TN_FSB_CAP         (1u << 15)
+#define TN_ROUTE_CAP(n)  (TN_CONF(n) + 4)
+#define TN_CMP(n)        (0x108 + 0x20 * (n))
+#define TN_CMP_HI(n)     (TN_CMP(n) + 4)
+
+/* The high half of the counter changes once per 2^32 ticks, so a second try always agrees
+ * on a counting HPET; more tries only guard against a broken one. */
+#define HLH_TRIES 4
+
+static struct {
+    bool present;
+    uintptr_t mmio;
+    bool access32, counter64, legacy_cap;
+    unsigned comparators;
+} hpet;
+
+static struct clocksource hpet_cs = {
+    .name = "hpet",
+    .read = hpet_read,
+    .rating = HPET_RATING,
+};
+
+static uint32_t rd32(uint32_t reg)
+{
+    return mmio_read32(hpet.mmio + reg);
+}
+
+static void wr32(uint32_t reg, uint32_t v)
+{
+    mmio_write32(hpet.mmio + reg, v);
+}
+
+/* A register whose halves do not move (not the counter): two halves are as good as one. */
+static uint64_t rd64_static(uint32_t reg)
+{
+    if (!hpet.access32)
+        return mmio_read64(hpet.mmio + reg);
+    return rd32(reg) | (uint64_t)rd32(reg + 4) << 32;
+}
+
+/* ---- main counter ------------------------------------------------------------------------ */
+
+static uint64_t read_high_low_high(void)
+{
+    uint32_t hi = rd32(MAIN_CNT_HI), lo, again;
+
+    for (unsigned i = 0; i < HLH_TRIES; i++) {
+        lo = rd32(MAIN_CNT);
+        again = rd32(MAIN_CNT_HI);
+        if (again == hi)
+            return (uint64_t)hi << 32 | lo;
+        hi = again;   /* the low half rolled over between the reads: once more */
+    }
+    /* Only a broken counter gets here. hi:0 is a value it passed during the last try. */
+    return (uint64_t)hi << 32;
+}
+
+uint64_t hpet_read(void)
+{
+    if (!hpet.counter64)
+        return rd32(MAIN_CNT);   /* a 32-bit counter: the high half is not a count */
+    if (!hpet.access32)
+        return mmio_read64(hpet.mmio + MAIN_CNT);
+    return read_high_low_high();
+}
+
+void hpet_enable(void)
+{
+    wr32(GEN_CONF, rd32(GEN_CONF) | CONF_ENABLE);
+}
+
+void hpet_disable(void)
+{
+    wr32(GEN_CONF, rd32(GEN_CONF) & ~CONF_ENABLE);
+}
+
+static bool not_counting(const char *why)
+{
+    hpet_cs.usable = false;
+    hpet_cs.unusable_reason = why;
+    return false;
+}
+
+bool hpet_counting(uint64_t probe_cyc)
+{
+    if (!hpet.present)
+        return false;
+    if (!(rd32(GEN_CONF) & CONF_ENABLE))
+        return not_counting("counter not enabled");
+    uint64_t first = hpet_read(), t0 = rdtsc();
+    while (rdtsc() - t0 < probe_cyc)
+        if (hpet_read() != first)
+            return true;
+    return not_counting("counter does not count");
+}
+
+struct clocksource *hpet_clocksource(void)
+{
+    return hpet.present ? &hpet_cs : NULL;
+}
+
+/* ---- init -------------------------------------------------------------------------------- */
+
+static int check_caps(uint64_t cap, const char **reason)
+{
+    if (cap == UINT64_MAX) {
+        *reason = "capabilities read all ones: nothing there";
+        return -ENODEV;
+    }
+    if (cap == 0) {
+        *reason = "capabilities read zero: nothing there";
+        return -ENODEV;
+    }
+    if (!acpi_hpet_period_ok(CAP_PERIOD_FS(cap), reason))
+        return -EINVAL;
+    return 0;
+}
+
+static void quiet_comparators(void)
+{
+    for (unsigned n = 0; n < hpet.comparators; n++)
+        hpet_comparator_stop(n);
+}
+
+/* The clocksource's read where the counter is 64 bits wide and 64-bit accesses are allowed:
+ * one load, nothing to decide (time_ns() is on every timer interrupt's path). */
+static uint64_t hpet_read64(void)
+{
+    return mmio_read64(hpet.mmio + MAIN_CNT);
+}
+
+static void fill_clocksource(uint32_t period_fs)
+{
+    bool one_load = hpet.counter64 && !hpet.access32;
+    hpet_cs.read = one_load ? hpet_read64 : hpet_read;
+    hpet_cs.read_mmio64 = one_load ? hpet.mmio + MAIN_CNT : 0;
+    hpet_cs.mask = hpet.counter64 ? CLOCKSOURCE_MASK(64) : CLOCKSOURCE_MASK(32);
+    hpet_cs.nominal_hz = (HPET_FS_PER_SEC + period_fs / 2) / period_fs;
+    /* The rate is the hardware's own statement, not a guess: usable before calibration. */
+    hpet_cs.freq_hz = hpet_cs.nominal_hz;
+    hpet_cs.usable = true;
+    hpet_cs.unusable_reason = NULL;
+}
+
+int hpet_init(uintptr_t mmio, bool access32, struct hpet_info *out)
+{
+    hpet.present = false;
+    hpet.mmio = mmio;
+    hpet.access32 = access32;
+    uint64_t cap = rd64_static(GCAP_ID);
+    *out = (struct hpet_info){
+        .period_fs = CAP_PERIOD_FS(cap), .comparators = CAP_NUM_TIM(cap),
+        .counter_64bit = (cap & CAP_COUNT_SIZE) != 0,
+        .legacy_capable = (cap & CAP_LEG_RT) != 0,
+        .vendor = CAP_VENDOR(cap), .rev = CAP_REV(cap), .access32 = access32,
+    };
+    int rc = check_caps(cap, &out->reason);
+    if (rc)
+        return rc;
+    hpet.counter64 = out->counter_64bit;
+    hpet.legacy_cap = out->legacy_capable;
+    hpet.comparators = out->comparators;
+    hpet.present = true;
+    wr32(GEN_CONF, rd32(GEN_CONF) & ~CONF_LEG_RT);
+    quiet_comparators();
+    fill_clocksource(out->period_fs);
+    out->nominal_hz = hpet_cs.nominal_hz;
+    return 0;
+}
+
+int hpet_legacy_replacement(bool on)
+{
+    if (!hpet.present)
+        return -ENODEV;
+    if (on && !hpet.legacy_cap)
+        return -ENOTSUP;
+    uint32_t conf = rd32(GEN_CONF) & ~CONF_LEG_RT;
+    wr32(GEN_CONF, on ? conf | CONF_LEG_RT : conf);
+    return 0;
+}
+
+/* ---- comparators ------------------------------------------------------------------------- */
+
+static int check_comparator(unsigned n)
+{
+    if (!hpet.present)
+        return -ENODEV;
+    return n < hpet.comparators ? 0 : -EINVAL;
+}
+
+/* 64-bit compares need a 64-bit counter, a 64-bit comparator and a 64-bit write. */
+static bool compares_64(uint32_t conf)
+{
+    return hpet.counter64 && (conf & TN_SIZE_CAP) && !hpet.access32;
+}
+
+static uint64_t cmp_mask(uint32_t conf)
+{
+    return compares_64(conf) ? UINT64_MAX : UINT32_MAX;
+}
+
+/* The configuration bits for the width ticklab compares in. */
+static uint32_t with_width(uint32_t conf)
+{
+    if ((conf & TN_SIZE_CAP) && !compares_64(conf))
+        return conf | TN_32MODE;
+    return conf & ~TN_32MODE;
+}
+
+static void write_comparator(unsigned n, uint64_t v, uint32_t conf)
+{
+    if (compares_64(conf))
+        mmio_write64(hpet.mmio + TN_CMP(n), v);
+    else
+        wr32(TN_CMP(n), (uint32_t)v);
+}
+
+/* Whether a comparator just written with target may never match: the counter, read back
+ * after the write, is within HPET_CMP_MARGIN_CYC of target or past it (wrap-safe, in the
+ * comparator's width). The read is ordered after the write (uncached accesses stay in
+ * program order), but the chip may apply the write up to two clocks later (hpet.h). */
+static bool too_late(uint64_t target, uint32_t conf)
+{
+    uint64_t now = hpet_read();
+
+    if (compares_64(conf))
+        return (int64_t)(target - now) < HPET_CMP_MARGIN_CYC;
+    return (int32_t)((uint32_t)target - (uint32_t)now) < HPET_CMP_MARGIN_CYC;
+}
+
+int hpet_comparator_caps(unsigned n, struct hpet_comparator_caps *out)
+{
+    int rc = check_comparator(n);
+    if (rc)
+        return rc;
+    uint32_t conf = rd32(TN_CONF(n));
+    *out = (struct hpet_comparator_caps){
+        .periodic = (conf & TN_PER_CAP) != 0, .size_64bit = (conf & TN_SIZE_CAP) != 0,
+        .fsb = (conf & TN_FSB_CAP) != 0, .route_cap = rd32(TN_ROUTE_CAP(n)),
+        .cmp_mask = cmp_mask(conf),
+    };
+    return 0;
+}
+
+int hpet_comparator_route(unsigned n, unsigned ioapic_gsi)
+{
+    int rc = check_comparator(n);
+    if (rc)
+        return rc;
+    if (ioapic_gsi >= 32 || !(rd32(TN_ROUTE_CAP(n)) & (1u << ioapic_gsi)))
+        return -EINVAL;
+    uint32_t conf = rd32(TN_CONF(n)) & ~(TN_ROUTE_MASK | TN_FSB_EN | TN_INT_LEVEL);
+    wr32(TN_CONF(n), conf | ioapic_gsi << TN_ROUTE_SHIFT);
+    return 0;
+}
+
+int hpet_comparator_level(unsigned n, bool level)
+{
+    int rc = check_comparator(n);
+    if (rc)
+        return rc;
+    uint32_t conf = rd32(TN_CONF(n)) & ~TN_INT_LEVEL;
+    wr32(TN_CONF(n), level ? conf | TN_INT_LEVEL : conf);
+    return 0;
+}
+
+int hpet_set_oneshot(unsigned n, uint64_t abs_cyc)
+{
+    int rc = check_comparator(n);
+    if (rc)
+        return rc;
+    uint32_t conf = with_width(rd32(TN_CONF(n)) & ~(TN_PERIODIC | TN_VAL_SET)) | TN_INT_ENB;
+    wr32(TN_CONF(n), conf);
+    write_comparator(n, abs_cyc, conf);
+    /* Equality match: if the counter got there before the write landed, nothing fires. */
+    return too_late(abs_cyc, conf) ? -ETIME : 0;
+}
+
+int hpet_set_periodic(unsigned n, uint64_t period_cyc)
+{
+    int rc = check_comparator(n);
+    if (rc)
+        return rc;
+    uint32_t conf = with_width(rd32(TN_CONF(n)));
+    if (!(conf & TN_PER_CAP))
+        return -ENOTSUP;
+    if (period_cyc == 0)
+        return -EINVAL;
+    if (period_cyc > cmp_mask(conf) / 2)
+        return -ERANGE;
+    conf |= TN_PERIODIC | TN_VAL_SET | TN_INT_ENB;
+    wr32(TN_CONF(n), conf);
+    uint64_t first = hpet_read() + period_cyc;
+    write_comparator(n, first, conf);        /* VAL_SET: the comparator itself */
+    write_comparator(n, period_cyc, conf);   /* VAL_SET has cleared: the increment */
+    return too_late(first, conf) ? -ETIME : 0;
+}
+
+int hpet_comparator_stop(unsigned n)
+{
+    int rc = check_comparator(n);
+    if (rc)
+        return rc;
+    wr32(TN_CONF(n), rd32(TN_CONF(n)) & ~(TN_INT_ENB | TN_PERIODIC | TN_VAL_SET | TN_FSB_EN));
+    hpet_ack(n);
+    return 0;
+}
+
+void hpet_ack(unsigned n)
+{
+    if (n < HPET_MAX_COMPARATORS)
+        wr32(GINTR_STA, 1u << n);
+}
+
+/* ---- a comparator as a clock event device ------------------------------------------------ */
+
+static struct hpet_channel *to_channel(struct clockevent *ce)
+{
+    return clockevent_container(ce, struct hpet_channel, ce);
+}
+
+static void line_unmask(const struct clockevent_line *l)
+{
+    if (l && l->unmask)
+        l->unmask(l->ctx);
+}
+
+static void line_mask(const struct clockevent_line *l)
+{
+    if (l && l->mask)
+        l->mask(l->ctx);
+}
+
+/* ONESHOT: the configuration once (interrupt on, not periodic, the compare width); each
+ * event is then one comparator write and one counter read. */
+static int channel_oneshot(struct clockevent *ce)
+{
+    struct hpet_channel *ch = to_channel(ce);
+    ch->conf = with_width(rd32(TN_CONF(ch->n)) & ~(TN_PERIODIC | TN_VAL_SET)) | TN_INT_ENB;
+    ch->level = (ch->conf & TN_INT_LEVEL) != 0;
+    wr32(TN_CONF(ch->n), ch->conf);
+    line_unmask(ch->line);
+    return 0;
+}
+
+static int channel_periodic(struct clockevent *ce, uint64_t period_cyc)
+{
+    struct hpet_channel *ch = to_channel(ce);
+    line_unmask(ch->line);
+    int rc = hpet_set_periodic(ch->n, period_cyc);
+    ch->conf = rd32(TN_CONF(ch->n));
+    ch->level = (ch->conf & TN_INT_LEVEL) != 0;
+    return rc;
+}
+
+static int channel_shutdown(struct clockevent *ce)
+{
+    struct hpet_channel *ch = to_channel(ce);
+    hpet_comparator_stop(ch->n);
+    line_mask(ch->line);
+    return 0;
+}
+
+static int channel_next_abs(struct clockevent *ce, uint64_t cyc)
+{
+    struct hpet_channel *ch = to_channel(ce);
+    write_comparator(ch->n, cyc, ch->conf);
+    return too_late(cyc, ch->conf) ? -ETIME : 0;
+}
+
+/* The counter has not reached the comparator yet (wrap-safe, in the compare width). */
+static int channel_pending(struct clockevent *ce)
+{
+    struct hpet_channel *ch = to_channel(ce);
+    uint64_t now = hpet_read();
+    if (compares_64(ch->conf)) {
+        uint64_t cmp = rd64_static(TN_CMP(ch->n));
+        return (int64_t)(cmp - now) > 0;
+    }
+    return (int32_t)(rd32(TN_CMP(ch->n)) - (uint32_t)now) > 0;
+}
+
+static int channel_next_event(struct clockevent *ce, uint64_t delta_cyc)
+{
+    return channel_next_abs(ce, hpet_read() + delta_cyc);
+}
+
+int hpet_channel_init(struct hpet_channel *ch, unsigned n, unsigned cpu,
+                      const struct clockevent_line *line)
+{
+    struct hpet_comparator_caps caps;
+    int rc = hpet_comparator_caps(n, &caps);
+    if (rc)
+        return rc;
+    *ch = (struct hpet_channel){ .n = n, .line = line };
+    if (n == 0)
+        fmt_snprintf(ch->name, sizeof(ch->name), "hpet");   /* what clockevent=hpet names */
+    else
+        fmt_snprintf(ch->name, sizeof(ch->name), "hpet%u", n);
+    ch->conf = rd32(TN_CONF(n));
+    ch->ce = (struct clockevent){
+        .name = ch->name, .cpu = cpu,
+        .features = CE_ONESHOT | CE_ABS | (caps.periodic ? CE_PERIODIC : 0),
+        .freq_hz = hpet_cs.freq_hz, .min_delta_cyc = HPET_CMP_MARGIN_CYC,
+        .max_delta_cyc = caps.cmp_mask >> 1, .rating = HPET_CE_RATING, .usable = true,
+        .set_state_oneshot = channel_oneshot, .set_state_shutdown = channel_shutdown,
+        .set_state_periodic = caps.periodic ? channel_periodic : 0,
+        .set_next_event = channel_next_event, .set_next_abs = channel_next_abs,
+        .abs_cs = &hpet_cs, .pending = channel_pending,
+    };
+    hpet_comparator_stop(n);
+    return 0;
+}
+

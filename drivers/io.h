@@ -1,0 +1,175 @@
+/* drivers/io.h - every hardware primitive ticklab uses: port I/O, MMIO, MSRs, CPUID, the TSC,
+ * interrupt-flag control. Nothing else in the tree contains inline assembly for hardware
+ * access, so host tests can swap this file's bodies for device models: with TICKLAB_HOSTED
+ * defined these are plain functions that tests/host/ implements against fake devices.
+ *
+ * Ordering: MMIO accessors are volatile and compiler barriers (a "memory" clobber: no load
+ * or store the compiler sees is moved across one); x86 keeps uncached accesses in program
+ * order. WRMSR to the x2APIC registers and IA32_TSC_DEADLINE is not serialising on Intel:
+ * wrmsr_fence() (MFENCE;LFENCE, as the SDM and Linux's weak_wrmsr_fence use) before it lets
+ * earlier stores land first. rdtsc() is not ordered against earlier loads; use rdtsc_ordered() (LFENCE
+ * before RDTSC, as the SDM prescribes for Intel and AMD with LFENCE serialising) to time an
+ * interval that must not start early, and rdtscp_aux() where the CPU number matters. */
+#ifndef TICKLAB_DRIVERS_IO_H
+#define TICKLAB_DRIVERS_IO_H
+#include <stdbool.h>
+#include <stdint.h>
+
+struct cpuid_regs { uint32_t eax, ebx, ecx, edx; };
+
+#ifdef TICKLAB_HOSTED
+
+uint8_t inb(uint16_t port);
+uint16_t inw(uint16_t port);
+uint32_t inl(uint16_t port);
+void outb(uint16_t port, uint8_t v);
+void outw(uint16_t port, uint16_t v);
+void outl(uint16_t port, uint32_t v);
+uint32_t mmio_read32(uintptr_t addr);
+void mmio_write32(uintptr_t addr, uint32_t v);
+uint64_t mmio_read64(uintptr_t addr);
+void mmio_write64(uintptr_t addr, uint64_t v);
+uint64_t rdmsr(uint32_t msr);
+int rdmsr_safe(uint32_t msr, uint64_t *val);
+void wrmsr(uint32_t msr, uint64_t v);
+struct cpuid_regs cpuid(uint32_t leaf, uint32_t subleaf);
+uint64_t rdtsc(void);
+uint64_t rdtsc_ordered(void);
+uint64_t rdtscp_aux(uint32_t *aux);
+unsigned long irq_save(void);
+void irq_restore(unsigned long flags);
+void irq_enable(void);
+void irq_disable(void);
+void cpu_relax(void);
+void cpu_nop_block(void);
+void cpu_halt(void);
+void serialize(void);
+void wrmsr_fence(void);
+
+#else
+
+static inline uint8_t inb(uint16_t port)
+{
+    uint8_t v;
+    __asm__ volatile("inb %1, %0" : "=a"(v) : "Nd"(port));
+    return v;
+}
+static inline uint16_t inw(uint16_t port)
+{
+    uint16_t v;
+    __asm__ volatile("inw %1, %0" : "=a"(v) : "Nd"(port));
+    return v;
+}
+static inline uint32_t inl(uint16_t port)
+{
+    uint32_t v;
+    __asm__ volatile("inl %1, %0" : "=a"(v) : "Nd"(port));
+    return v;
+}
+static inline void outb(uint16_t port, uint8_t v)
+{
+    __asm__ volatile("outb %0, %1" : : "a"(v), "Nd"(port));
+}
+static inline void outw(uint16_t port, uint16_t v)
+{
+    __asm__ volatile("outw %0, %1" : : "a"(v), "Nd"(port));
+}
+static inline void outl(uint16_t port, uint32_t v)
+{
+    __asm__ volatile("outl %0, %1" : : "a"(v), "Nd"(port));
+}
+
+static inline uint32_t mmio_read32(uintptr_t addr)
+{
+    uint32_t v;
+    __asm__ volatile("movl %1, %0" : "=r"(v) : "m"(*(volatile uint32_t *)addr) : "memory");
+    return v;
+}
+static inline void mmio_write32(uintptr_t addr, uint32_t v)
+{
+    __asm__ volatile("movl %1, %0" : "=m"(*(volatile uint32_t *)addr) : "r"(v) : "memory");
+}
+static inline uint64_t mmio_read64(uintptr_t addr)
+{
+    uint64_t v;
+    __asm__ volatile("movq %1, %0" : "=r"(v) : "m"(*(volatile uint64_t *)addr) : "memory");
+    return v;
+}
+static inline void mmio_write64(uintptr_t addr, uint64_t v)
+{
+    __asm__ volatile("movq %1, %0" : "=m"(*(volatile uint64_t *)addr) : "r"(v) : "memory");
+}
+
+static inline uint64_t rdmsr(uint32_t msr)
+{
+    uint32_t lo, hi;
+    __asm__ volatile("rdmsr" : "=a"(lo), "=d"(hi) : "c"(msr));
+    return ((uint64_t)hi << 32) | lo;
+}
+/* An MSR that may not exist: returns -1 instead of faulting (kernel/arch/fault.c turns a #GP
+ * at rdmsr_safe_insn into a skip). */
+int rdmsr_safe(uint32_t msr, uint64_t *val);
+static inline void wrmsr(uint32_t msr, uint64_t v)
+{
+    __asm__ volatile("wrmsr" : : "c"(msr), "a"((uint32_t)v), "d"((uint32_t)(v >> 32)) : "memory");
+}
+
+static inline struct cpuid_regs cpuid(uint32_t leaf, uint32_t subleaf)
+{
+    struct cpuid_regs r;
+    __asm__ volatile("cpuid"
+                     : "=a"(r.eax), "=b"(r.ebx), "=c"(r.ecx), "=d"(r.edx)
+                     : "a"(leaf), "c"(subleaf));
+    return r;
+}
+
+static inline uint64_t rdtsc(void)
+{
+    uint32_t lo, hi;
+    __asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
+    return ((uint64_t)hi << 32) | lo;
+}
+static inline uint64_t rdtsc_ordered(void)
+{
+    uint32_t lo, hi;
+    __asm__ volatile("lfence; rdtsc" : "=a"(lo), "=d"(hi) : : "memory");
+    return ((uint64_t)hi << 32) | lo;
+}
+static inline uint64_t rdtscp_aux(uint32_t *aux)
+{
+    uint32_t lo, hi, c;
+    __asm__ volatile("rdtscp" : "=a"(lo), "=d"(hi), "=c"(c) : : "memory");
+    if (aux)
+        *aux = c;
+    return ((uint64_t)hi << 32) | lo;
+}
+
+static inline unsigned long irq_save(void)
+{
+    unsigned long flags;
+    __asm__ volatile("pushfq; popq %0; cli" : "=r"(flags) : : "memory");
+    return flags;
+}
+static inline void irq_restore(unsigned long flags)
+{
+    if (flags & (1UL << 9))
+        __asm__ volatile("sti" : : : "memory");
+}
+static inline void irq_enable(void) { __asm__ volatile("sti" : : : "memory"); }
+static inline void irq_disable(void) { __asm__ volatile("cli" : : : "memory"); }
+static inline void cpu_relax(void) { __asm__ volatile("pause" : : : "memory"); }
+static inline void cpu_halt(void) { __asm__ volatile("hlt" : : : "memory"); }
+/* 32 NOPs: a spin step for an emulator that counts instructions (QEMU TCG runs a block of
+ * them in a few ns and counts each as one; PAUSE would leave its translated code). */
+static inline void cpu_nop_block(void) { __asm__ volatile(".rept 32\n\tnop\n\t.endr" : : : "memory"); }
+/* CPUID serialises the instruction stream; the SDM asks for it (or MFENCE;LFENCE) before
+ * writing the TSC-deadline MSR so that earlier stores cannot pass the arming write. */
+static inline void serialize(void)
+{
+    struct cpuid_regs r = cpuid(0, 0);
+    (void)r;
+}
+static inline void wrmsr_fence(void) { __asm__ volatile("mfence; lfence" : : : "memory"); }
+
+#endif /* TICKLAB_HOSTED */
+#endif /* TICKLAB_DRIVERS_IO_H */

@@ -1,0 +1,86 @@
+/* drivers/lapic.h - the local APIC, in xAPIC (MMIO) or x2APIC (MSR) mode.
+ * Intel SDM vol. 3A, chapter 11 (register map: table 11-1; x2APIC MSRs: table 11-6).
+ *
+ * Quirks handled: in x2APIC mode registers are MSRs at 0x800 + (offset >> 4), the ID is the
+ * whole 32-bit register (xAPIC keeps it in bits 31:24), and a write to the reserved
+ * register range faults, so every access goes through lapic_read()/lapic_write(). The
+ * base address comes from IA32_APIC_BASE (authoritative) and is compared with the MADT's. The
+ * caller maps the MMIO page (uncached) and passes its address: this file never maps memory.
+ * The timer lives in drivers/lapic_timer.c. */
+#ifndef TICKLAB_DRIVERS_LAPIC_H
+#define TICKLAB_DRIVERS_LAPIC_H
+#include <stdbool.h>
+#include <stdint.h>
+
+#define MSR_APIC_BASE        0x1B
+#define   APIC_BASE_BSP      (1ull << 8)
+#define   APIC_BASE_X2APIC   (1ull << 10)
+#define   APIC_BASE_ENABLE   (1ull << 11)
+#define   APIC_BASE_ADDR     0xFFFFFF000ull
+#define MSR_X2APIC_BASE      0x800
+
+#define LAPIC_ID        0x020
+#define LAPIC_VERSION   0x030
+#define   VERSION_MAX_LVT(v) ((((v) >> 16) & 0xFF) + 1)
+#define LAPIC_TPR       0x080
+#define LAPIC_EOI       0x0B0
+#define LAPIC_SVR       0x0F0       /* spurious interrupt vector */
+#define   SVR_ENABLE      (1u << 8)
+#define LAPIC_ISR0      0x100       /* in-service, 8 registers of 32 vectors, stride 0x10 */
+#define LAPIC_ESR       0x280       /* error status: write, then read */
+#define LAPIC_ICR_LO    0x300
+#define   ICR_SELF        (1u << 18)  /* destination shorthand 01: self */
+#define   ICR_PENDING     (1u << 12)  /* xAPIC only */
+#define LAPIC_ICR_HI    0x310
+#define LAPIC_LVT_TIMER 0x320
+#define LAPIC_LVT_LINT0 0x350
+#define LAPIC_LVT_LINT1 0x360
+#define LAPIC_LVT_ERROR 0x370
+#define   LVT_MASKED      (1u << 16)
+#define   LVT_NMI         (4u << 8)   /* delivery mode NMI */
+#define   LVT_LEVEL       (1u << 15)
+#define   LVT_ACTIVE_LOW  (1u << 13)
+#define LAPIC_TIMER_INIT  0x380
+#define LAPIC_TIMER_CUR   0x390
+#define LAPIC_TIMER_DIV   0x3E0
+#define MSR_X2APIC_SELF_IPI 0x83F
+
+struct lapic_info {
+    bool x2apic;            /* mode in use */
+    uint64_t base_phys;     /* from IA32_APIC_BASE */
+    uint32_t id;
+    uint32_t version;       /* bits 7:0 */
+    unsigned max_lvt;       /* number of LVT entries */
+};
+
+/* Enables the LAPIC (x2APIC when want_x2apic; the caller checks CPUID), software-enables it
+ * with spurious_vector, masks the timer and LINT0, points the error LVT at error_vector.
+ * mmio: the mapped xAPIC page (ignored in x2APIC mode). Returns 0, or -ENODEV when the
+ * APIC does not come up enabled. */
+int lapic_init(uintptr_t mmio, bool want_x2apic, uint8_t spurious_vector, uint8_t error_vector,
+               struct lapic_info *out);
+uint32_t lapic_read(uint32_t reg);
+void lapic_write(uint32_t reg, uint32_t v);
+void lapic_eoi(void);
+/* LINT0/1 as the MADT's LAPIC NMI entry says (lint 0 or 1; flags are MPS INTI flags). */
+void lapic_set_nmi(unsigned lint, uint16_t inti_flags);
+/* Sends vector to this CPU (a self IPI): proves the delivery path without any device. */
+void lapic_self_ipi(uint8_t vector);
+/* An IPI to another CPU's local APIC: icr_low is the ICR's low word (vector, delivery mode,
+ * level, trigger). xAPIC: waits for the delivery-status bit to clear, at most
+ * LAPIC_IPI_POLLS reads of the ICR (a few hundred microseconds on real buses), -ETIMEDOUT
+ * after that; x2APIC: one MSR write, no status to wait for. Any context. */
+int lapic_send_ipi(uint32_t dest_apic_id, uint32_t icr_low);
+#define LAPIC_IPI_POLLS 100000u
+#define ICR_INIT        (5u << 8)   /* delivery mode INIT */
+#define ICR_STARTUP     (6u << 8)   /* delivery mode STARTUP: vector = start page number */
+#define ICR_ASSERT      (1u << 14)
+#define ICR_LEVEL_TRIG  (1u << 15)
+#define MSR_X2APIC_ICR  0x830
+/* This CPU's APIC ID (8 bits in xAPIC mode, 32 in x2APIC mode). */
+uint32_t lapic_id(void);
+/* Reads and clears the error status register. */
+uint32_t lapic_error_status(void);
+bool lapic_in_service(uint8_t vector);
+
+#endif

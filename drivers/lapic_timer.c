@@ -1,0 +1,219 @@
+/* drivers/lapic_timer.c - see lapic_timer.h. */
+#include "ticklab/lapic_timer.h"
+
+#include "ticklab/cpuid.h"
+#include "ticklab/io.h"
+#include "ticklab/lapic.h"
+#include "ticklab/errno.h"
+
+#define FIRST_USABLE_VECTOR 32   /* 0-31 are exceptions; below 16 the APIC flags an error */
+#define FREERUN_COUNT    0xFFFFFFFFu
+#define TDCR_DIVIDE_1    0xBu     /* what lapic_timer_divide_code(1) gives */
+
+static uint64_t freerun_read(void)
+{
+    return FREERUN_COUNT - lapic_read(LAPIC_TIMER_CUR);
+}
+
+static struct clocksource lapic_cs = {
+    .name = "lapic",
+    .read = freerun_read,
+    .mask = CLOCKSOURCE_MASK(32),
+    .rating = LAPIC_TIMER_RATING,
+};
+
+int lapic_timer_divide_code(unsigned divide, uint32_t *code)
+{
+    if (divide == 0 || divide > LAPIC_TIMER_MAX_DIVIDE || (divide & (divide - 1)))
+        return -EINVAL;
+    /* log2: 0 (divide 1) .. 7. The register numbers divide 2..128 as 0..6 and divide 1 as 7,
+     * with the 3-bit number's top bit moved up to bit 3 (bit 2 is reserved). */
+    unsigned n = ((unsigned)__builtin_ctz(divide) + 7) & 7;
+    *code = (n & 3) | (n & 4) << 1;
+    return 0;
+}
+
+static int start_count(uint8_t vector, uint32_t mode, uint32_t count, unsigned divide)
+{
+    uint32_t code;
+
+    if (vector < FIRST_USABLE_VECTOR || count == 0 || lapic_timer_divide_code(divide, &code))
+        return -EINVAL;
+    lapic_write(LAPIC_TIMER_DIV, code);        /* before the count: see the errata list */
+    lapic_write(LAPIC_LVT_TIMER, mode | vector);
+    lapic_write(LAPIC_TIMER_INIT, count);      /* the write that starts it */
+    return 0;
+}
+
+int lapic_timer_periodic(uint8_t vector, uint32_t initial_count, unsigned divide)
+{
+    return start_count(vector, LAPIC_TIMER_MODE_PERIODIC, initial_count, divide);
+}
+
+int lapic_timer_oneshot(uint8_t vector, uint32_t count, unsigned divide)
+{
+    return start_count(vector, LAPIC_TIMER_MODE_ONESHOT, count, divide);
+}
+
+void lapic_timer_stop(void)
+{
+    /* Leaving TSC-deadline mode disarms the deadline; a zero count stops the others. */
+    lapic_write(LAPIC_LVT_TIMER, LVT_MASKED | LAPIC_TIMER_MODE_ONESHOT);
+    lapic_write(LAPIC_TIMER_INIT, 0);
+}
+
+uint32_t lapic_timer_current(void)
+{
+    return lapic_read(LAPIC_TIMER_CUR);
+}
+
+int lapic_timer_deadline_mode(uint8_t vector)
+{
+    if (vector < FIRST_USABLE_VECTOR)
+        return -EINVAL;
+    lapic_write(LAPIC_LVT_TIMER, LAPIC_TIMER_MODE_DEADLINE | vector);
+    wrmsr_fence();   /* SDM 11.5.4.1: order the LVT write before any deadline WRMSR */
+    return 0;
+}
+
+void lapic_timer_set_deadline(uint64_t tsc_deadline)
+{
+    wrmsr_fence();   /* the WRMSR is not serialising: let earlier stores land first */
+    wrmsr(MSR_TSC_DEADLINE, tsc_deadline);
+}
+
+struct clocksource *lapic_timer_clocksource_start(void)
+{
+    lapic_write(LAPIC_TIMER_DIV, TDCR_DIVIDE_1);
+    lapic_write(LAPIC_LVT_TIMER, LVT_MASKED | LAPIC_TIMER_MODE_PERIODIC);
+    lapic_write(LAPIC_TIMER_INIT, FREERUN_COUNT);
+    lapic_cs.usable = true;   /* freq_hz 0: the core keeps it unusable until calibrated */
+    lapic_cs.unusable_reason = NULL;
+    return &lapic_cs;
+}
+
+/* ---- the timer as two clock event devices -------------------------------------------------- */
+
+static struct lapic_timer_ce *of_lapic(struct clockevent *ce)
+{
+    return clockevent_container(ce, struct lapic_timer_ce, lapic);
+}
+
+static struct lapic_timer_ce *of_deadline(struct clockevent *ce)
+{
+    return clockevent_container(ce, struct lapic_timer_ce, deadline);
+}
+
+/* The LVT is one register: stopping either mode stops the timer. */
+static int timer_shutdown(struct clockevent *ce)
+{
+    (void)ce;
+    lapic_timer_stop();
+    return 0;
+}
+
+static int lapic_oneshot(struct clockevent *ce)
+{
+    struct lapic_timer_ce *t = of_lapic(ce);
+    lapic_write(LAPIC_TIMER_DIV, TDCR_DIVIDE_1);
+    lapic_write(LAPIC_LVT_TIMER, LAPIC_TIMER_MODE_ONESHOT | t->vector);
+    t->active = ce;
+    return 0;
+}
+
+static int lapic_periodic(struct clockevent *ce, uint64_t period_cyc)
+{
+    struct lapic_timer_ce *t = of_lapic(ce);
+    t->active = ce;
+    return lapic_timer_periodic(t->vector, (uint32_t)period_cyc, 1);
+}
+
+/* A count register cannot be in the past: it starts counting at the write. */
+static int lapic_next(struct clockevent *ce, uint64_t delta_cyc)
+{
+    (void)ce;
+    lapic_write(LAPIC_TIMER_INIT, (uint32_t)delta_cyc);
+    return 0;
+}
+
+/* The one-shot count runs down to 0 and stays there. */
+static int lapic_pending(struct clockevent *ce)
+{
+    (void)ce;
+    return lapic_read(LAPIC_TIMER_CUR) != 0;
+}
+
+/* The deadline MSR reads 0 once its interrupt has been raised (SDM 11.5.4.1). */
+static int deadline_pending(struct clockevent *ce)
+{
+    (void)ce;
+    return rdmsr(MSR_TSC_DEADLINE) != 0;
+}
+
+static int deadline_oneshot(struct clockevent *ce)
+{
+    struct lapic_timer_ce *t = of_deadline(ce);
+    t->active = ce;
+    return lapic_timer_deadline_mode(t->vector);
+}
+
+static int deadline_shutdown(struct clockevent *ce)
+{
+    (void)ce;
+    wrmsr(MSR_TSC_DEADLINE, 0);
+    lapic_timer_stop();
+    return 0;
+}
+
+/* An absolute deadline: one already passed fires at once (SDM 11.5.4.1), so -ETIME is
+ * never needed. The fence is the CPU's: Intel needs MFENCE;LFENCE before this WRMSR, AMD's
+ * is ordered by itself (decided once, at init). */
+static int deadline_abs(struct clockevent *ce, uint64_t tsc_cyc)
+{
+    if (of_deadline(ce)->fence)
+        wrmsr_fence();
+    wrmsr(MSR_TSC_DEADLINE, tsc_cyc ? tsc_cyc : 1);      /* 0 would disarm it */
+    return 0;
+}
+
+static int deadline_next(struct clockevent *ce, uint64_t delta_cyc)
+{
+    return deadline_abs(ce, rdtsc() + delta_cyc);
+}
+
+void lapic_timer_ce_init(struct lapic_timer_ce *t, unsigned cpu, uint8_t vector,
+                         uint64_t timer_hz, const struct clocksource *tsc,
+                         const struct cpu_info *ci)
+{
+    unsigned idle = ci->arat ? 0 : CE_STOPS_IN_IDLE;
+    *t = (struct lapic_timer_ce){ .vector = vector, .fence = !ci->amd_wrmsr_ordered };
+    t->lapic = (struct clockevent){
+        .name = "lapic", .cpu = cpu, .hw = t,
+        .features = CE_PERIODIC | CE_ONESHOT | CE_PERCPU | idle,
+        .freq_hz = timer_hz, .min_delta_cyc = 1, .max_delta_cyc = UINT32_MAX,
+        .rating = LAPIC_TIMER_CE_RATING, .usable = timer_hz != 0 && vector >= 32,
+        .unusable_reason = !timer_hz ? "LAPIC timer frequency not calibrated"
+                           : vector < 32 ? "vector below 32 (the exceptions' range)" : 0,
+        .set_state_periodic = lapic_periodic, .set_state_oneshot = lapic_oneshot,
+        .set_state_shutdown = timer_shutdown, .set_next_event = lapic_next,
+        .pending = lapic_pending,
+    };
+    const char *no_deadline = !ci->tsc_deadline ? "CPUID.1:ECX[24] is clear (QEMU TCG never "
+                                                  "offers it)"
+                              : !tsc || !tsc->freq_hz ? "no calibrated TSC"
+                                                      : 0;
+    t->deadline = (struct clockevent){
+        .name = "tsc_deadline", .cpu = cpu, .hw = t,
+        /* No TSC to compare against: no ABS (register refuses ABS without abs_cs), so the
+         * unusable device is still listed with its reason. */
+        .features = CE_ONESHOT | (tsc ? CE_ABS : 0) | CE_PERCPU | idle,
+        .freq_hz = tsc ? tsc->freq_hz : 0, .min_delta_cyc = 1,
+        .max_delta_cyc = UINT64_MAX >> 1, .rating = LAPIC_DEADLINE_CE_RATING,
+        .usable = !no_deadline, .unusable_reason = no_deadline,
+        .set_state_oneshot = deadline_oneshot, .set_state_shutdown = deadline_shutdown,
+        .set_next_event = deadline_next, .set_next_abs = deadline_abs, .abs_cs = tsc,
+        .pending = deadline_pending,
+    };
+    t->active = &t->lapic;
+}
+

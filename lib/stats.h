@@ -1,0 +1,31 @@
+/* lib/stats.h - order statistics and moments of integer samples, without floating point.
+ *
+ * Percentiles use the nearest-rank definition: p-th percentile = the smallest sample with at
+ * least p% of the samples at or below it (so p99 of 100 samples is the 99th smallest, and of
+ * 10 samples the largest). stats_u64/stats_i64 sort the array in place (heapsort: O(n log n),
+ * no recursion, no allocation). Means are rounded to nearest; the standard deviation is the
+ * population one (divide by n), from an integer square root, rounded down. */
+#ifndef TICKLAB_LIB_STATS_H
+#define TICKLAB_LIB_STATS_H
+#include <stddef.h>
+#include <stdint.h>
+
+struct stats {
+    size_t n;
+    int64_t min, max, median, p90, p99, p999;
+    int64_t mean;             /* rounded to nearest */
+    uint64_t stddev;          /* population standard deviation, rounded down */
+};
+
+void sort_u64(uint64_t *v, size_t n);
+void sort_i64(int64_t *v, size_t n);
+/* Nearest-rank percentile of a SORTED array, per_mille in 0..1000 (990 = p99). n > 0. */
+int64_t percentile_sorted_i64(const int64_t *v, size_t n, unsigned per_mille);
+uint64_t percentile_sorted_u64(const uint64_t *v, size_t n, unsigned per_mille);
+/* Sorts v, fills out. n == 0 leaves out zeroed with n = 0. Samples must lie within
+ * +-2^62 so that sums of squares fit the 128-bit accumulator's documented range. */
+void stats_i64(int64_t *v, size_t n, struct stats *out);
+void stats_u64(uint64_t *v, size_t n, struct stats *out);   /* samples below 2^62 */
+uint64_t isqrt_u64(uint64_t x);
+
+#endif

@@ -1,0 +1,473 @@
+/* lib/time/clockevent.c - the registry of clock event devices, their owners and
+ * states, their selection, and programming them in ns with the min/max guard and the -ETIME
+ * retry. See clockevent.h. */
+#include "ticklab/clockevent.h"
+
+#include "ticklab/clocksource.h"   /* NSEC_PER_SEC, time_ns */
+#include "ticklab/errno.h"
+#include "ticklab/fmt.h"
+#include "ticklab/kstring.h"
+#include "ticklab/muldiv.h"
+
+#define CE_ANY_MODE (CE_PERIODIC | CE_ONESHOT)
+
+static const char REASON_NO_FREQ[] = "no frequency (freq_hz 0)";
+static const char REASON_NO_MODE[] = "offers neither periodic nor one-shot events";
+static const char REASON_DRIVER[] = "not marked usable by its driver";
+
+static struct clockevent *ce_list;
+
+/* ---- conversions ------------------------------------------------------------------------ */
+
+uint64_t clockevent_ns_to_cyc_up(const struct clockevent *ce, uint64_t delta_ns)
+{
+    uint64_t cyc;
+
+    /* Every real delay and device: the product fits 64 bits (a delay under 4.3 s, a rate
+     * under 4.3 GHz), so one multiply and one division give the floor and the remainder. */
+    if ((delta_ns | ce->freq_hz) >> 32 == 0) {
+        uint64_t p = delta_ns * ce->freq_hz;
+        return p / NSEC_PER_SEC + (p % NSEC_PER_SEC != 0);
+    }
+    if (!mul_div_u64_checked(delta_ns, ce->freq_hz, NSEC_PER_SEC, &cyc))
+        return UINT64_MAX;
+    /* The floor is the answer only if the division was exact; otherwise it would end a
+     * fraction of a cycle early, so take the next cycle. */
+    if ((unsigned __int128)cyc * NSEC_PER_SEC != (unsigned __int128)delta_ns * ce->freq_hz)
+        return cyc == UINT64_MAX ? UINT64_MAX : cyc + 1;
+    return cyc;
+}
+
+uint64_t clockevent_cyc_to_ns(const struct clockevent *ce, uint64_t cyc)
+{
+    return mul_div_u64_round(cyc, NSEC_PER_SEC, ce->freq_hz);
+}
+
+/* The shortest delta the core asks for: a delta of 0 cycles means nothing to a device. */
+static uint64_t shortest_cyc(const struct clockevent *ce)
+{
+    return ce->min_delta_cyc ? ce->min_delta_cyc : 1;
+}
+
+/* The ns figures of the delta limits, computed when they change, not per event. */
+static void update_limits_ns(struct clockevent *ce)
+{
+    if (!ce->freq_hz) {
+        ce->min_delta_ns = ce->max_delta_ns = UINT64_MAX;
+        return;
+    }
+    uint64_t cyc = shortest_cyc(ce), ns;
+    if (!mul_div_u64_checked(cyc, NSEC_PER_SEC, ce->freq_hz, &ns))
+        ns = UINT64_MAX;
+    else if ((unsigned __int128)ns * ce->freq_hz != (unsigned __int128)cyc * NSEC_PER_SEC)
+        ns = ns == UINT64_MAX ? ns : ns + 1;     /* up: the delta lasts at least this long */
+    ce->min_delta_ns = ns;
+    ce->max_delta_ns = clockevent_cyc_to_ns(ce, ce->max_delta_cyc);
+}
+
+int clockevent_set_min_delta(struct clockevent *ce, uint64_t min_delta_cyc)
+{
+    if (min_delta_cyc == 0 || min_delta_cyc > ce->max_delta_cyc)
+        return -EINVAL;
+    ce->min_delta_cyc = min_delta_cyc;
+    update_limits_ns(ce);
+    return 0;
+}
+
+/* ---- registry --------------------------------------------------------------------------- */
+
+static bool promises_kept(const struct clockevent *ce)
+{
+    if (!ce->name || !ce->name[0] || !ce->set_state_shutdown)
+        return false;
+    if ((ce->features & CE_PERIODIC) && !ce->set_state_periodic)
+        return false;
+    if ((ce->features & CE_ONESHOT) && (!ce->set_state_oneshot || !ce->set_next_event))
+        return false;
+    if ((ce->features & CE_ABS) &&
+        (!(ce->features & CE_ONESHOT) || !ce->set_next_abs || !ce->abs_cs))
+        return false;
+    if ((ce->features & CE_ANY_MODE) &&
+        (ce->max_delta_cyc == 0 || ce->min_delta_cyc > ce->max_delta_cyc))
+        return false;
+    return true;
+}
+
+int clockevent_register(struct clockevent *ce)
+{
+    struct clockevent **tail = &ce_list;
+
+    if (!ce || !promises_kept(ce))
+        return -EINVAL;
+    for (; *tail; tail = &(*tail)->next)
+        if (*tail == ce || (k_strcmp((*tail)->name, ce->name) == 0 && (*tail)->cpu == ce->cpu))
+            return -EBUSY;
+
+    if (ce->freq_hz == 0 || !(ce->features & CE_ANY_MODE)) {
+        ce->usable = false;
+        ce->unusable_reason = ce->freq_hz == 0 ? REASON_NO_FREQ : REASON_NO_MODE;
+    }
+    if (!ce->usable && !ce->unusable_reason)
+        ce->unusable_reason = REASON_DRIVER;
+    ce->state = CE_STATE_SHUTDOWN;
+    ce->event = 0;
+    ce->owner = 0;
+    update_limits_ns(ce);
+    ce->events = ce->programs = ce->abs_programs = ce->state_changes = 0;
+    ce->clamped_short = ce->clamped_long = ce->etime_retries = ce->etime_failures = 0;
+    ce->next = NULL;
+    *tail = ce;
+    return 0;
+}
+
+struct clockevent *clockevent_list(void)
+{
+    return ce_list;
+}
+
+struct clockevent *clockevent_find(const char *name, unsigned cpu)
+{
+    for (struct clockevent *ce = ce_list; ce && name; ce = ce->next)
+        if (ce->cpu == cpu && k_strcmp(ce->name, name) == 0)
+            return ce;
+    return NULL;
+}
+
+/* ---- owners ----------------------------------------------------------------------------- */
+
+bool clockevent_shares_hw(const struct clockevent *a, const struct clockevent *b)
+{
+    return a && b && (a == b || (a->hw && a->hw == b->hw));
+}
+
+/* The owned device that ce's hardware is taken by (ce itself included), or NULL. */
+static const struct clockevent *taken_by(const struct clockevent *ce, const void *owner)
+{
+    if (ce->event && ce->owner != owner)
+        return ce;
+    if (!ce->hw)
+        return NULL;
+    for (const struct clockevent *o = ce_list; o; o = o->next)
+        if (o != ce && o->hw == ce->hw && o->event)
+            return o;
+    return NULL;
+}
+
+bool clockevent_is_free(const struct clockevent *ce)
+{
+    return ce && ce->usable && !ce->event && !taken_by(ce, NULL);
+}
+
+int clockevent_claim(struct clockevent *ce, clockevent_handler event, void *owner)
+{
+    if (!ce || !event)
+        return -EINVAL;
+    if (!ce->usable)
+        return -ENODEV;
+    if (taken_by(ce, owner))
+        return -EBUSY;
+    ce->owner = owner;
+    ce->event = event;
+    return 0;
+}
+
+void clockevent_release(struct clockevent *ce)
+{
+    if (!ce)
+        return;
+    clockevent_shutdown(ce);
+    ce->event = 0;
+    ce->owner = 0;
+}
+
+/* ---- selection -------------------------------------------------------------------------- */
+
+static const struct {
+    unsigned bit;
+    const char *name;
+} feature_name[] = {
+    { CE_PERIODIC, "PERIODIC" },
+    { CE_ONESHOT, "ONESHOT" },
+    { CE_ABS, "ABS" },
+    { CE_PERCPU, "PERCPU" },
+    { CE_STOPS_IN_IDLE, "STOPS_IN_IDLE" },
+};
+
+char *clockevent_feature_names(unsigned features, char *buf, size_t buf_len)
+{
+    size_t used = 0;
+
+    if (buf_len == 0)
+        return buf;
+    buf[0] = '\0';
+    for (size_t i = 0; i < sizeof(feature_name) / sizeof(feature_name[0]); i++) {
+        if (!(features & feature_name[i].bit) || used >= buf_len)
+            continue;
+        int n = fmt_snprintf(buf + used, buf_len - used, "%s%s", used ? "|" : "",
+                             feature_name[i].name);
+        used += n > 0 ? (size_t)n : 0;
+    }
+    return buf;
+}
+
+const char *clockevent_state_name(enum clockevent_state s)
+{
+    switch (s) {
+    case CE_STATE_PERIODIC: return "periodic";
+    case CE_STATE_ONESHOT: return "oneshot";
+    default: return "shutdown";
+    }
+}
+
+static bool qualifies(const struct clockevent *ce, unsigned need, unsigned cpu,
+                      const struct clockevent *avoid)
+{
+    return ce->cpu == cpu && (ce->features & need) == need && clockevent_is_free(ce) &&
+           !clockevent_shares_hw(ce, avoid);
+}
+
+static struct clockevent *best_with(unsigned need, unsigned cpu, const struct clockevent *avoid)
+{
+    struct clockevent *best = NULL;
+
+    for (struct clockevent *ce = ce_list; ce; ce = ce->next)
+        if (qualifies(ce, need, cpu, avoid) && (!best || ce->rating > best->rating))
+            best = ce;
+    return best;
+}
+
+/* One line for the error record: why the named device was not taken, and what was. */
+static void explain(char *why, size_t why_len, const char *name, unsigned need,
+                    const struct clockevent *asked, const struct clockevent *got)
+{
+    const char *using = got ? got->name : "none usable";
+    char lacks[48];
+
+    if (!asked) {
+        fmt_snprintf(why, why_len, "clockevent=%s: unknown; using %s", name, using);
+    } else if (!asked->usable) {
+        fmt_snprintf(why, why_len, "clockevent=%s: unusable (%s); using %s", name,
+                     asked->unusable_reason ? asked->unusable_reason : "no reason given",
+                     using);
+    } else if ((asked->features & need) != need) {
+        clockevent_feature_names(need & ~asked->features, lacks, sizeof(lacks));
+        fmt_snprintf(why, why_len, "clockevent=%s: lacks %s; using %s", name, lacks, using);
+    } else {
+        fmt_snprintf(why, why_len, "clockevent=%s: in use (it or its hardware); using %s",
+                     name, using);
+    }
+}
+
+struct clockevent *clockevent_select(const char *name, unsigned need, unsigned cpu,
+                                     const struct clockevent *avoid, char *why,
+                                     size_t why_len)
+{
+    struct clockevent *asked = name ? clockevent_find(name, cpu) : NULL;
+    struct clockevent *pick =
+        asked && qualifies(asked, need, cpu, avoid) ? asked : best_with(need, cpu, avoid);
+    char needs[48];
+
+    if (!why || why_len == 0)
+        return pick;
+    why[0] = '\0';
+    if (name && (!asked || pick != asked)) {
+        explain(why, why_len, name, need, asked, pick);
+    } else if (!pick) {
+        clockevent_feature_names(need, needs, sizeof(needs));
+        fmt_snprintf(why, why_len, "no usable clockevent%s%s", needs[0] ? " with " : "",
+                     needs);
+    }
+    return pick;
+}
+
+/* ---- states ----------------------------------------------------------------------------- */
+
+int clockevent_set_state(struct clockevent *ce, enum clockevent_state s, uint64_t period_cyc)
+{
+    int err;
+
+    if (s == CE_STATE_SHUTDOWN) {
+        if (ce->state != CE_STATE_SHUTDOWN)
+            ce->state_changes++;
+        ce->set_state_shutdown(ce);
+        ce->state = CE_STATE_SHUTDOWN;
+        return 0;
+    }
+    if (!ce->usable)
+        return -ENODEV;
+    if (s == CE_STATE_ONESHOT) {
+        if (!(ce->features & CE_ONESHOT))
+            return -ENOTSUP;
+        if (ce->state == CE_STATE_ONESHOT)
+            return 0;
+        if (ce->state != CE_STATE_SHUTDOWN)
+            ce->set_state_shutdown(ce);   /* drivers enter a mode from SHUTDOWN only */
+        err = ce->set_state_oneshot(ce);
+    } else {
+        if (!(ce->features & CE_PERIODIC))
+            return -ENOTSUP;
+        if (ce->state != CE_STATE_SHUTDOWN)
+            ce->set_state_shutdown(ce);
+        err = ce->set_state_periodic(ce, period_cyc);
+    }
+    ce->state_changes++;
+    if (err) {
+        ce->set_state_shutdown(ce);
+        ce->state = CE_STATE_SHUTDOWN;
+        return err;
+    }
+    ce->state = s;
+    return 0;
+}
+
+/* ---- programming ------------------------------------------------------------------------ */
+
+/* In ONESHOT, ready for set_next_event: 0, or why not. */
+static int enter_oneshot(struct clockevent *ce)
+{
+    if (ce->state == CE_STATE_ONESHOT)
+        return 0;
+    return clockevent_set_state(ce, CE_STATE_ONESHOT, 0);
+}
+
+static uint64_t clamp_delta(struct clockevent *ce, uint64_t cyc)
+{
+    if (cyc < shortest_cyc(ce)) {
+        ce->clamped_short++;
+        return shortest_cyc(ce);
+    }
+    if (cyc > ce->max_delta_cyc) {
+        ce->clamped_long++;
+        return ce->max_delta_cyc;
+    }
+    return cyc;
+}
+
+/* The moment passed while the device was being programmed. Ask for the shortest delta it
+ * takes, and double it on every further -ETIME: a slow bus or an SMI that ate one attempt
+ * is likely to eat a short one again, so each try leaves more room. */
+static int retry_after_etime(struct clockevent *ce)
+{
+    uint64_t cyc = shortest_cyc(ce);
+
+    for (int i = 0; i < CLOCKEVENT_ETIME_RETRIES; i++) {
+        ce->etime_retries++;
+        int err = ce->set_next_event(ce, cyc);
+        if (err != -ETIME)
+            return err;
+        cyc = cyc > ce->max_delta_cyc / 2 ? ce->max_delta_cyc : cyc * 2;
+    }
+    ce->etime_failures++;
+    return -ETIME;
+}
+
+/* The relative path, once the device is known to be in ONESHOT and the request counted. */
+static int program_delta(struct clockevent *ce, uint64_t delta_ns)
+{
+    int err = ce->set_next_event(ce, clamp_delta(ce, clockevent_ns_to_cyc_up(ce, delta_ns)));
+    return err == -ETIME ? retry_after_etime(ce) : err;
+}
+
+int clockevent_program_ns(struct clockevent *ce, uint64_t delta_ns)
+{
+    int err = enter_oneshot(ce);
+
+    if (err)
+        return err;
+    ce->programs++;
+    return program_delta(ce, delta_ns);
+}
+
+int clockevent_pending(struct clockevent *ce)
+{
+    if (!ce->pending || ce->state != CE_STATE_ONESHOT)
+        return -ENOTSUP;
+    return ce->pending(ce) ? 1 : 0;
+}
+
+int clockevent_program_cyc(struct clockevent *ce, uint64_t cyc)
+{
+    int err = enter_oneshot(ce);
+
+    if (err)
+        return err;
+    ce->programs++;
+    return ce->set_next_event(ce, cyc);
+}
+
+/* The count of cs at which time_ns() reaches abs_ns: exact when time_ns() runs on cs;
+ * otherwise mapped through one pair of readings of both clocks taken together, at cs's
+ * stated rate (over a wait of milliseconds a rate error of ppm is nanoseconds). */
+static int abs_count(const struct clocksource *cs, uint64_t abs_ns, uint64_t *cyc)
+{
+    int rc = timekeeping_cycles_at(abs_ns, cs, cyc);
+    if (rc != -ENODEV || !cs->freq_hz || !cs->read)
+        return rc;
+    uint64_t c, t = time_ns_paired(cs->read, &c);
+    if (abs_ns <= t)
+        return -ETIME;
+    uint64_t d;
+    if (!mul_div_u64_checked(abs_ns - t, cs->freq_hz, NSEC_PER_SEC, &d))
+        return -ERANGE;
+    *cyc = (c + d + 1) & cs->mask;       /* +1: the cycle in progress, so never early */
+    return 0;
+}
+
+int clockevent_program_abs_ns(struct clockevent *ce, uint64_t abs_ns, uint64_t now_ns)
+{
+    int err = enter_oneshot(ce);
+    uint64_t cyc;
+
+    if (err)
+        return err;
+    ce->programs++;
+    if (ce->features & CE_ABS) {
+        /* Closer than the measured minimum: the relative path clamps to it. */
+        uint64_t wait_ns = abs_ns > now_ns ? abs_ns - now_ns : 0;
+        if (wait_ns < ce->min_delta_ns)
+            return program_delta(ce, 0);
+        if (wait_ns < ce->max_delta_ns &&
+            abs_count(ce->abs_cs, abs_ns, &cyc) == 0) {
+            ce->abs_programs++;
+            err = ce->set_next_abs(ce, cyc);
+            if (err != -ETIME)
+                return err;
+            ce->etime_retries++;
+            return program_delta(ce, 0);
+        }
+    }
+    /* Relative: the clock read as late as possible, so that only the conversion and the
+     * device write lie between it and the moment the device starts counting. */
+    uint64_t now = time_ns();
+    return program_delta(ce, abs_ns > now ? abs_ns - now : 0);
+}
+
+int clockevent_set_periodic_ns(struct clockevent *ce, uint64_t period_ns,
+                               uint64_t *actual_period_ns)
+{
+    uint64_t cyc;
+
+    if (!(ce->features & CE_PERIODIC))
+        return -ENOTSUP;
+    if (!ce->usable)
+        return -ENODEV;
+    /* Nearest, not up: a periodic tick's error accumulates either way, and nearest keeps
+     * it smallest. mul_div_u64_round saturates, which the range check then refuses. */
+    cyc = mul_div_u64_round(period_ns, ce->freq_hz, NSEC_PER_SEC);
+    if (cyc < shortest_cyc(ce) || cyc > ce->max_delta_cyc)
+        return -ERANGE;
+    ce->programs++;
+    int err = clockevent_set_state(ce, CE_STATE_PERIODIC, cyc);
+    if (err)
+        return err;
+    if (actual_period_ns)
+        *actual_period_ns = clockevent_cyc_to_ns(ce, cyc);
+    return 0;
+}
+
+#ifdef TICKLAB_HOSTED
+void clockevent_test_reset(void)
+{
+    ce_list = NULL;
+}
+#endif

@@ -1,0 +1,205 @@
+/* lib/time/clocksource.h - free-running counters, their cycle -> ns conversion, and the
+ * monotonic clock built on the best of them.
+ *
+ * A driver fills in a struct clocksource (name, read, mask, freq_hz, rating, ...) and
+ * registers it; the core computes mult/shift so that ns = (cyc * mult) >> shift within 1 ns
+ * of the exact floor(cyc * 1e9 / freq_hz) for every delta up to max_cyc. clocksource_select()
+ * picks one, and time_ns() is then base + the cycles elapsed since the last
+ * timekeeping_accumulate(), converted. Pure logic: no hardware access, no locks, no FPU.
+ *
+ * Epoch: time_ns() is 0 until the first successful clocksource_select() and counts from
+ * there; a later switch of source continues from the value time_ns() had at the switch, so
+ * it never goes backwards. (64 bits of ns last 584 years.)
+ *
+ * The one hard rule for callers: timekeeping_accumulate() must run at least every
+ * timekeeping_max_idle_ns(). That is min(the source's wrap interval, its max_ns); a 24-bit
+ * ACPI PM timer at 3.579545 MHz wraps every 4.69 s, and the 1-ns conversion bound of a GHz
+ * TSC holds for a few seconds only (see clocks_calc_mult_shift). A wrap missed entirely
+ * cannot be seen in the counter value; the core counts every accumulate that came within
+ * 1/8 of the limit (timekeeping_stats.late), so a tick that is running late shows up as a
+ * number in the report long before it loses a wrap.
+ *
+ * Concurrency (single CPU): time_ns() may be called from any context, interrupts included.
+ * The writers (register, select, set_freq, accumulate) form one writer: they must not run
+ * concurrently with each other. Each publishes through a two-copy latch (a sequence count
+ * whose low bit says which copy is stable), so a reader that interrupts a writer reads the
+ * copy the writer is not touching, and a reader interrupted by a writer sees the sequence
+ * change and re-reads. A writer that finds another writer in progress (an accumulate from the
+ * timer interrupt that arrived in the middle of a select) does nothing and returns -EBUSY;
+ * the interrupted writer completes. For time_ns() to be monotonic even for a reader that
+ * interrupts a source switch, run select/set_freq with interrupts disabled.
+ *
+ * Several CPUs: any CPU may read; the writer lock is an atomic exchange, so writers on two
+ * CPUs never interleave (one of them is refused with -EBUSY), and x86's ordering of stores
+ * with stores and loads with loads keeps the latch consistent for readers elsewhere. A
+ * reader whose counter is BEHIND the last fold (a 64-bit counter such as the TSC, read on a
+ * CPU whose TSC lags the folding CPU's by a few cycles) gets the fold's time, not a time
+ * 2^64 cycles ahead; such reads are counted (timekeeping_stats.behind_reads). */
+#ifndef TICKLAB_KERNEL_TIME_CLOCKSOURCE_H
+#define TICKLAB_KERNEL_TIME_CLOCKSOURCE_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define NSEC_PER_SEC 1000000000ull
+
+/* Frequencies above this are rejected (-EINVAL): 1.1 THz, far beyond any counter, and it
+ * keeps freq_hz * 2^shift products inside the 128-bit arithmetic with room to spare. */
+#define CLOCKSOURCE_MAX_FREQ_HZ (1ull << 40)
+
+/* The longest interval registration asks mult/shift to cover (the source's wrap interval is
+ * used when that is shorter). Ten minutes bounds how long tickless idle may sleep; for most
+ * counters the 1-ns error bound runs out earlier anyway. */
+#define CLOCKSOURCE_WANT_MAX_NS (600ull * NSEC_PER_SEC)
+
+/* mask for a counter `bits` wide (1..64). */
+#define CLOCKSOURCE_MASK(bits) ((bits) >= 64 ? UINT64_MAX : (1ull << (bits)) - 1)
+
+struct clocksource {
+    /* ---- filled in by the driver before clocksource_register() ---- */
+    const char *name;            /* "tsc", "hpet", "acpi_pm", "pit", "lapic": what
+                                    clocksource= on the command line matches */
+    uint64_t (*read)(void);      /* current count, low `bits` significant; callable with
+                                    interrupts off and from interrupt handlers */
+    uint64_t mask;               /* 2^bits - 1: deltas are (now - then) & mask (cs_delta) */
+    uint64_t freq_hz;            /* counts per second, calibrated (0: not yet known; the
+                                    source is then listed but not usable) */
+    uint64_t nominal_hz;         /* what the hardware states (HPET period, CPUID 0x15,
+                                    3579545 for the PM timer), 0 if it states nothing; kept
+                                    beside freq_hz so the report can show the difference */
+    int rating;                  /* higher is better; each driver documents its value */
+    uint32_t read_cost_cyc;      /* TSC cycles one read() takes, measured at boot (0: not
+                                    measured) */
+    bool usable;                 /* the driver's verdict; false keeps it from selection */
+    const char *unusable_reason; /* why not, a static string, NULL while usable */
+    /* Optional: what read() does, stated so that time_ns() can do it without the call (it
+     * is on every timer interrupt's path). read_mmio64: the counter is one 64-bit load at
+     * this mapped address (an HPET with a 64-bit counter and 64-bit access); read_is_tsc:
+     * the counter is RDTSC, ordered (LFENCE; RDTSC). 0/false: read() is called. */
+    uintptr_t read_mmio64;
+    bool read_is_tsc;
+
+    /* ---- computed by the core (register, set_freq); read-only for everybody else ---- */
+    uint32_t mult;               /* ns = (cyc * mult) >> shift ... */
+    uint32_t shift;              /* ... for cyc <= max_cyc */
+    uint64_t max_ns;             /* longest interval the conversion is exact to 1 ns and
+                                    free of 64-bit overflow (maybe less than the wrap) */
+    uint64_t max_cyc;            /* max_ns in cycles: floor(max_ns * freq_hz / 1e9) */
+    uint64_t wrap_ns;            /* mask + 1 cycles in ns (UINT64_MAX if beyond 64 bits) */
+    struct clocksource *next;    /* registration list, in order of registration */
+};
+
+/* The wrap-safe delta, the one place it is computed: correct for any interval of at most
+ * mask cycles, however the counter wrapped in between. */
+static inline uint64_t cs_delta(const struct clocksource *cs, uint64_t now, uint64_t then)
+{
+    return (now - then) & cs->mask;
+}
+
+/* Cycles to ns with the source's mult/shift. Valid (no overflow, within 1 ns of exact) for
+ * cyc <= cs->max_cyc only; beyond that the product wraps and the result is garbage. */
+static inline uint64_t cs_cyc_to_ns(const struct clocksource *cs, uint64_t cyc)
+{
+    return (cyc * cs->mult) >> cs->shift;
+}
+
+/* Computes the conversion for a counter at freq_hz: ns = (cyc * *mult) >> *shift with a
+ * 32-bit mult, valid for intervals up to *max_ns, meaning for every cyc up to
+ * floor(*max_ns * freq_hz / 1e9):
+ *   (a) cyc * mult does not overflow 64 bits, and
+ *   (b) the result differs from floor(cyc * 1e9 / freq_hz) by at most 1 ns.
+ * The shift is the largest (finest mult) for which that range reaches want_max_ns; *max_ns
+ * is then want_max_ns. If no shift reaches it, the shift with the longest range is chosen
+ * and *max_ns is that range, smaller than asked: the caller must then convert (the time
+ * core: accumulate) at least every *max_ns. See the derivation in clocksource.c.
+ * Returns 0, or -EINVAL for freq_hz 0 or above CLOCKSOURCE_MAX_FREQ_HZ or want_max_ns 0
+ * (outputs untouched then). */
+int clocks_calc_mult_shift(uint64_t freq_hz, uint64_t want_max_ns, uint32_t *mult,
+                           uint32_t *shift, uint64_t *max_ns);
+
+/* Adds cs to the list and computes mult/shift/max_ns/max_cyc/wrap_ns from freq_hz. A source
+ * whose frequency is 0 or out of range is still listed (the report shows it) but marked
+ * unusable with a reason. Returns 0, -EINVAL (no name, no read, mask 0), -EBUSY (already
+ * registered, or its name is taken). Does not change the current source. */
+int clocksource_register(struct clocksource *cs);
+
+/* Sets a new calibrated frequency and recomputes the conversion. If cs is the current
+ * source, the time so far is folded in at the old rate first (time_ns() does not jump), and
+ * the sub-ns fraction carried is dropped (< 1 ns, never backwards). Clears only the
+ * "no frequency" reason the core itself set. Returns 0, -EINVAL (bad frequency; nothing
+ * changed), -EBUSY (another writer is running). */
+int clocksource_set_freq(struct clocksource *cs, uint64_t freq_hz);
+
+/* Makes a source the base of time_ns(): the named one if name is non-NULL and that source is
+ * registered and usable, otherwise the usable one with the highest rating (the first
+ * registered on a tie). If a name was given and could not be honoured, why (if why_len > 0)
+ * receives one line for an error record, e.g. "clocksource=hpet: unusable (counter does not
+ * count); using tsc"; otherwise why is set to "". Returns the source now current, or NULL
+ * if none is usable (the current source, if any, then stays). */
+struct clocksource *clocksource_select(const char *name, char *why, size_t why_len);
+
+/* Takes cs out of use: unusable with `reason` (a static string), and if time_ns() runs on
+ * it, the best other usable source takes over, time_ns() going on from where it was.
+ * Returns the source time_ns() runs on afterwards: cs itself when no other is usable (time
+ * must go on; the caller reports it), NULL before any select. Interrupts off. */
+struct clocksource *clocksource_demote(struct clocksource *cs, const char *reason);
+
+struct clocksource *clocksource_current(void);   /* NULL before the first select */
+struct clocksource *clocksource_find(const char *name);
+struct clocksource *clocksource_list(void);      /* first registered; follow ->next */
+
+/* Monotonic ns since the first select (0 before). Any context; never blocks; re-reads only
+ * if a writer ran meanwhile. If accumulate was late beyond the wrap, the lost wraps are lost
+ * (see the top of this file); late beyond max_cyc only costs accuracy, not correctness:
+ * the conversion here uses a 128-bit product. */
+uint64_t time_ns(void);
+/* time_ns(), with `other` (e.g. the TSC) read right after the clocksource's counter, in the
+ * same pass: a pair of readings of two clocks a few instructions apart, for mapping a
+ * timestamp taken on `other` into time_ns() time. */
+uint64_t time_ns_paired(uint64_t (*other)(void), uint64_t *other_out);
+/* time_ns() with the TSC (ordered) read right before and right after the counter, nothing
+ * else between them: the counter was sampled between *before and *after, and the time
+ * returned is the start of the count it read (one count lasts 1e9 / freq_hz ns). So a TSC
+ * stamp x took place between t - (*after - x) and t + count + (x - *before): what a
+ * measurement that maps TSC stamps into time_ns() needs to state its own resolution. When
+ * time_ns() runs on the TSC, *before == *after is the counter itself. */
+uint64_t time_ns_bracket_tsc(uint64_t *before, uint64_t *after);
+
+/* Folds the cycles elapsed since the last accumulate into the base. Call it from the tick
+ * (or an hrtimer) at least every timekeeping_max_idle_ns(). Returns 0, -ENODEV (no source
+ * selected), -EBUSY (it interrupted another writer and did nothing). */
+int timekeeping_accumulate(void);
+/* The same, and *now_ns (if non-NULL) receives time_ns() at the moment of the fold, which is
+ * what a caller that needs both (the tick) would otherwise read again. Written on 0 only. */
+int timekeeping_accumulate_ns(uint64_t *now_ns);
+
+/* min(max_ns, wrap interval) of the current source: the longest gap allowed between two
+ * accumulates. UINT64_MAX before a source is selected (nothing to lose yet). */
+uint64_t timekeeping_max_idle_ns(void);
+
+/* The count of cs at which time_ns() reaches ns (the first such count, so an event armed
+ * for it is never early): what a device that compares against that counter (an HPET
+ * comparator against the HPET main counter) is armed with to fire at an absolute time_ns().
+ * Valid until the next accumulate moves the base (the count it names does not change).
+ * 0; -ENODEV (time_ns() does not run on cs); -ETIME (ns is not after the last accumulate:
+ * *cyc is then the base count, already past); -ERANGE (beyond what one fold can hold). */
+int timekeeping_cycles_at(uint64_t ns, const struct clocksource *cs, uint64_t *cyc);
+
+struct timekeeping_stats {
+    uint64_t accumulates;    /* folds done (accumulate, and the fold before a switch) */
+    uint64_t late;           /* folds whose delta exceeded 7/8 of the limit */
+    uint64_t max_delta_cyc;  /* largest delta folded since the current source was selected */
+    uint64_t limit_cyc;      /* the limit itself: min(mask, max_cyc) of the current source */
+    uint64_t busy_skips;     /* writers that found another writer running and did nothing */
+    uint64_t switches;       /* successful changes of source (the first select counts) */
+    uint64_t behind_reads;   /* time_ns() calls that found a 64-bit counter behind the last
+                                fold (another CPU's TSC behind this one's) and clamped */
+};
+void timekeeping_get_stats(struct timekeeping_stats *out);
+
+#ifdef TICKLAB_HOSTED
+/* Host tests only: forget every source and all time state. */
+void clocksource_test_reset(void);
+#endif
+
+#endif

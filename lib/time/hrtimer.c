@@ -1,0 +1,278 @@
+/* lib/time/hrtimer.c - the hrtimer core: queue, device programming, expiry, hang and
+ * storm handling. See hrtimer.h. */
+#include "ticklab/hrtimer.h"
+
+#include "ticklab/clocksource.h"
+
+#include "ticklab/errno.h"
+
+_Static_assert(offsetof(struct hrtimer, node) == 0, "hrtimer must start with its node");
+
+const struct hrtimer_clock hrtimer_clock_time_ns = { "time_ns", time_ns, true };
+
+static struct hrtimer *to_timer(struct tq_node *n)
+{
+    return (struct hrtimer *)(void *)n;
+}
+
+static uint64_t add_sat(uint64_t a, uint64_t b)
+{
+    return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+/* The device's event: its owner is the base (hrtimer_base_init claimed it). */
+static void ce_event(struct clockevent *ce)
+{
+    hrtimer_interrupt(ce->owner);
+}
+
+int hrtimer_base_init(struct hrtimer_base *base, struct clockevent *dev,
+                      const struct hrtimer_clock *clock, struct tq_slot *slots,
+                      uint32_t capacity)
+{
+    if (!base || !dev || !clock || !clock->now_ns || !slots || capacity == 0)
+        return -EINVAL;
+    int rc = clockevent_claim(dev, ce_event, base);
+    if (rc)
+        return rc;
+    *base = (struct hrtimer_base){ .dev = dev, .clock = clock, .now_ns = clock->now_ns,
+                                   .storm_limit = HRTIMER_STORM_LIMIT };
+    tq_init(&base->q, slots, capacity);
+    clockevent_shutdown(dev);
+    return 0;
+}
+
+int hrtimer_base_reclaim(struct hrtimer_base *base, struct tq_slot *slots, uint32_t capacity)
+{
+    struct hrtimer_base old = *base;
+    int rc = hrtimer_base_init(base, old.dev, old.clock, slots, capacity);
+    if (rc)
+        return rc;
+    base->storm_limit = old.storm_limit;
+    base->interrupts = old.interrupts;
+    base->reprograms = old.reprograms;
+    base->shutdowns = old.shutdowns;
+    base->expired = old.expired;
+    base->retries = old.retries;
+    base->hangs = old.hangs;
+    base->max_hang_ns = old.max_hang_ns;
+    base->storm_detected = old.storm_detected;
+    base->program_errors = old.program_errors;
+    base->restart_errors = old.restart_errors;
+    base->rescued = old.rescued;
+    base->spurious = old.spurious;
+    base->stale = old.stale;
+    base->early_fires = old.early_fires;
+    base->early_max_ns = old.early_max_ns;
+    return 0;
+}
+
+void hrtimer_base_release(struct hrtimer_base *base)
+{
+    if (base->dev && base->dev->owner == base)
+        clockevent_release(base->dev);
+    base->armed = false;
+}
+
+/* Arms the device for `expires` (an absolute time; past means "as soon as it can"). */
+static int program(struct hrtimer_base *b, uint64_t expires, uint64_t now)
+{
+    int err;
+
+    b->reprograms++;
+    /* On time_ns() the device can be armed for the absolute moment (CE_ABS devices) and the
+     * others get the delay from a fresh read; on any other clock only the delay is known. */
+    if (b->clock->is_time_ns)
+        err = clockevent_program_abs_ns(b->dev, expires, now);
+    else
+        err = clockevent_program_ns(b->dev, expires > now ? expires - now : 0);
+    b->armed = err == 0;
+    b->armed_ns = expires;
+    b->armed_at_ns = now;
+    if (err)
+        b->program_errors++;
+    return err;
+}
+
+static void shutdown(struct hrtimer_base *b)
+{
+    clockevent_shutdown(b->dev);
+    b->shutdowns++;
+    b->armed = false;
+}
+
+/* After a start or cancel outside the interrupt: follow the earliest deadline. */
+static void update_device(struct hrtimer_base *b)
+{
+    struct tq_node *head;
+
+    if (b->in_interrupt || b->hang_pending)
+        return;
+    head = tq_first(&b->q);
+    if (!head) {
+        if (b->armed)
+            shutdown(b);
+        return;
+    }
+    if (b->armed && tq_deadline_ns(head) == b->armed_ns)
+        return;
+    if (program(b, tq_deadline_ns(head), b->now_ns()) == -ETIME)
+        hrtimer_interrupt(b);   /* nothing armed, no interrupt will come: run it by hand */
+}
+
+int hrtimer_start(struct hrtimer_base *base, struct hrtimer *t, uint64_t expires_ns,
+                  enum hrtimer_mode mode)
+{
+    int r;
+
+    if (!base || !t || !t->fn)
+        return -EINVAL;
+    if (mode == HRTIMER_MODE_REL)
+        expires_ns = add_sat(base->now_ns(), expires_ns);
+    else if (mode != HRTIMER_MODE_ABS)
+        return -EINVAL;
+    r = tq_requeue(&base->q, &t->node, expires_ns);
+    if (r < 0)
+        return r;
+    t->expires_ns = expires_ns;
+    if (r == 1)
+        update_device(base);
+    return 0;
+}
+
+bool hrtimer_cancel(struct hrtimer_base *base, struct hrtimer *t)
+{
+    if (!base || !t || !tq_queued(&t->node))
+        return false;
+    if (tq_remove(&base->q, &t->node) == 1)
+        update_device(base);
+    return true;
+}
+
+uint64_t hrtimer_forward(struct hrtimer *t, uint64_t now_ns, uint64_t interval_ns)
+{
+    uint64_t n;
+    unsigned __int128 e;
+
+    if (interval_ns == 0 || now_ns < t->expires_ns || tq_queued(&t->node))
+        return 0;
+    n = (now_ns - t->expires_ns) / interval_ns;
+    n = n == UINT64_MAX ? n : n + 1;
+    e = (unsigned __int128)t->expires_ns + (unsigned __int128)n * interval_ns;
+    t->expires_ns = e > UINT64_MAX ? UINT64_MAX : (uint64_t)e;
+    return n;
+}
+
+/* Runs every timer due at `now`, at most *budget of them. false if the budget ran out. */
+static bool run_due(struct hrtimer_base *b, uint64_t now, uint32_t *budget)
+{
+    struct tq_node *n;
+
+    while ((n = tq_first(&b->q)) && tq_deadline_ns(n) <= now) {
+        struct hrtimer *t = to_timer(n);
+
+        if (*budget == 0)
+            return false;
+        (*budget)--;
+        tq_pop_first(&b->q);
+        b->expired++;
+        b->running = t;
+        enum hrtimer_restart rs = t->fn(t);
+        b->running = NULL;
+        if (rs == HRTIMER_RESTART && !tq_queued(&t->node) &&
+            tq_insert(&b->q, &t->node, t->expires_ns) < 0)
+            b->restart_errors++;
+    }
+    return true;
+}
+
+void hrtimer_interrupt(struct hrtimer_base *b)
+{
+    uint64_t entry, now, hang, delay;
+    uint32_t budget = b->storm_limit;
+    struct tq_node *head;
+    int tries = 0;
+
+    if (b->in_interrupt)
+        return;
+    b->in_interrupt = true;
+    b->interrupts++;
+    bool was_armed = b->armed;
+    b->armed = false;          /* a one-shot device that fired is no longer armed */
+    b->hang_pending = false;
+    entry = now = b->now_ns();
+    struct tq_node *first = tq_first(&b->q);
+    b->entry_early = false;
+    if (!first || tq_deadline_ns(first) > now) {
+        b->spurious++;
+        if (first && was_armed && b->armed_ns > now) {
+            /* Before the moment the device was armed for: ask the device whether its event
+             * has happened. */
+            b->entry_early = true;
+            uint64_t delay = b->armed_ns > b->armed_at_ns ? b->armed_ns - b->armed_at_ns : 0;
+            /* The device's answer is read after `now`: a CPU taken away between the two
+             * (a host's scheduler under a VM) lets the device reach its moment meanwhile.
+             * So it only counts as early if time is still before that moment after the
+             * answer (the clock read again). */
+            bool fired = clockevent_pending(b->dev) == 0;
+            uint64_t after = b->now_ns();
+            if (fired && after < b->armed_ns &&
+                b->armed_ns - after > HRTIMER_EARLY_TOLERANCE_NS(delay)) {
+                b->early_fires++;
+                if (b->armed_ns - after > b->early_max_ns)
+                    b->early_max_ns = b->armed_ns - after;
+            } else {
+                b->stale++;
+            }
+        }
+    }
+    for (;;) {
+        if (!run_due(b, now, &budget)) {
+            /* Storm: let the rest run one min delta from now. */
+            b->storm_detected++;
+            program(b, now, now);
+            break;
+        }
+        head = tq_first(&b->q);
+        if (!head)
+            break;     /* the device fired and holds nothing: it stays in one-shot mode, so
+                          the next start arms it with one write (no state change) */
+        uint64_t expires = tq_deadline_ns(head);
+        int err = program(b, expires, now);
+        now = b->now_ns();
+        if (err == 0 && expires > now)
+            break;
+        if (err != 0 && err != -ETIME)
+            break;             /* a device error: counted, nothing more to try */
+        if (++tries >= HRTIMER_MAX_TRIES) {
+            /* Hang: the work outran the clock. Like Linux, back off for as long as this
+             * interrupt took (capped) so the rest of the system gets to run. */
+            now = b->now_ns();
+            hang = now > entry ? now - entry : 0;
+            b->hangs++;
+            if (hang > b->max_hang_ns)
+                b->max_hang_ns = hang;
+            delay = hang < HRTIMER_HANG_MAX_DELAY_NS ? hang : HRTIMER_HANG_MAX_DELAY_NS;
+            if (program(b, add_sat(now, delay), now) == 0)
+                b->hang_pending = true;
+            break;
+        }
+        b->retries++;
+    }
+    b->in_interrupt = false;
+    b->entry_early = false;
+}
+
+bool hrtimer_rescue(struct hrtimer_base *b, uint64_t grace_ns)
+{
+    struct tq_node *head = tq_first(&b->q);
+    if (!head || b->in_interrupt)
+        return false;
+    uint64_t now = b->now_ns();
+    if (add_sat(tq_deadline_ns(head), grace_ns) > now)
+        return false;
+    b->rescued++;
+    clockevent_shutdown(b->dev);   /* an event still on its way would find nothing due */
+    hrtimer_interrupt(b);
+    return true;
+}
