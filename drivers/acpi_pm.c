@@ -4,37 +4,40 @@
 #include "ticklab/io.h"
 #include "ticklab/errno.h"
 
-static struct {
-    bool present, verified;
-    uint16_t port;
-    uint64_t mask;
-} pm;
-
-static struct clocksource pm_cs = {
-    .name = "acpi_pm",
-    .read = acpi_pm_read,
-    .rating = ACPI_PM_RATING,
-};
-
-uint64_t acpi_pm_read(void)
+static const struct acpi_pm *of_cs(const struct clocksource *cs)
 {
-    return inl(pm.port) & pm.mask;
+    return clocksource_container(cs, struct acpi_pm, cs);
 }
 
-uint64_t acpi_pm_read_verified(void)
+uint64_t acpi_pm_read(const struct acpi_pm *pm)
+{
+    return inl(pm->port) & pm->cs.mask;
+}
+
+uint64_t acpi_pm_read_verified(const struct acpi_pm *pm)
 {
     uint64_t a, b = 0, c;
 
     for (unsigned i = 0; i < ACPI_PM_VERIFY_TRIES; i++) {
-        a = acpi_pm_read();
-        b = acpi_pm_read();
-        c = acpi_pm_read();
+        a = acpi_pm_read(pm);
+        b = acpi_pm_read(pm);
+        c = acpi_pm_read(pm);
         /* b is on the forward arc from a to c: a glitch in b almost never lands on that
          * arc (a few ticks long), and a glitch in a or c is not what we return. */
-        if (((b - a) & pm.mask) <= ((c - a) & pm.mask))
+        if (cs_delta(&pm->cs, b, a) <= cs_delta(&pm->cs, c, a))
             return b;
     }
     return b;
+}
+
+static uint64_t pm_cs_read(const struct clocksource *cs)
+{
+    return acpi_pm_read(of_cs(cs));
+}
+
+static uint64_t pm_cs_read_verified(const struct clocksource *cs)
+{
+    return acpi_pm_read_verified(of_cs(cs));
 }
 
 static int absent(const char *why, const char **reason)
@@ -44,50 +47,49 @@ static int absent(const char *why, const char **reason)
     return -ENODEV;
 }
 
-int acpi_pm_init(uint16_t port, bool counter_32bit, const char **reason)
+int acpi_pm_init(struct acpi_pm *pm, uint16_t port, bool counter_32bit, const char **reason)
 {
-    pm.present = pm.verified = false;
+    *pm = (struct acpi_pm){ 0 };
     if (port == 0)
         return absent("no PM timer port", reason);
     if (inl(port) == UINT32_MAX && inl(port) == UINT32_MAX)
         return absent("port reads all ones: nothing there", reason);
-    pm.port = port;
-    pm.mask = counter_32bit ? CLOCKSOURCE_MASK(32) : CLOCKSOURCE_MASK(24);
-    pm.present = true;
-    pm_cs.read = acpi_pm_read;
-    pm_cs.mask = pm.mask;
+    pm->port = port;
+    pm->present = true;
     /* The rate is stated by the ACPI spec, not guessed: usable before calibration. */
-    pm_cs.nominal_hz = pm_cs.freq_hz = ACPI_PM_HZ;
-    pm_cs.usable = true;
-    pm_cs.unusable_reason = NULL;
+    pm->cs = (struct clocksource){
+        .name = "acpi_pm", .read = pm_cs_read, .rating = ACPI_PM_RATING,
+        .mask = counter_32bit ? CLOCKSOURCE_MASK(32) : CLOCKSOURCE_MASK(24),
+        .nominal_hz = ACPI_PM_HZ, .freq_hz = ACPI_PM_HZ, .usable = true,
+    };
     if (reason)
         *reason = NULL;
     return 0;
 }
 
-bool acpi_pm_counting(uint64_t probe_cyc)
+bool acpi_pm_counting(struct acpi_pm *pm, uint64_t probe_cyc)
 {
-    if (!pm.present)
+    if (!pm->present)
         return false;
-    uint64_t first = acpi_pm_read(), t0 = rdtsc();
+    uint64_t first = acpi_pm_read(pm), t0 = rdtsc();
     while (rdtsc() - t0 < probe_cyc)
-        if (acpi_pm_read() != first)
+        if (acpi_pm_read(pm) != first)
             return true;
-    pm_cs.usable = false;
-    pm_cs.unusable_reason = "counter does not count";
+    pm->cs.usable = false;
+    pm->cs.unusable_reason = "counter does not count";
     return false;
 }
 
-bool acpi_pm_check_monotonic(unsigned reads)
+bool acpi_pm_check_monotonic(struct acpi_pm *pm, unsigned reads)
 {
-    if (!pm.present)
+    if (!pm->present)
         return false;
-    uint64_t last = acpi_pm_read();
+    uint64_t last = acpi_pm_read(pm);
     for (unsigned i = 0; i < reads; i++) {
-        uint64_t now = acpi_pm_read();
-        if (((now - last) & pm.mask) > pm.mask / 2) {
-            pm.verified = true;
-            pm_cs.read = acpi_pm_read_verified;
+        uint64_t now = acpi_pm_read(pm);
+        if (cs_delta(&pm->cs, now, last) > pm->cs.mask / 2) {
+            pm->verified = true;
+            pm->cs.read = pm_cs_read_verified;
             return false;
         }
         last = now;
@@ -95,12 +97,7 @@ bool acpi_pm_check_monotonic(unsigned reads)
     return true;
 }
 
-bool acpi_pm_uses_verified_read(void)
+struct clocksource *acpi_pm_clocksource(struct acpi_pm *pm)
 {
-    return pm.verified;
-}
-
-struct clocksource *acpi_pm_clocksource(void)
-{
-    return pm.present ? &pm_cs : NULL;
+    return pm->present ? &pm->cs : NULL;
 }

@@ -35,28 +35,36 @@
  * middle read anyway; a glitch in most of 24 consecutive reads is not a timer. */
 #define ACPI_PM_VERIFY_TRIES 8
 
+/* One PM timer: its port, its width and its clocksource. Every function takes the timer it
+ * works on. */
+struct acpi_pm {
+    uint16_t port;
+    bool present;               /* acpi_pm_init() succeeded */
+    bool verified;              /* reads go through acpi_pm_read_verified() */
+    struct clocksource cs;      /* "acpi_pm" (acpi_pm_clocksource) */
+};
+
 /* Remembers the port and width, checks that something answers. Returns 0, or -ENODEV with
  * *reason (if given): "no PM timer port" (port 0), "port reads all ones: nothing there".
  * Fills the clocksource (mask, nominal_hz = freq_hz = ACPI_PM_HZ, usable). */
-int acpi_pm_init(uint16_t port, bool counter_32bit, const char **reason);
+int acpi_pm_init(struct acpi_pm *pm, uint16_t port, bool counter_32bit, const char **reason);
 
 /* inl(port) & mask: 24 or 32 significant bits. */
-uint64_t acpi_pm_read(void);
+uint64_t acpi_pm_read(const struct acpi_pm *pm);
 /* The glitch-proof read described above (three port reads, or more on a glitch). */
-uint64_t acpi_pm_read_verified(void);
+uint64_t acpi_pm_read_verified(const struct acpi_pm *pm);
 
 /* Whether the counter moves within probe_cyc TSC cycles. On false the clocksource is marked
  * unusable with "counter does not count". */
-bool acpi_pm_counting(uint64_t probe_cyc);
+bool acpi_pm_counting(struct acpi_pm *pm, uint64_t probe_cyc);
 
 /* Takes `reads` plain reads back to back; a step of more than half the counter's range
  * between two of them is a step backwards (no two reads are seconds apart), i.e. glitched
  * reads. Then the clocksource switches to acpi_pm_read_verified() for good and this returns
- * false. acpi_pm_uses_verified_read() tells which read is in use. */
-bool acpi_pm_check_monotonic(unsigned reads);
-bool acpi_pm_uses_verified_read(void);
+ * false. pm->verified tells which read is in use. */
+bool acpi_pm_check_monotonic(struct acpi_pm *pm, unsigned reads);
 
 /* The "acpi_pm" clocksource; NULL before a successful acpi_pm_init(). */
-struct clocksource *acpi_pm_clocksource(void);
+struct clocksource *acpi_pm_clocksource(struct acpi_pm *pm);
 
 #endif

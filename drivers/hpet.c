@@ -39,46 +39,33 @@
  * on a counting HPET; more tries only guard against a broken one. */
 #define HLH_TRIES 4
 
-static struct {
-    bool present;
-    uintptr_t mmio;
-    bool access32, counter64, legacy_cap;
-    unsigned comparators;
-} hpet;
-
-static struct clocksource hpet_cs = {
-    .name = "hpet",
-    .read = hpet_read,
-    .rating = HPET_RATING,
-};
-
-static uint32_t rd32(uint32_t reg)
+static uint32_t rd32(const struct hpet *h, uint32_t reg)
 {
-    return mmio_read32(hpet.mmio + reg);
+    return mmio_read32(h->mmio + reg);
 }
 
-static void wr32(uint32_t reg, uint32_t v)
+static void wr32(const struct hpet *h, uint32_t reg, uint32_t v)
 {
-    mmio_write32(hpet.mmio + reg, v);
+    mmio_write32(h->mmio + reg, v);
 }
 
 /* A register whose halves do not move (not the counter): two halves are as good as one. */
-static uint64_t rd64_static(uint32_t reg)
+static uint64_t rd64_static(const struct hpet *h, uint32_t reg)
 {
-    if (!hpet.access32)
-        return mmio_read64(hpet.mmio + reg);
-    return rd32(reg) | (uint64_t)rd32(reg + 4) << 32;
+    if (!h->access32)
+        return mmio_read64(h->mmio + reg);
+    return rd32(h, reg) | (uint64_t)rd32(h, reg + 4) << 32;
 }
 
 /* ---- main counter ------------------------------------------------------------------------ */
 
-static uint64_t read_high_low_high(void)
+static uint64_t read_high_low_high(const struct hpet *h)
 {
-    uint32_t hi = rd32(MAIN_CNT_HI), lo, again;
+    uint32_t hi = rd32(h, MAIN_CNT_HI), lo, again;
 
     for (unsigned i = 0; i < HLH_TRIES; i++) {
-        lo = rd32(MAIN_CNT);
-        again = rd32(MAIN_CNT_HI);
+        lo = rd32(h, MAIN_CNT);
+        again = rd32(h, MAIN_CNT_HI);
         if (again == hi)
             return (uint64_t)hi << 32 | lo;
         hi = again;   /* the low half rolled over between the reads: once more */
@@ -87,48 +74,65 @@ static uint64_t read_high_low_high(void)
     return (uint64_t)hi << 32;
 }
 
-uint64_t hpet_read(void)
+uint64_t hpet_read(const struct hpet *h)
 {
-    if (!hpet.counter64)
-        return rd32(MAIN_CNT);   /* a 32-bit counter: the high half is not a count */
-    if (!hpet.access32)
-        return mmio_read64(hpet.mmio + MAIN_CNT);
-    return read_high_low_high();
+    if (!h->counter64)
+        return rd32(h, MAIN_CNT);   /* a 32-bit counter: the high half is not a count */
+    if (!h->access32)
+        return mmio_read64(h->mmio + MAIN_CNT);
+    return read_high_low_high(h);
 }
 
-void hpet_enable(void)
+static const struct hpet *of_cs(const struct clocksource *cs)
 {
-    wr32(GEN_CONF, rd32(GEN_CONF) | CONF_ENABLE);
+    return clocksource_container(cs, struct hpet, cs);
 }
 
-void hpet_disable(void)
+static uint64_t hpet_cs_read(const struct clocksource *cs)
 {
-    wr32(GEN_CONF, rd32(GEN_CONF) & ~CONF_ENABLE);
+    return hpet_read(of_cs(cs));
 }
 
-static bool not_counting(const char *why)
+/* The read where the counter is 64 bits wide and 64-bit accesses are allowed: one load,
+ * nothing to decide (time_ns() is on every timer interrupt's path). */
+static uint64_t hpet_cs_read64(const struct clocksource *cs)
 {
-    hpet_cs.usable = false;
-    hpet_cs.unusable_reason = why;
+    return mmio_read64(of_cs(cs)->mmio + MAIN_CNT);
+}
+
+void hpet_enable(struct hpet *h)
+{
+    wr32(h, GEN_CONF, rd32(h, GEN_CONF) | CONF_ENABLE);
+}
+
+void hpet_disable(struct hpet *h)
+{
+    wr32(h, GEN_CONF, rd32(h, GEN_CONF) & ~CONF_ENABLE);
+}
+
+static bool not_counting(struct hpet *h, const char *why)
+{
+    h->cs.usable = false;
+    h->cs.unusable_reason = why;
     return false;
 }
 
-bool hpet_counting(uint64_t probe_cyc)
+bool hpet_counting(struct hpet *h, uint64_t probe_cyc)
 {
-    if (!hpet.present)
+    if (!h->present)
         return false;
-    if (!(rd32(GEN_CONF) & CONF_ENABLE))
-        return not_counting("counter not enabled");
-    uint64_t first = hpet_read(), t0 = rdtsc();
+    if (!(rd32(h, GEN_CONF) & CONF_ENABLE))
+        return not_counting(h, "counter not enabled");
+    uint64_t first = hpet_read(h), t0 = rdtsc();
     while (rdtsc() - t0 < probe_cyc)
-        if (hpet_read() != first)
+        if (hpet_read(h) != first)
             return true;
-    return not_counting("counter does not count");
+    return not_counting(h, "counter does not count");
 }
 
-struct clocksource *hpet_clocksource(void)
+struct clocksource *hpet_clocksource(struct hpet *h)
 {
-    return hpet.present ? &hpet_cs : NULL;
+    return h->present ? &h->cs : NULL;
 }
 
 /* ---- init -------------------------------------------------------------------------------- */
@@ -148,38 +152,31 @@ static int check_caps(uint64_t cap, const char **reason)
     return 0;
 }
 
-static void quiet_comparators(void)
+static void quiet_comparators(struct hpet *h)
 {
-    for (unsigned n = 0; n < hpet.comparators; n++)
-        hpet_comparator_stop(n);
+    for (unsigned n = 0; n < h->comparators; n++)
+        hpet_comparator_stop(h, n);
 }
 
-/* The clocksource's read where the counter is 64 bits wide and 64-bit accesses are allowed:
- * one load, nothing to decide (time_ns() is on every timer interrupt's path). */
-static uint64_t hpet_read64(void)
+static void fill_clocksource(struct hpet *h, uint32_t period_fs)
 {
-    return mmio_read64(hpet.mmio + MAIN_CNT);
-}
-
-static void fill_clocksource(uint32_t period_fs)
-{
-    bool one_load = hpet.counter64 && !hpet.access32;
-    hpet_cs.read = one_load ? hpet_read64 : hpet_read;
-    hpet_cs.read_mmio64 = one_load ? hpet.mmio + MAIN_CNT : 0;
-    hpet_cs.mask = hpet.counter64 ? CLOCKSOURCE_MASK(64) : CLOCKSOURCE_MASK(32);
-    hpet_cs.nominal_hz = (HPET_FS_PER_SEC + period_fs / 2) / period_fs;
+    bool one_load = h->counter64 && !h->access32;
+    h->cs = (struct clocksource){
+        .name = "hpet", .read = one_load ? hpet_cs_read64 : hpet_cs_read,
+        .direct = { .kind = one_load ? IO_COUNTER_MMIO64 : IO_COUNTER_CALL,
+                    .mmio = one_load ? h->mmio + MAIN_CNT : 0 },
+        .mask = h->counter64 ? CLOCKSOURCE_MASK(64) : CLOCKSOURCE_MASK(32),
+        .nominal_hz = (HPET_FS_PER_SEC + period_fs / 2) / period_fs, .rating = HPET_RATING,
+        .usable = true,
+    };
     /* The rate is the hardware's own statement, not a guess: usable before calibration. */
-    hpet_cs.freq_hz = hpet_cs.nominal_hz;
-    hpet_cs.usable = true;
-    hpet_cs.unusable_reason = NULL;
+    h->cs.freq_hz = h->cs.nominal_hz;
 }
 
-int hpet_init(uintptr_t mmio, bool access32, struct hpet_info *out)
+int hpet_init(struct hpet *h, uintptr_t mmio, bool access32, struct hpet_info *out)
 {
-    hpet.present = false;
-    hpet.mmio = mmio;
-    hpet.access32 = access32;
-    uint64_t cap = rd64_static(GCAP_ID);
+    *h = (struct hpet){ .mmio = mmio, .access32 = access32 };
+    uint64_t cap = rd64_static(h, GCAP_ID);
     *out = (struct hpet_info){
         .period_fs = CAP_PERIOD_FS(cap), .comparators = CAP_NUM_TIM(cap),
         .counter_64bit = (cap & CAP_COUNT_SIZE) != 0,
@@ -189,159 +186,173 @@ int hpet_init(uintptr_t mmio, bool access32, struct hpet_info *out)
     int rc = check_caps(cap, &out->reason);
     if (rc)
         return rc;
-    hpet.counter64 = out->counter_64bit;
-    hpet.legacy_cap = out->legacy_capable;
-    hpet.comparators = out->comparators;
-    hpet.present = true;
-    wr32(GEN_CONF, rd32(GEN_CONF) & ~CONF_LEG_RT);
-    quiet_comparators();
-    fill_clocksource(out->period_fs);
-    out->nominal_hz = hpet_cs.nominal_hz;
+    h->counter64 = out->counter_64bit;
+    h->legacy_cap = out->legacy_capable;
+    h->comparators = out->comparators;
+    h->present = true;
+    wr32(h, GEN_CONF, rd32(h, GEN_CONF) & ~CONF_LEG_RT);
+    quiet_comparators(h);
+    fill_clocksource(h, out->period_fs);
+    out->nominal_hz = h->cs.nominal_hz;
     return 0;
 }
 
-int hpet_legacy_replacement(bool on)
+int hpet_legacy_replacement(struct hpet *h, bool on)
 {
-    if (!hpet.present)
+    if (!h->present)
         return -ENODEV;
-    if (on && !hpet.legacy_cap)
+    if (on && !h->legacy_cap)
         return -ENOTSUP;
-    uint32_t conf = rd32(GEN_CONF) & ~CONF_LEG_RT;
-    wr32(GEN_CONF, on ? conf | CONF_LEG_RT : conf);
+    uint32_t conf = rd32(h, GEN_CONF) & ~CONF_LEG_RT;
+    wr32(h, GEN_CONF, on ? conf | CONF_LEG_RT : conf);
     return 0;
 }
 
 /* ---- comparators ------------------------------------------------------------------------- */
 
-static int check_comparator(unsigned n)
+static int check_comparator(const struct hpet *h, unsigned n)
 {
-    if (!hpet.present)
+    if (!h->present)
         return -ENODEV;
-    return n < hpet.comparators ? 0 : -EINVAL;
+    return n < h->comparators ? 0 : -EINVAL;
 }
 
 /* 64-bit compares need a 64-bit counter, a 64-bit comparator and a 64-bit write. */
-static bool compares_64(uint32_t conf)
+static bool compares_64(const struct hpet *h, uint32_t conf)
 {
-    return hpet.counter64 && (conf & TN_SIZE_CAP) && !hpet.access32;
+    return h->counter64 && (conf & TN_SIZE_CAP) && !h->access32;
 }
 
-static uint64_t cmp_mask(uint32_t conf)
+static uint64_t cmp_mask(const struct hpet *h, uint32_t conf)
 {
-    return compares_64(conf) ? UINT64_MAX : UINT32_MAX;
+    return compares_64(h, conf) ? UINT64_MAX : UINT32_MAX;
 }
 
 /* The configuration bits for the width ticklab compares in. */
-static uint32_t with_width(uint32_t conf)
+static uint32_t with_width(const struct hpet *h, uint32_t conf)
 {
-    if ((conf & TN_SIZE_CAP) && !compares_64(conf))
+    if ((conf & TN_SIZE_CAP) && !compares_64(h, conf))
         return conf | TN_32MODE;
     return conf & ~TN_32MODE;
 }
 
-static void write_comparator(unsigned n, uint64_t v, uint32_t conf)
+static void write_comparator(const struct hpet *h, unsigned n, uint64_t v, uint32_t conf)
 {
-    if (compares_64(conf))
-        mmio_write64(hpet.mmio + TN_CMP(n), v);
+    if (compares_64(h, conf))
+        mmio_write64(h->mmio + TN_CMP(n), v);
     else
-        wr32(TN_CMP(n), (uint32_t)v);
+        wr32(h, TN_CMP(n), (uint32_t)v);
 }
 
 /* Whether a comparator just written with target may never match: the counter, read back
  * after the write, is within HPET_CMP_MARGIN_CYC of target or past it (wrap-safe, in the
  * comparator's width). The read is ordered after the write (uncached accesses stay in
  * program order), but the chip may apply the write up to two clocks later (hpet.h). */
-static bool too_late(uint64_t target, uint32_t conf)
+static bool too_late(const struct hpet *h, uint64_t target, uint32_t conf)
 {
-    uint64_t now = hpet_read();
+    uint64_t now = hpet_read(h);
 
-    if (compares_64(conf))
+    if (compares_64(h, conf))
         return (int64_t)(target - now) < HPET_CMP_MARGIN_CYC;
     return (int32_t)((uint32_t)target - (uint32_t)now) < HPET_CMP_MARGIN_CYC;
 }
 
-int hpet_comparator_caps(unsigned n, struct hpet_comparator_caps *out)
+/* One-shot mode, the one way: the configuration written once (interrupt on, not periodic,
+ * the compare width); each event is then arm(): one comparator write and one counter read. */
+static uint32_t oneshot_mode(const struct hpet *h, unsigned n)
 {
-    int rc = check_comparator(n);
+    uint32_t conf = with_width(h, rd32(h, TN_CONF(n)) & ~(TN_PERIODIC | TN_VAL_SET)) |
+                    TN_INT_ENB;
+    wr32(h, TN_CONF(n), conf);
+    return conf;
+}
+
+/* Equality match: if the counter got there before the write landed, nothing fires. */
+static int arm(const struct hpet *h, unsigned n, uint32_t conf, uint64_t abs_cyc)
+{
+    write_comparator(h, n, abs_cyc, conf);
+    return too_late(h, abs_cyc, conf) ? -ETIME : 0;
+}
+
+int hpet_comparator_caps(const struct hpet *h, unsigned n, struct hpet_comparator_caps *out)
+{
+    int rc = check_comparator(h, n);
     if (rc)
         return rc;
-    uint32_t conf = rd32(TN_CONF(n));
+    uint32_t conf = rd32(h, TN_CONF(n));
     *out = (struct hpet_comparator_caps){
         .periodic = (conf & TN_PER_CAP) != 0, .size_64bit = (conf & TN_SIZE_CAP) != 0,
-        .fsb = (conf & TN_FSB_CAP) != 0, .route_cap = rd32(TN_ROUTE_CAP(n)),
-        .cmp_mask = cmp_mask(conf),
+        .fsb = (conf & TN_FSB_CAP) != 0, .route_cap = rd32(h, TN_ROUTE_CAP(n)),
+        .cmp_mask = cmp_mask(h, conf),
     };
     return 0;
 }
 
-int hpet_comparator_route(unsigned n, unsigned ioapic_gsi)
+int hpet_comparator_route(struct hpet *h, unsigned n, unsigned ioapic_gsi)
 {
-    int rc = check_comparator(n);
+    int rc = check_comparator(h, n);
     if (rc)
         return rc;
-    if (ioapic_gsi >= 32 || !(rd32(TN_ROUTE_CAP(n)) & (1u << ioapic_gsi)))
+    if (ioapic_gsi >= 32 || !(rd32(h, TN_ROUTE_CAP(n)) & (1u << ioapic_gsi)))
         return -EINVAL;
-    uint32_t conf = rd32(TN_CONF(n)) & ~(TN_ROUTE_MASK | TN_FSB_EN | TN_INT_LEVEL);
-    wr32(TN_CONF(n), conf | ioapic_gsi << TN_ROUTE_SHIFT);
+    uint32_t conf = rd32(h, TN_CONF(n)) & ~(TN_ROUTE_MASK | TN_FSB_EN | TN_INT_LEVEL);
+    wr32(h, TN_CONF(n), conf | ioapic_gsi << TN_ROUTE_SHIFT);
     return 0;
 }
 
-int hpet_comparator_level(unsigned n, bool level)
+int hpet_comparator_level(struct hpet *h, unsigned n, bool level)
 {
-    int rc = check_comparator(n);
+    int rc = check_comparator(h, n);
     if (rc)
         return rc;
-    uint32_t conf = rd32(TN_CONF(n)) & ~TN_INT_LEVEL;
-    wr32(TN_CONF(n), level ? conf | TN_INT_LEVEL : conf);
+    uint32_t conf = rd32(h, TN_CONF(n)) & ~TN_INT_LEVEL;
+    wr32(h, TN_CONF(n), level ? conf | TN_INT_LEVEL : conf);
     return 0;
 }
 
-int hpet_set_oneshot(unsigned n, uint64_t abs_cyc)
+int hpet_set_oneshot(struct hpet *h, unsigned n, uint64_t abs_cyc)
 {
-    int rc = check_comparator(n);
+    int rc = check_comparator(h, n);
     if (rc)
         return rc;
-    uint32_t conf = with_width(rd32(TN_CONF(n)) & ~(TN_PERIODIC | TN_VAL_SET)) | TN_INT_ENB;
-    wr32(TN_CONF(n), conf);
-    write_comparator(n, abs_cyc, conf);
-    /* Equality match: if the counter got there before the write landed, nothing fires. */
-    return too_late(abs_cyc, conf) ? -ETIME : 0;
+    return arm(h, n, oneshot_mode(h, n), abs_cyc);
 }
 
-int hpet_set_periodic(unsigned n, uint64_t period_cyc)
+int hpet_set_periodic(struct hpet *h, unsigned n, uint64_t period_cyc)
 {
-    int rc = check_comparator(n);
+    int rc = check_comparator(h, n);
     if (rc)
         return rc;
-    uint32_t conf = with_width(rd32(TN_CONF(n)));
+    uint32_t conf = with_width(h, rd32(h, TN_CONF(n)));
     if (!(conf & TN_PER_CAP))
         return -ENOTSUP;
     if (period_cyc == 0)
         return -EINVAL;
-    if (period_cyc > cmp_mask(conf) / 2)
+    if (period_cyc > cmp_mask(h, conf) / 2)
         return -ERANGE;
     conf |= TN_PERIODIC | TN_VAL_SET | TN_INT_ENB;
-    wr32(TN_CONF(n), conf);
-    uint64_t first = hpet_read() + period_cyc;
-    write_comparator(n, first, conf);        /* VAL_SET: the comparator itself */
-    write_comparator(n, period_cyc, conf);   /* VAL_SET has cleared: the increment */
-    return too_late(first, conf) ? -ETIME : 0;
+    wr32(h, TN_CONF(n), conf);
+    uint64_t first = hpet_read(h) + period_cyc;
+    write_comparator(h, n, first, conf);        /* VAL_SET: the comparator itself */
+    write_comparator(h, n, period_cyc, conf);   /* VAL_SET has cleared: the increment */
+    return too_late(h, first, conf) ? -ETIME : 0;
 }
 
-int hpet_comparator_stop(unsigned n)
+int hpet_comparator_stop(struct hpet *h, unsigned n)
 {
-    int rc = check_comparator(n);
+    int rc = check_comparator(h, n);
     if (rc)
         return rc;
-    wr32(TN_CONF(n), rd32(TN_CONF(n)) & ~(TN_INT_ENB | TN_PERIODIC | TN_VAL_SET | TN_FSB_EN));
-    hpet_ack(n);
+    wr32(h, TN_CONF(n),
+         rd32(h, TN_CONF(n)) & ~(TN_INT_ENB | TN_PERIODIC | TN_VAL_SET | TN_FSB_EN));
+    hpet_ack(h, n);
     return 0;
 }
 
-void hpet_ack(unsigned n)
+void hpet_ack(const struct hpet *h, unsigned n)
 {
     if (n < HPET_MAX_COMPARATORS)
-        wr32(GINTR_STA, 1u << n);
+        wr32(h, GINTR_STA, 1u << n);
 }
 
 /* ---- a comparator as a clock event device ------------------------------------------------ */
@@ -351,36 +362,21 @@ static struct hpet_channel *to_channel(struct clockevent *ce)
     return clockevent_container(ce, struct hpet_channel, ce);
 }
 
-static void line_unmask(const struct clockevent_line *l)
-{
-    if (l && l->unmask)
-        l->unmask(l->ctx);
-}
-
-static void line_mask(const struct clockevent_line *l)
-{
-    if (l && l->mask)
-        l->mask(l->ctx);
-}
-
-/* ONESHOT: the configuration once (interrupt on, not periodic, the compare width); each
- * event is then one comparator write and one counter read. */
 static int channel_oneshot(struct clockevent *ce)
 {
     struct hpet_channel *ch = to_channel(ce);
-    ch->conf = with_width(rd32(TN_CONF(ch->n)) & ~(TN_PERIODIC | TN_VAL_SET)) | TN_INT_ENB;
+    ch->conf = oneshot_mode(ch->hpet, ch->n);
     ch->level = (ch->conf & TN_INT_LEVEL) != 0;
-    wr32(TN_CONF(ch->n), ch->conf);
-    line_unmask(ch->line);
+    clockevent_line_unmask(ch->ce.line);
     return 0;
 }
 
 static int channel_periodic(struct clockevent *ce, uint64_t period_cyc)
 {
     struct hpet_channel *ch = to_channel(ce);
-    line_unmask(ch->line);
-    int rc = hpet_set_periodic(ch->n, period_cyc);
-    ch->conf = rd32(TN_CONF(ch->n));
+    clockevent_line_unmask(ch->ce.line);
+    int rc = hpet_set_periodic(ch->hpet, ch->n, period_cyc);
+    ch->conf = rd32(ch->hpet, TN_CONF(ch->n));
     ch->level = (ch->conf & TN_INT_LEVEL) != 0;
     return rc;
 }
@@ -388,59 +384,58 @@ static int channel_periodic(struct clockevent *ce, uint64_t period_cyc)
 static int channel_shutdown(struct clockevent *ce)
 {
     struct hpet_channel *ch = to_channel(ce);
-    hpet_comparator_stop(ch->n);
-    line_mask(ch->line);
+    hpet_comparator_stop(ch->hpet, ch->n);
+    clockevent_line_mask(ch->ce.line);
     return 0;
 }
 
 static int channel_next_abs(struct clockevent *ce, uint64_t cyc)
 {
     struct hpet_channel *ch = to_channel(ce);
-    write_comparator(ch->n, cyc, ch->conf);
-    return too_late(cyc, ch->conf) ? -ETIME : 0;
+    return arm(ch->hpet, ch->n, ch->conf, cyc);
 }
 
 /* The counter has not reached the comparator yet (wrap-safe, in the compare width). */
 static int channel_pending(struct clockevent *ce)
 {
     struct hpet_channel *ch = to_channel(ce);
-    uint64_t now = hpet_read();
-    if (compares_64(ch->conf)) {
-        uint64_t cmp = rd64_static(TN_CMP(ch->n));
+    const struct hpet *h = ch->hpet;
+    uint64_t now = hpet_read(h);
+    if (compares_64(h, ch->conf)) {
+        uint64_t cmp = rd64_static(h, TN_CMP(ch->n));
         return (int64_t)(cmp - now) > 0;
     }
-    return (int32_t)(rd32(TN_CMP(ch->n)) - (uint32_t)now) > 0;
+    return (int32_t)(rd32(h, TN_CMP(ch->n)) - (uint32_t)now) > 0;
 }
 
 static int channel_next_event(struct clockevent *ce, uint64_t delta_cyc)
 {
-    return channel_next_abs(ce, hpet_read() + delta_cyc);
+    return channel_next_abs(ce, hpet_read(to_channel(ce)->hpet) + delta_cyc);
 }
 
-int hpet_channel_init(struct hpet_channel *ch, unsigned n, unsigned cpu,
+int hpet_channel_init(struct hpet_channel *ch, struct hpet *h, unsigned n, unsigned cpu,
                       const struct clockevent_line *line)
 {
     struct hpet_comparator_caps caps;
-    int rc = hpet_comparator_caps(n, &caps);
+    int rc = hpet_comparator_caps(h, n, &caps);
     if (rc)
         return rc;
-    *ch = (struct hpet_channel){ .n = n, .line = line };
+    *ch = (struct hpet_channel){ .hpet = h, .n = n };
     if (n == 0)
         fmt_snprintf(ch->name, sizeof(ch->name), "hpet");   /* what clockevent=hpet names */
     else
         fmt_snprintf(ch->name, sizeof(ch->name), "hpet%u", n);
-    ch->conf = rd32(TN_CONF(n));
+    ch->conf = rd32(h, TN_CONF(n));
     ch->ce = (struct clockevent){
-        .name = ch->name, .cpu = cpu,
+        .name = ch->name, .cpu = cpu, .line = line,
         .features = CE_ONESHOT | CE_ABS | (caps.periodic ? CE_PERIODIC : 0),
-        .freq_hz = hpet_cs.freq_hz, .min_delta_cyc = HPET_CMP_MARGIN_CYC,
+        .freq_hz = h->cs.freq_hz, .min_delta_cyc = HPET_CMP_MARGIN_CYC,
         .max_delta_cyc = caps.cmp_mask >> 1, .rating = HPET_CE_RATING, .usable = true,
         .set_state_oneshot = channel_oneshot, .set_state_shutdown = channel_shutdown,
         .set_state_periodic = caps.periodic ? channel_periodic : 0,
         .set_next_event = channel_next_event, .set_next_abs = channel_next_abs,
-        .abs_cs = &hpet_cs, .pending = channel_pending,
+        .abs_cs = &h->cs, .pending = channel_pending,
     };
-    hpet_comparator_stop(n);
+    hpet_comparator_stop(h, n);
     return 0;
 }
-

@@ -66,6 +66,19 @@
  * PIT (100: three port writes, 838 ns granularity). */
 #define HPET_CE_RATING        120
 
+/* One HPET block: where it is mapped, what its capabilities say, and its main counter as a
+ * clocksource. Filled by hpet_init(); every function takes the block it works on, so two
+ * blocks can coexist (give the second clocksource another name before registering it). */
+struct hpet {
+    uintptr_t mmio;             /* the mapped block */
+    bool present;               /* hpet_init() succeeded */
+    bool access32;              /* 32-bit accesses only */
+    bool counter64;             /* COUNT_SIZE_CAP */
+    bool legacy_cap;            /* LEG_RT_CAP */
+    unsigned comparators;       /* NUM_TIM_CAP + 1 */
+    struct clocksource cs;      /* "hpet", the main counter (hpet_clocksource) */
+};
+
 struct hpet_info {
     uint32_t period_fs;         /* COUNTER_CLK_PERIOD */
     uint64_t nominal_hz;        /* 1e15 / period_fs, rounded to nearest */
@@ -92,33 +105,33 @@ struct hpet_comparator_caps {
  * counter's value or its ENABLE_CNF (see hpet_enable). mmio: the mapped block; access32:
  * make 32-bit accesses only. Returns 0, -ENODEV (capabilities read all ones or all zeros:
  * nothing there) or -EINVAL (period out of range); out->reason says which. */
-int hpet_init(uintptr_t mmio, bool access32, struct hpet_info *out);
+int hpet_init(struct hpet *h, uintptr_t mmio, bool access32, struct hpet_info *out);
 
 /* ENABLE_CNF: the main counter counts (and comparators can match) only while enabled. */
-void hpet_enable(void);
-void hpet_disable(void);
+void hpet_enable(struct hpet *h);
+void hpet_disable(struct hpet *h);
 
 /* The main counter now, low 32 bits only for a 32-bit counter. Never torn: see the top. */
-uint64_t hpet_read(void);
+uint64_t hpet_read(const struct hpet *h);
 
 /* Whether the main counter moves within probe_cyc TSC cycles (call after hpet_enable). On
  * false the clocksource is marked unusable with the reason ("counter not enabled", "counter
  * does not count"). */
-bool hpet_counting(uint64_t probe_cyc);
+bool hpet_counting(struct hpet *h, uint64_t probe_cyc);
 
-/* The "hpet" clocksource: filled by hpet_init() (mask, nominal_hz and freq_hz = the stated
- * rate, rating HPET_RATING, usable); NULL before a successful hpet_init(). */
-struct clocksource *hpet_clocksource(void);
+/* The block's "hpet" clocksource: filled by hpet_init() (mask, nominal_hz and freq_hz = the
+ * stated rate, rating HPET_RATING, usable); NULL before a successful hpet_init(). */
+struct clocksource *hpet_clocksource(struct hpet *h);
 
 /* ---- comparators: n is 0 .. comparators - 1; -EINVAL otherwise, -ENODEV before init ---- */
 
-int hpet_comparator_caps(unsigned n, struct hpet_comparator_caps *out);
+int hpet_comparator_caps(const struct hpet *h, unsigned n, struct hpet_comparator_caps *out);
 
 /* INT_ROUTE_CNF = ioapic_gsi (edge-triggered, FSB off). -EINVAL when ioapic_gsi is not in
  * the comparator's INT_ROUTE_CAP (writing it anyway is undefined by the spec). */
-int hpet_comparator_route(unsigned n, unsigned ioapic_gsi);
+int hpet_comparator_route(struct hpet *h, unsigned n, unsigned ioapic_gsi);
 /* Tn_INT_TYPE_CNF: level-triggered (status bit stays set until hpet_ack) or edge. */
-int hpet_comparator_level(unsigned n, bool level);
+int hpet_comparator_level(struct hpet *h, unsigned n, bool level);
 
 /* Raw comparator access (the clock event device below is the way for timer users): the
  * mode and the value in one call, a read-modify-write of TN_CONF each time.
@@ -129,20 +142,20 @@ int hpet_comparator_level(unsigned n, bool level);
  * come for it (a 32-bit comparator fires a whole wrap later), though one may still come if
  * the write landed in time; handlers must tolerate that one early event. A one-shot comparator stays armed: it matches again when the counter
  * wraps round to the value; hpet_comparator_stop() when no next event is wanted. */
-int hpet_set_oneshot(unsigned n, uint64_t abs_cyc);
+int hpet_set_oneshot(struct hpet *h, unsigned n, uint64_t abs_cyc);
 
 /* An interrupt every period_cyc counter ticks, the first period_cyc from now (VAL_SET
  * sequence). Returns 0; -ENOTSUP (comparator not periodic-capable), -EINVAL (period 0),
  * -ERANGE (period beyond half the comparator's range), -ETIME (the first match was passed
  * while it was written: call again, perhaps with a longer period). */
-int hpet_set_periodic(unsigned n, uint64_t period_cyc);
+int hpet_set_periodic(struct hpet *h, unsigned n, uint64_t period_cyc);
 
 /* Interrupt disabled, back to one-shot, status cleared. */
-int hpet_comparator_stop(unsigned n);
+int hpet_comparator_stop(struct hpet *h, unsigned n);
 
 /* Clears comparator n's bit in GINTR_STA (write 1 to clear): a level-triggered comparator
  * keeps its line asserted until this. Harmless for edge-triggered ones. */
-void hpet_ack(unsigned n);
+void hpet_ack(const struct hpet *h, unsigned n);
 
 /* ---- a comparator as a clock event device ---- */
 
@@ -152,11 +165,11 @@ void hpet_ack(unsigned n);
  * rate; max delta half the compare range; min delta HPET_CMP_MARGIN_CYC until measured.
  * Per event: one comparator write and one counter read (the -ETIME check). */
 struct hpet_channel {
-    struct clockevent ce;
+    struct clockevent ce;                  /* ce.line: the input the host routed it to */
+    struct hpet *hpet;                     /* its block */
     unsigned n;                            /* comparator number */
     uint32_t conf;                         /* TN_CONF as the current state set it */
     bool level;                            /* ... level-triggered: acknowledge each event */
-    const struct clockevent_line *line;    /* the input the host routed it to */
     char name[8];
 };
 
@@ -164,7 +177,7 @@ struct hpet_channel {
  * to a GSI delivered to CPU `cpu`) behind `line`; the comparator is left stopped. The
  * caller registers ch->ce (clockevent_register). Returns 0, or hpet_comparator_caps()'s
  * error. hpet_init() first. */
-int hpet_channel_init(struct hpet_channel *ch, unsigned n, unsigned cpu,
+int hpet_channel_init(struct hpet_channel *ch, struct hpet *h, unsigned n, unsigned cpu,
                       const struct clockevent_line *line);
 /* The interrupt, from the host's handler: acknowledges a level-triggered comparator (it
  * holds its line until its status bit is cleared; an edge needs no HPET access here) and
@@ -172,12 +185,12 @@ int hpet_channel_init(struct hpet_channel *ch, unsigned n, unsigned cpu,
 static inline void hpet_channel_irq(struct hpet_channel *ch)
 {
     if (ch->level)
-        hpet_ack(ch->n);
+        hpet_ack(ch->hpet, ch->n);
     clockevent_handle_irq(&ch->ce);
 }
 
 /* LEG_RT_CNF: comparator 0 -> IRQ0 (GSI 2 through the usual override), comparator 1 -> IRQ8,
  * ignoring their INT_ROUTE_CNF. -ENOTSUP when turning it on without LEG_RT_CAP. */
-int hpet_legacy_replacement(bool on);
+int hpet_legacy_replacement(struct hpet *h, bool on);
 
 #endif

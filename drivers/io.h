@@ -172,4 +172,21 @@ static inline void serialize(void)
 static inline void wrmsr_fence(void) { __asm__ volatile("mfence; lfence" : : : "memory"); }
 
 #endif /* TICKLAB_HOSTED */
+
+/* A counter read that needs no call to its driver: one ordered RDTSC, or one 64-bit load
+ * from a mapped address. A driver whose counter is that simple says so in its clocksource
+ * (struct clocksource.direct), and cs_read() reads it here, in line: time_ns() is on every
+ * timer interrupt's path, where the call would cost more than the read (Linux's vDSO has
+ * the same idea, vclock_mode). IO_COUNTER_CALL: the driver's read() it is. */
+enum io_counter_kind { IO_COUNTER_CALL = 0, IO_COUNTER_TSC, IO_COUNTER_MMIO64 };
+struct io_counter {
+    enum io_counter_kind kind;
+    uintptr_t mmio;             /* IO_COUNTER_MMIO64: the counter's mapped address */
+};
+
+/* The counter's value; kind must not be IO_COUNTER_CALL. */
+static inline __attribute__((always_inline)) uint64_t io_counter_read(const struct io_counter *c)
+{
+    return c->kind == IO_COUNTER_TSC ? rdtsc_ordered() : mmio_read64(c->mmio);
+}
 #endif /* TICKLAB_DRIVERS_IO_H */

@@ -4,33 +4,13 @@
 #include "ticklab/io.h"
 #include "ticklab/errno.h"
 
-static struct {
-    bool x2apic;
-    uintptr_t mmio;
-} apic;
-
-uint32_t lapic_read(uint32_t reg)
+void lapic_eoi(const struct lapic *l)
 {
-    if (apic.x2apic)
-        return (uint32_t)rdmsr(MSR_X2APIC_BASE + (reg >> 4));
-    return mmio_read32(apic.mmio + reg);
+    lapic_write(l, LAPIC_EOI, 0);
 }
 
-void lapic_write(uint32_t reg, uint32_t v)
-{
-    if (apic.x2apic)
-        wrmsr(MSR_X2APIC_BASE + (reg >> 4), v);
-    else
-        mmio_write32(apic.mmio + reg, v);
-}
-
-void lapic_eoi(void)
-{
-    lapic_write(LAPIC_EOI, 0);
-}
-
-int lapic_init(uintptr_t mmio, bool want_x2apic, uint8_t spurious_vector, uint8_t error_vector,
-               struct lapic_info *out)
+int lapic_init(struct lapic *l, uintptr_t mmio, bool want_x2apic, uint8_t spurious_vector,
+               uint8_t error_vector, struct lapic_info *out)
 {
     uint64_t base = rdmsr(MSR_APIC_BASE);
     /* xAPIC -> x2APIC must pass through "enabled"; setting both bits at once is allowed
@@ -44,75 +24,75 @@ int lapic_init(uintptr_t mmio, bool want_x2apic, uint8_t spurious_vector, uint8_
     base = rdmsr(MSR_APIC_BASE);
     if (!(base & APIC_BASE_ENABLE))
         return -ENODEV;
-    apic.x2apic = (base & APIC_BASE_X2APIC) != 0;
-    apic.mmio = mmio;
+    l->x2apic = (base & APIC_BASE_X2APIC) != 0;
+    l->mmio = mmio;
 
     /* Software-enable first: while the APIC is software-disabled the LVT mask bits cannot
      * be cleared (SDM 11.4.7.2), so an error LVT written before SVR would stay masked. */
-    lapic_write(LAPIC_SVR, SVR_ENABLE | spurious_vector);
-    lapic_write(LAPIC_TPR, 0);
-    lapic_write(LAPIC_LVT_TIMER, LVT_MASKED);
-    lapic_write(LAPIC_LVT_LINT0, LVT_MASKED);
-    lapic_write(LAPIC_LVT_ERROR, error_vector);
-    (void)lapic_error_status();
+    lapic_write(l, LAPIC_SVR, SVR_ENABLE | spurious_vector);
+    lapic_write(l, LAPIC_TPR, 0);
+    lapic_write(l, LAPIC_LVT_TIMER, LVT_MASKED);
+    lapic_write(l, LAPIC_LVT_LINT0, LVT_MASKED);
+    lapic_write(l, LAPIC_LVT_ERROR, error_vector);
+    (void)lapic_error_status(l);
 
-    uint32_t id = lapic_read(LAPIC_ID);
-    uint32_t ver = lapic_read(LAPIC_VERSION);
+    uint32_t id = lapic_read(l, LAPIC_ID);
+    uint32_t ver = lapic_read(l, LAPIC_VERSION);
     *out = (struct lapic_info){
-        .x2apic = apic.x2apic,
+        .x2apic = l->x2apic,
         .base_phys = base & APIC_BASE_ADDR,
-        .id = apic.x2apic ? id : id >> 24,
+        .id = l->x2apic ? id : id >> 24,
         .version = ver & 0xFF,
         .max_lvt = VERSION_MAX_LVT(ver),
     };
     return 0;
 }
 
-void lapic_set_nmi(unsigned lint, uint16_t inti_flags)
+void lapic_set_nmi(const struct lapic *l, unsigned lint, uint16_t inti_flags)
 {
     uint32_t v = LVT_NMI;
     if ((inti_flags & 3) == 3)            /* polarity 11: active low */
         v |= LVT_ACTIVE_LOW;
-    lapic_write(lint ? LAPIC_LVT_LINT1 : LAPIC_LVT_LINT0, v);   /* NMI is always edge */
+    lapic_write(l, lint ? LAPIC_LVT_LINT1 : LAPIC_LVT_LINT0, v);   /* NMI is always edge */
 }
 
-void lapic_self_ipi(uint8_t vector)
+void lapic_self_ipi(const struct lapic *l, uint8_t vector)
 {
-    if (apic.x2apic) {
+    if (l->x2apic) {
         wrmsr(MSR_X2APIC_SELF_IPI, vector);
         return;
     }
-    lapic_write(LAPIC_ICR_HI, 0);
-    lapic_write(LAPIC_ICR_LO, ICR_SELF | vector);
+    lapic_write(l, LAPIC_ICR_HI, 0);
+    lapic_write(l, LAPIC_ICR_LO, ICR_SELF | vector);
 }
 
-int lapic_send_ipi(uint32_t dest_apic_id, uint32_t icr_low)
+int lapic_send_ipi(const struct lapic *l, uint32_t dest_apic_id, uint32_t icr_low)
 {
-    if (apic.x2apic) {
+    if (l->x2apic) {
         wrmsr(MSR_X2APIC_ICR, ((uint64_t)dest_apic_id << 32) | icr_low);
         return 0;
     }
-    lapic_write(LAPIC_ICR_HI, dest_apic_id << 24);
-    lapic_write(LAPIC_ICR_LO, icr_low);
+    lapic_write(l, LAPIC_ICR_HI, dest_apic_id << 24);
+    lapic_write(l, LAPIC_ICR_LO, icr_low);
     for (unsigned i = 0; i < LAPIC_IPI_POLLS; i++)
-        if (!(lapic_read(LAPIC_ICR_LO) & ICR_PENDING))
+        if (!(lapic_read(l, LAPIC_ICR_LO) & ICR_PENDING))
             return 0;
     return -ETIMEDOUT;
 }
 
-uint32_t lapic_id(void)
+uint32_t lapic_id(const struct lapic *l)
 {
-    uint32_t id = lapic_read(LAPIC_ID);
-    return apic.x2apic ? id : id >> 24;
+    uint32_t id = lapic_read(l, LAPIC_ID);
+    return l->x2apic ? id : id >> 24;
 }
 
-uint32_t lapic_error_status(void)
+uint32_t lapic_error_status(const struct lapic *l)
 {
-    lapic_write(LAPIC_ESR, 0);   /* a write latches the errors into the readable register */
-    return lapic_read(LAPIC_ESR);
+    lapic_write(l, LAPIC_ESR, 0);   /* a write latches the errors into the readable register */
+    return lapic_read(l, LAPIC_ESR);
 }
 
-bool lapic_in_service(uint8_t vector)
+bool lapic_in_service(const struct lapic *l, uint8_t vector)
 {
-    return (lapic_read(LAPIC_ISR0 + (uint32_t)(vector / 32) * 0x10) >> (vector % 32)) & 1;
+    return (lapic_read(l, LAPIC_ISR0 + (uint32_t)(vector / 32) * 0x10) >> (vector % 32)) & 1;
 }

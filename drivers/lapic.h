@@ -12,6 +12,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "ticklab/io.h"
+
 #define MSR_APIC_BASE        0x1B
 #define   APIC_BASE_BSP      (1ull << 8)
 #define   APIC_BASE_X2APIC   (1ull << 10)
@@ -45,6 +47,14 @@
 #define LAPIC_TIMER_DIV   0x3E0
 #define MSR_X2APIC_SELF_IPI 0x83F
 
+/* How this machine's local APICs are reached: one per CPU, each CPU seeing its own at the
+ * same address (xAPIC: the MMIO page) or through the same MSRs (x2APIC). Filled by
+ * lapic_init() on the boot CPU; every function takes it. */
+struct lapic {
+    bool x2apic;            /* MSR access (x2APIC mode), else MMIO */
+    uintptr_t mmio;         /* the mapped xAPIC page */
+};
+
 struct lapic_info {
     bool x2apic;            /* mode in use */
     uint64_t base_phys;     /* from IA32_APIC_BASE */
@@ -57,20 +67,34 @@ struct lapic_info {
  * with spurious_vector, masks the timer and LINT0, points the error LVT at error_vector.
  * mmio: the mapped xAPIC page (ignored in x2APIC mode). Returns 0, or -ENODEV when the
  * APIC does not come up enabled. */
-int lapic_init(uintptr_t mmio, bool want_x2apic, uint8_t spurious_vector, uint8_t error_vector,
-               struct lapic_info *out);
-uint32_t lapic_read(uint32_t reg);
-void lapic_write(uint32_t reg, uint32_t v);
-void lapic_eoi(void);
+int lapic_init(struct lapic *l, uintptr_t mmio, bool want_x2apic, uint8_t spurious_vector,
+               uint8_t error_vector, struct lapic_info *out);
+/* The register access, the one way: MSR 0x800 + reg / 16 in x2APIC mode, MMIO otherwise.
+ * Inline: the timer's per-event write and the EOI are on every interrupt's path. */
+static inline uint32_t lapic_read(const struct lapic *l, uint32_t reg)
+{
+    if (l->x2apic)
+        return (uint32_t)rdmsr(MSR_X2APIC_BASE + (reg >> 4));
+    return mmio_read32(l->mmio + reg);
+}
+
+static inline void lapic_write(const struct lapic *l, uint32_t reg, uint32_t v)
+{
+    if (l->x2apic)
+        wrmsr(MSR_X2APIC_BASE + (reg >> 4), v);
+    else
+        mmio_write32(l->mmio + reg, v);
+}
+void lapic_eoi(const struct lapic *l);
 /* LINT0/1 as the MADT's LAPIC NMI entry says (lint 0 or 1; flags are MPS INTI flags). */
-void lapic_set_nmi(unsigned lint, uint16_t inti_flags);
+void lapic_set_nmi(const struct lapic *l, unsigned lint, uint16_t inti_flags);
 /* Sends vector to this CPU (a self IPI): proves the delivery path without any device. */
-void lapic_self_ipi(uint8_t vector);
+void lapic_self_ipi(const struct lapic *l, uint8_t vector);
 /* An IPI to another CPU's local APIC: icr_low is the ICR's low word (vector, delivery mode,
  * level, trigger). xAPIC: waits for the delivery-status bit to clear, at most
  * LAPIC_IPI_POLLS reads of the ICR (a few hundred microseconds on real buses), -ETIMEDOUT
  * after that; x2APIC: one MSR write, no status to wait for. Any context. */
-int lapic_send_ipi(uint32_t dest_apic_id, uint32_t icr_low);
+int lapic_send_ipi(const struct lapic *l, uint32_t dest_apic_id, uint32_t icr_low);
 #define LAPIC_IPI_POLLS 100000u
 #define ICR_INIT        (5u << 8)   /* delivery mode INIT */
 #define ICR_STARTUP     (6u << 8)   /* delivery mode STARTUP: vector = start page number */
@@ -78,9 +102,9 @@ int lapic_send_ipi(uint32_t dest_apic_id, uint32_t icr_low);
 #define ICR_LEVEL_TRIG  (1u << 15)
 #define MSR_X2APIC_ICR  0x830
 /* This CPU's APIC ID (8 bits in xAPIC mode, 32 in x2APIC mode). */
-uint32_t lapic_id(void);
+uint32_t lapic_id(const struct lapic *l);
 /* Reads and clears the error status register. */
-uint32_t lapic_error_status(void);
-bool lapic_in_service(uint8_t vector);
+uint32_t lapic_error_status(const struct lapic *l);
+bool lapic_in_service(const struct lapic *l, uint8_t vector);
 
 #endif

@@ -10,17 +10,11 @@
 #define FREERUN_COUNT    0xFFFFFFFFu
 #define TDCR_DIVIDE_1    0xBu     /* what lapic_timer_divide_code(1) gives */
 
-static uint64_t freerun_read(void)
+static uint64_t freerun_read(const struct clocksource *cs)
 {
-    return FREERUN_COUNT - lapic_read(LAPIC_TIMER_CUR);
+    const struct lapic_timer_cs *t = clocksource_container(cs, struct lapic_timer_cs, cs);
+    return FREERUN_COUNT - lapic_read(t->apic, LAPIC_TIMER_CUR);
 }
-
-static struct clocksource lapic_cs = {
-    .name = "lapic",
-    .read = freerun_read,
-    .mask = CLOCKSOURCE_MASK(32),
-    .rating = LAPIC_TIMER_RATING,
-};
 
 int lapic_timer_divide_code(unsigned divide, uint32_t *code)
 {
@@ -33,45 +27,47 @@ int lapic_timer_divide_code(unsigned divide, uint32_t *code)
     return 0;
 }
 
-static int start_count(uint8_t vector, uint32_t mode, uint32_t count, unsigned divide)
+static int start_count(const struct lapic *l, uint8_t vector, uint32_t mode, uint32_t count,
+                       unsigned divide)
 {
     uint32_t code;
 
     if (vector < FIRST_USABLE_VECTOR || count == 0 || lapic_timer_divide_code(divide, &code))
         return -EINVAL;
-    lapic_write(LAPIC_TIMER_DIV, code);        /* before the count: see the errata list */
-    lapic_write(LAPIC_LVT_TIMER, mode | vector);
-    lapic_write(LAPIC_TIMER_INIT, count);      /* the write that starts it */
+    lapic_write(l, LAPIC_TIMER_DIV, code);        /* before the count: see the errata list */
+    lapic_write(l, LAPIC_LVT_TIMER, mode | vector);
+    lapic_write(l, LAPIC_TIMER_INIT, count);      /* the write that starts it */
     return 0;
 }
 
-int lapic_timer_periodic(uint8_t vector, uint32_t initial_count, unsigned divide)
+int lapic_timer_periodic(const struct lapic *l, uint8_t vector, uint32_t initial_count,
+                         unsigned divide)
 {
-    return start_count(vector, LAPIC_TIMER_MODE_PERIODIC, initial_count, divide);
+    return start_count(l, vector, LAPIC_TIMER_MODE_PERIODIC, initial_count, divide);
 }
 
-int lapic_timer_oneshot(uint8_t vector, uint32_t count, unsigned divide)
+int lapic_timer_oneshot(const struct lapic *l, uint8_t vector, uint32_t count, unsigned divide)
 {
-    return start_count(vector, LAPIC_TIMER_MODE_ONESHOT, count, divide);
+    return start_count(l, vector, LAPIC_TIMER_MODE_ONESHOT, count, divide);
 }
 
-void lapic_timer_stop(void)
+void lapic_timer_stop(const struct lapic *l)
 {
     /* Leaving TSC-deadline mode disarms the deadline; a zero count stops the others. */
-    lapic_write(LAPIC_LVT_TIMER, LVT_MASKED | LAPIC_TIMER_MODE_ONESHOT);
-    lapic_write(LAPIC_TIMER_INIT, 0);
+    lapic_write(l, LAPIC_LVT_TIMER, LVT_MASKED | LAPIC_TIMER_MODE_ONESHOT);
+    lapic_write(l, LAPIC_TIMER_INIT, 0);
 }
 
-uint32_t lapic_timer_current(void)
+uint32_t lapic_timer_current(const struct lapic *l)
 {
-    return lapic_read(LAPIC_TIMER_CUR);
+    return lapic_read(l, LAPIC_TIMER_CUR);
 }
 
-int lapic_timer_deadline_mode(uint8_t vector)
+int lapic_timer_deadline_mode(const struct lapic *l, uint8_t vector)
 {
     if (vector < FIRST_USABLE_VECTOR)
         return -EINVAL;
-    lapic_write(LAPIC_LVT_TIMER, LAPIC_TIMER_MODE_DEADLINE | vector);
+    lapic_write(l, LAPIC_LVT_TIMER, LAPIC_TIMER_MODE_DEADLINE | vector);
     wrmsr_fence();   /* SDM 11.5.4.1: order the LVT write before any deadline WRMSR */
     return 0;
 }
@@ -82,14 +78,24 @@ void lapic_timer_set_deadline(uint64_t tsc_deadline)
     wrmsr(MSR_TSC_DEADLINE, tsc_deadline);
 }
 
-struct clocksource *lapic_timer_clocksource_start(void)
+void lapic_timer_freerun(const struct lapic *l)
 {
-    lapic_write(LAPIC_TIMER_DIV, TDCR_DIVIDE_1);
-    lapic_write(LAPIC_LVT_TIMER, LVT_MASKED | LAPIC_TIMER_MODE_PERIODIC);
-    lapic_write(LAPIC_TIMER_INIT, FREERUN_COUNT);
-    lapic_cs.usable = true;   /* freq_hz 0: the core keeps it unusable until calibrated */
-    lapic_cs.unusable_reason = NULL;
-    return &lapic_cs;
+    lapic_write(l, LAPIC_TIMER_DIV, TDCR_DIVIDE_1);
+    lapic_write(l, LAPIC_LVT_TIMER, LVT_MASKED | LAPIC_TIMER_MODE_PERIODIC);
+    lapic_write(l, LAPIC_TIMER_INIT, FREERUN_COUNT);
+}
+
+struct clocksource *lapic_timer_clocksource_start(struct lapic_timer_cs *t,
+                                                  const struct lapic *l)
+{
+    lapic_timer_freerun(l);
+    /* freq_hz 0: the core keeps it unusable until calibrated */
+    *t = (struct lapic_timer_cs){
+        .cs = { .name = "lapic", .read = freerun_read, .mask = CLOCKSOURCE_MASK(32),
+                .rating = LAPIC_TIMER_RATING, .usable = true },
+        .apic = l,
+    };
+    return &t->cs;
 }
 
 /* ---- the timer as two clock event devices -------------------------------------------------- */
@@ -107,16 +113,15 @@ static struct lapic_timer_ce *of_deadline(struct clockevent *ce)
 /* The LVT is one register: stopping either mode stops the timer. */
 static int timer_shutdown(struct clockevent *ce)
 {
-    (void)ce;
-    lapic_timer_stop();
+    lapic_timer_stop(of_lapic(ce)->apic);
     return 0;
 }
 
 static int lapic_oneshot(struct clockevent *ce)
 {
     struct lapic_timer_ce *t = of_lapic(ce);
-    lapic_write(LAPIC_TIMER_DIV, TDCR_DIVIDE_1);
-    lapic_write(LAPIC_LVT_TIMER, LAPIC_TIMER_MODE_ONESHOT | t->vector);
+    lapic_write(t->apic, LAPIC_TIMER_DIV, TDCR_DIVIDE_1);
+    lapic_write(t->apic, LAPIC_LVT_TIMER, LAPIC_TIMER_MODE_ONESHOT | t->vector);
     t->active = ce;
     return 0;
 }
@@ -125,22 +130,20 @@ static int lapic_periodic(struct clockevent *ce, uint64_t period_cyc)
 {
     struct lapic_timer_ce *t = of_lapic(ce);
     t->active = ce;
-    return lapic_timer_periodic(t->vector, (uint32_t)period_cyc, 1);
+    return lapic_timer_periodic(t->apic, t->vector, (uint32_t)period_cyc, 1);
 }
 
 /* A count register cannot be in the past: it starts counting at the write. */
 static int lapic_next(struct clockevent *ce, uint64_t delta_cyc)
 {
-    (void)ce;
-    lapic_write(LAPIC_TIMER_INIT, (uint32_t)delta_cyc);
+    lapic_write(of_lapic(ce)->apic, LAPIC_TIMER_INIT, (uint32_t)delta_cyc);
     return 0;
 }
 
 /* The one-shot count runs down to 0 and stays there. */
 static int lapic_pending(struct clockevent *ce)
 {
-    (void)ce;
-    return lapic_read(LAPIC_TIMER_CUR) != 0;
+    return lapic_read(of_lapic(ce)->apic, LAPIC_TIMER_CUR) != 0;
 }
 
 /* The deadline MSR reads 0 once its interrupt has been raised (SDM 11.5.4.1). */
@@ -154,14 +157,13 @@ static int deadline_oneshot(struct clockevent *ce)
 {
     struct lapic_timer_ce *t = of_deadline(ce);
     t->active = ce;
-    return lapic_timer_deadline_mode(t->vector);
+    return lapic_timer_deadline_mode(t->apic, t->vector);
 }
 
 static int deadline_shutdown(struct clockevent *ce)
 {
-    (void)ce;
     wrmsr(MSR_TSC_DEADLINE, 0);
-    lapic_timer_stop();
+    lapic_timer_stop(of_deadline(ce)->apic);
     return 0;
 }
 
@@ -181,12 +183,13 @@ static int deadline_next(struct clockevent *ce, uint64_t delta_cyc)
     return deadline_abs(ce, rdtsc() + delta_cyc);
 }
 
-void lapic_timer_ce_init(struct lapic_timer_ce *t, unsigned cpu, uint8_t vector,
-                         uint64_t timer_hz, const struct clocksource *tsc,
+void lapic_timer_ce_init(struct lapic_timer_ce *t, const struct lapic *l, unsigned cpu,
+                         uint8_t vector, uint64_t timer_hz, const struct clocksource *tsc,
                          const struct cpu_info *ci)
 {
     unsigned idle = ci->arat ? 0 : CE_STOPS_IN_IDLE;
-    *t = (struct lapic_timer_ce){ .vector = vector, .fence = !ci->amd_wrmsr_ordered };
+    *t = (struct lapic_timer_ce){ .apic = l, .vector = vector,
+                                  .fence = !ci->amd_wrmsr_ordered };
     t->lapic = (struct clockevent){
         .name = "lapic", .cpu = cpu, .hw = t,
         .features = CE_PERIODIC | CE_ONESHOT | CE_PERCPU | idle,

@@ -55,6 +55,7 @@
 
 #include "ticklab/clockevent.h"
 #include "ticklab/clocksource.h"
+#include "ticklab/lapic.h"
 
 #define MSR_TSC_DEADLINE            0x6E0
 #define LAPIC_TIMER_MODE_ONESHOT    (0u << 17)
@@ -73,18 +74,19 @@ int lapic_timer_divide_code(unsigned divide, uint32_t *code);
 
 /* An interrupt at vector every initial_count * divide timer clocks, the first one a full
  * period from now. -EINVAL: vector below 32, count 0, bad divide. */
-int lapic_timer_periodic(uint8_t vector, uint32_t initial_count, unsigned divide);
+int lapic_timer_periodic(const struct lapic *l, uint8_t vector, uint32_t initial_count,
+                         unsigned divide);
 /* One interrupt after count * divide timer clocks. -EINVAL as above. */
-int lapic_timer_oneshot(uint8_t vector, uint32_t count, unsigned divide);
+int lapic_timer_oneshot(const struct lapic *l, uint8_t vector, uint32_t count, unsigned divide);
 /* Masked, count 0, out of TSC-deadline mode (which disarms a deadline). */
-void lapic_timer_stop(void);
+void lapic_timer_stop(const struct lapic *l);
 /* The current count (counts down; 0 when stopped or a one-shot has fired). */
-uint32_t lapic_timer_current(void);
+uint32_t lapic_timer_current(const struct lapic *l);
 
 /* LVT timer -> TSC-deadline mode at vector, unmasked, disarmed, then the fence the SDM
  * wants before a deadline write. Only where CPUID.1:ECX[24] says the mode exists
  * (struct cpu_info.tsc_deadline: the caller checks, once). -EINVAL for a vector below 32. */
-int lapic_timer_deadline_mode(uint8_t vector);
+int lapic_timer_deadline_mode(const struct lapic *l, uint8_t vector);
 /* Arms the deadline (absolute TSC; a past value fires at once; 0 disarms), fenced as above.
  * Has no effect unless lapic_timer_deadline_mode() succeeded (the hardware ignores it). */
 void lapic_timer_set_deadline(uint64_t tsc_deadline);
@@ -107,6 +109,7 @@ struct cpu_info;
 struct lapic_timer_ce {
     struct clockevent lapic, deadline;
     struct clockevent *active;
+    const struct lapic *apic;   /* how the timer's registers are reached */
     uint8_t vector;
     bool fence;                 /* MFENCE;LFENCE before the deadline WRMSR (not on AMD) */
 };
@@ -115,8 +118,8 @@ struct lapic_timer_ce {
  * timer_hz: the calibrated timer clock (0: "lapic" unusable); tsc: the calibrated TSC
  * clocksource (NULL or uncalibrated: "tsc_deadline" unusable); ci: what CPUID said
  * (tsc_deadline, arat, the vendor's fence rule). The caller registers each device. */
-void lapic_timer_ce_init(struct lapic_timer_ce *t, unsigned cpu, uint8_t vector,
-                         uint64_t timer_hz, const struct clocksource *tsc,
+void lapic_timer_ce_init(struct lapic_timer_ce *t, const struct lapic *l, unsigned cpu,
+                         uint8_t vector, uint64_t timer_hz, const struct clocksource *tsc,
                          const struct cpu_info *ci);
 /* The interrupt at t's vector, from the host's handler: the event of the mode the timer is
  * in. Inline: it is on every event's path. */
@@ -125,9 +128,19 @@ static inline void lapic_timer_ce_irq(struct lapic_timer_ce *t)
     clockevent_handle_irq(t->active);
 }
 
-/* Starts the counter free-running for the clocksource: periodic, divide 1, initial count
- * 0xFFFFFFFF, LVT masked (it never interrupts). Returns the "lapic" clocksource: reads
- * 0xFFFFFFFF - current (counting up), mask 32 bits, freq_hz 0 until calibrated. */
-struct clocksource *lapic_timer_clocksource_start(void);
+/* Periodic, divide 1, initial count 0xFFFFFFFF, LVT masked: the counter running free for
+ * the clocksource (again, after another use of the timer). */
+void lapic_timer_freerun(const struct lapic *l);
+
+/* The timer's counter as a clocksource. */
+struct lapic_timer_cs {
+    struct clocksource cs;      /* "lapic" */
+    const struct lapic *apic;
+};
+/* Starts the counter free-running (lapic_timer_freerun). Fills t and returns its "lapic"
+ * clocksource:
+ * reads 0xFFFFFFFF - current (counting up), mask 32 bits, freq_hz 0 until calibrated. */
+struct clocksource *lapic_timer_clocksource_start(struct lapic_timer_cs *t,
+                                                  const struct lapic *l);
 
 #endif

@@ -19,21 +19,6 @@
 #define   PORTB_SPEAKER 0x02
 #define   PORTB_OUT2    0x20
 
-uint32_t pit_reload_for_hz(uint64_t rate_hz)
-{
-    if (rate_hz == 0)
-        return PIT_MAX_COUNT;
-    uint64_t c = (PIT_HZ + rate_hz / 2) / rate_hz;
-    if (c < 2)
-        c = 2;
-    return c > PIT_MAX_COUNT ? PIT_MAX_COUNT : (uint32_t)c;
-}
-
-uint64_t pit_period_ns(uint32_t count)
-{
-    return ((uint64_t)count * 1000000000ull + PIT_HZ / 2) / PIT_HZ;
-}
-
 static void load(uint16_t port, uint32_t count)
 {
     uint16_t c = (uint16_t)(count & 0xFFFF);     /* 65536 is written as 0 */
@@ -83,20 +68,6 @@ bool pit_probe(uint64_t probe_cyc)
     return false;
 }
 
-void pit_ch2_oneshot(uint32_t count)
-{
-    outb(PORT_B, (inb(PORT_B) & ~PORTB_SPEAKER) & ~PORTB_GATE2);
-    outb(PIT_CMD, CMD_CH2 | CMD_LOHI | CMD_MODE0);
-    load(PIT_CH2, count);
-    /* Counting starts when the gate rises (mode 0 counts only while the gate is high). */
-    outb(PORT_B, (inb(PORT_B) & ~PORTB_SPEAKER) | PORTB_GATE2);
-}
-
-bool pit_ch2_out(void)
-{
-    return (inb(PORT_B) & PORTB_OUT2) != 0;
-}
-
 void pit_ch0_periodic(uint32_t count)
 {
     outb(PIT_CMD, CMD_CH0 | CMD_LOHI | CMD_MODE2);
@@ -117,43 +88,31 @@ void pit_ch0_stop(void)
     outb(PIT_CMD, CMD_CH0 | CMD_LOHI | CMD_MODE0);
 }
 
-uint32_t pit_ch0_read(void)
+static uint64_t pit_cs_read(const struct clocksource *cs)
 {
-    uint32_t c = latch_read(CMD_CH0, PIT_CH0);
-    return c ? c : PIT_MAX_COUNT;
+    (void)cs;
+    return pit_ch2_read_up();
 }
 
-static struct clocksource pit_cs = {
-    .name = "pit",
-    .read = pit_ch2_read_up,
-    .mask = 0xFFFF,
-    .freq_hz = PIT_HZ,
-    .nominal_hz = PIT_HZ,
-    .rating = PIT_RATING,
-};
-
-struct clocksource *pit_clocksource_init(uint64_t probe_cyc)
+struct clocksource *pit_clocksource_init(struct clocksource *cs, uint64_t probe_cyc)
 {
-    pit_cs.usable = pit_probe(probe_cyc);
-    pit_cs.unusable_reason = pit_cs.usable ? 0 : "channel 2 does not count";
-    return &pit_cs;
+    bool counts = pit_probe(probe_cyc);
+    *cs = (struct clocksource){
+        .name = "pit", .read = pit_cs_read, .mask = 0xFFFF, .freq_hz = PIT_HZ,
+        .nominal_hz = PIT_HZ, .rating = PIT_RATING, .usable = counts,
+        .unusable_reason = counts ? 0 : "channel 2 does not count",
+    };
+    return cs;
 }
 
 /* ---- channel 0 as a clock event device ----------------------------------------------------- */
-
-static struct pit_clockevent *to_pit(struct clockevent *ce)
-{
-    return clockevent_container(ce, struct pit_clockevent, ce);
-}
 
 /* The line is unmasked when the device leaves SHUTDOWN, before any count is loaded: an edge
  * that meets a masked IOAPIC entry is lost, and a short count can end within a few port
  * writes (plain QEMU lost ~5 % of short PIT one-shots when the unmask came after the load). */
 static int pit_oneshot(struct clockevent *ce)
 {
-    struct pit_clockevent *p = to_pit(ce);
-    if (p->line && p->line->unmask)
-        p->line->unmask(p->line->ctx);
+    clockevent_line_unmask(ce->line);
     pit_ch0_stop();             /* mode 0, OUT low, waiting for a count */
     return 0;
 }
@@ -170,29 +129,25 @@ static int pit_next(struct clockevent *ce, uint64_t delta_cyc)
 
 static int pit_periodic(struct clockevent *ce, uint64_t period_cyc)
 {
-    struct pit_clockevent *p = to_pit(ce);
     if (period_cyc < 2 || period_cyc > PIT_MAX_COUNT)
         return -ERANGE;         /* mode 2 cannot count 1 */
-    if (p->line && p->line->unmask)
-        p->line->unmask(p->line->ctx);
+    clockevent_line_unmask(ce->line);
     pit_ch0_periodic((uint32_t)period_cyc);
     return 0;
 }
 
 static int pit_shutdown(struct clockevent *ce)
 {
-    struct pit_clockevent *p = to_pit(ce);
     pit_ch0_stop();
-    if (p->line && p->line->mask)
-        p->line->mask(p->line->ctx);
+    clockevent_line_mask(ce->line);
     return 0;
 }
 
 void pit_clockevent_init(struct pit_clockevent *p, const struct clockevent_line *line)
 {
-    *p = (struct pit_clockevent){ .line = line };
+    *p = (struct pit_clockevent){ 0 };
     p->ce = (struct clockevent){
-        .name = "pit", .features = CE_PERIODIC | CE_ONESHOT, .freq_hz = PIT_HZ,
+        .name = "pit", .line = line, .features = CE_PERIODIC | CE_ONESHOT, .freq_hz = PIT_HZ,
         .min_delta_cyc = 1, .max_delta_cyc = PIT_MAX_ONESHOT_COUNT,
         .rating = PIT_CE_RATING, .usable = true,
         .set_state_periodic = pit_periodic, .set_state_oneshot = pit_oneshot,

@@ -6,8 +6,8 @@
  *
  * Uses here:
  *  - channel 0, mode 2 (rate generator): the periodic tick. The period is a whole number of
- *    input clocks, so HZ=1000 asks for 1193.182 and gets 1193: 1000.152 Hz, not 1000 Hz;
- *    pit_period_ns() says what the hardware really makes.
+ *    input clocks, so HZ=1000 asks for 1193.182 and gets 1193: 1000.152 Hz, not 1000 Hz
+ *    (the clock event core reports the period the device really makes).
  *  - channel 0, mode 0 (interrupt on terminal count): one-shot events.
  *  - channel 2, mode 2 with count 65536 and the gate on: a free-running 16-bit counter that
  *    needs no interrupt, read with the counter-latch command (a clocksource, and the
@@ -29,11 +29,6 @@
 #define PIT_HZ 1193182u           /* nominal input clock */
 #define PIT_MAX_COUNT 65536u
 
-/* Reload value for rate_hz, rounded to nearest, clamped to 2..65536. */
-uint32_t pit_reload_for_hz(uint64_t rate_hz);
-/* Length in ns of `count` input clocks at PIT_HZ (rounded to nearest). */
-uint64_t pit_period_ns(uint32_t count);
-
 /* Channel 2 free-running: gate on, speaker off, mode 2, count 65536. */
 void pit_ch2_freerun_start(void);
 /* Latched channel 2 count, turned into an up-counter: 0..65535, masked by 0xFFFF. */
@@ -48,19 +43,14 @@ bool pit_probe(uint64_t probe_cyc);
  * the source is marked unusable with the reason. */
 #define PIT_RATING 110
 struct clocksource;
-struct clocksource *pit_clocksource_init(uint64_t probe_cyc);
-
-/* Channel 2 one-shot for calibration (mode 0): OUT2 rises after count input clocks.
- * pit_ch2_out() reads OUT2 through port 0x61. */
-void pit_ch2_oneshot(uint32_t count);
-bool pit_ch2_out(void);
+/* Fills cs as the "pit" clocksource (the PIT has no state of its own beyond its fixed ports:
+ * the caller owns the struct) and returns it. */
+struct clocksource *pit_clocksource_init(struct clocksource *cs, uint64_t probe_cyc);
 
 /* Channel 0. The caller routes IRQ0. */
 void pit_ch0_periodic(uint32_t count);
 void pit_ch0_oneshot(uint32_t count);
 void pit_ch0_stop(void);          /* mode 0 with the longest count and the IRQ left masked */
-/* Latched channel 0 count (counts down). */
-uint32_t pit_ch0_read(void);
 
 /* ---- channel 0 as a clock event device ---- */
 
@@ -74,8 +64,7 @@ uint32_t pit_ch0_read(void);
  * the host routed it (unmasked when the device leaves SHUTDOWN, masked when it enters it).
  * Channel 0 is left stopped; the caller registers p->ce. */
 struct pit_clockevent {
-    struct clockevent ce;
-    const struct clockevent_line *line;
+    struct clockevent ce;       /* ce.line: IRQ0 */
 };
 void pit_clockevent_init(struct pit_clockevent *p, const struct clockevent_line *line);
 /* IRQ0, from the host's handler. Nothing to acknowledge at the PIT itself. */

@@ -123,38 +123,29 @@ const char *rtc_probe_reason(void)
 
 /* ---- the periodic interrupt as a clock event device ------------------------------------- */
 
-static struct rtc_clockevent *to_rtc(struct clockevent *ce)
-{
-    return clockevent_container(ce, struct rtc_clockevent, ce);
-}
-
 static int rtc_ce_periodic(struct clockevent *ce, uint64_t period_cyc)
 {
-    struct rtc_clockevent *r = to_rtc(ce);
     /* Only a tap of the divider chain: a power of two of 32.768 kHz cycles. */
     if (period_cyc == 0 || (period_cyc & (period_cyc - 1)) || period_cyc > RTC_BASE_HZ)
         return -EINVAL;
-    if (r->line && r->line->unmask)
-        r->line->unmask(r->line->ctx);
+    clockevent_line_unmask(ce->line);
     return rtc_start_periodic((uint32_t)(RTC_BASE_HZ / period_cyc));
 }
 
 static int rtc_ce_shutdown(struct clockevent *ce)
 {
-    struct rtc_clockevent *r = to_rtc(ce);
     rtc_stop();
-    if (r->line && r->line->mask)
-        r->line->mask(r->line->ctx);
+    clockevent_line_mask(ce->line);
     return 0;
 }
 
 void rtc_clockevent_init(struct rtc_clockevent *r, const struct clockevent_line *line)
 {
-    *r = (struct rtc_clockevent){ .line = line };
+    *r = (struct rtc_clockevent){ 0 };
     /* The limits are the rate-select table's (RS 3 and RS 15), not measured: the RTC has
      * no one-shot mode whose programming cost could make a short delta late. */
     r->ce = (struct clockevent){
-        .name = "rtc", .features = CE_PERIODIC, .freq_hz = RTC_BASE_HZ,
+        .name = "rtc", .line = line, .features = CE_PERIODIC, .freq_hz = RTC_BASE_HZ,
         .min_delta_cyc = RTC_BASE_HZ / RTC_PERIODIC_MAX_HZ,   /* 4 cycles, 8192 Hz */
         .max_delta_cyc = RTC_BASE_HZ / RTC_PERIODIC_MIN_HZ,   /* 16384 cycles, 2 Hz */
         .set_state_periodic = rtc_ce_periodic, .set_state_shutdown = rtc_ce_shutdown,

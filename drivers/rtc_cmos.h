@@ -82,8 +82,7 @@ const char *rtc_probe_reason(void);
  * the host routed it. Per event nothing is written: the host's IRQ8 handler calls
  * rtc_clockevent_irq(), which must read register C (see above). */
 struct rtc_clockevent {
-    struct clockevent ce;
-    const struct clockevent_line *line;
+    struct clockevent ce;       /* ce.line: IRQ8 */
 };
 void rtc_clockevent_init(struct rtc_clockevent *r, const struct clockevent_line *line);
 /* The IRQ8 work: reads C (always: see above), and if a periodic edge is why, passes the

@@ -38,14 +38,17 @@ uint64_t tsc_read(void);
  * Use it for the start and end of a measured interval. */
 uint64_t tsc_read_ordered(void);
 
-/* Fills the TSC clocksource from what CPUID said (ci: cpu_probe(); presence, invariance)
- * and returns it, ready for clocksource_register(). Its read is ordered (LFENCE; RDTSC).
- * freq_hz is 0 (unusable until clocksource_set_freq() gives it the calibrated rate);
- * nominal_hz is 0 too (CPUID 0x15/0x16 are the calibration's business). Calling it again
- * takes the facts again; the same object is returned. */
+/* The TSC as a clocksource, and what CPUID said of it. */
+struct tsc {
+    struct clocksource cs;      /* "tsc"; its read is ordered (LFENCE; RDTSC) */
+    bool invariant;             /* CPUID 0x80000007:EDX[8] (and a TSC at all) */
+};
+
+/* Fills t from what CPUID said (ci: cpu_probe(); presence, invariance) and returns its
+ * clocksource, ready for clocksource_register(). freq_hz is 0 (unusable until
+ * clocksource_set_freq() gives it the calibrated rate); nominal_hz is 0 too (CPUID
+ * 0x15/0x16 are the calibration's business). */
 struct cpu_info;
-struct clocksource *tsc_clocksource_init(const struct cpu_info *ci);
-/* What tsc_clocksource_init() found. */
-bool tsc_invariant(void);
+struct clocksource *tsc_clocksource_init(struct tsc *t, const struct cpu_info *ci);
 
 #endif

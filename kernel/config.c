@@ -8,14 +8,11 @@ struct config cfg;
 
 static const char *const profiles[] = { "quick", "full", "soak", NULL };
 static const char *const tristates[] = { "auto", "1", "0", NULL };
-static const char *const clocksources[] = { "tsc", "hpet", "acpi_pm", "pit", "lapic", NULL };
-static const char *const clockevents[] = { "pit", "lapic", "tsc_deadline", "hpet", "rtc", NULL };
 static const char *const onoff[] = { "on", "off", NULL };
 static const char *const tickmodes[] = { "periodic", "oneshot", NULL };
 static const char *const idles[] = { "halt", "poll", NULL };   /* enum idle_mode */
 static const char *const tristates3[] = { "auto", "on", "off", NULL };
 static const char *const dumps[] = { "none", "acpi", NULL };
-static const char *const masks[] = { "none", "pit", "hpet", "rtc", NULL };
 static const char *const crashes[] = { "none", "ud", "pf", "div0", "overflow", "null", NULL };
 
 static bool parse_num(const char *s, const char *end, uint64_t base, uint64_t max, uint64_t *out)
@@ -81,12 +78,12 @@ int config_parse(const char *line, const char *const *exp_names, const char *exp
 {
     static char console_word[32];
     unsigned profile = PROFILE_QUICK, qemu_exit = TRI_AUTO, crash = CRASH_NONE, dump = 0;
-    unsigned mask_irq = 0;
-    unsigned clocksource = ~0u, wrapcheck = TRI_AUTO, clockevent = ~0u, tickmode = 0, nohz = 0;
+    unsigned wrapcheck = TRI_AUTO, tickmode = 0, nohz = 0;
     unsigned idle = IDLE_HALT;
     bool reboot = false;
 
-    cfg = (struct config){ .hz = 1000, .console_port = 0x3F8, .console_baud = 115200 };
+    cfg = (struct config){ .hz = TICK_DEFAULT_HZ, .console_port = 0x3F8,
+                           .console_baud = 115200 };
     struct cmdline_opt opts[] = {
         { .key = "hz", .type = CMDLINE_UINT, .dest = &cfg.hz, .min = 1, .max = 1000000,
           .accepted = "1..1000000 ticks per second (100..10000 always; others if a device "
@@ -105,10 +102,14 @@ int config_parse(const char *line, const char *const *exp_names, const char *exp
           .accepted = "none, ud, pf, div0, overflow or null" },
         { .key = "dump", .type = CMDLINE_ENUM, .dest = &dump, .choices = dumps,
           .accepted = "none or acpi" },
-        { .key = "clocksource", .type = CMDLINE_ENUM, .dest = &clocksource,
-          .choices = clocksources, .accepted = "tsc, hpet, acpi_pm, pit or lapic" },
-        { .key = "clockevent", .type = CMDLINE_ENUM, .dest = &clockevent,
-          .choices = clockevents, .accepted = "pit, lapic, tsc_deadline, hpet or rtc" },
+        /* Device names: whatever the machine registers, checked once it has (an `error`
+         * record then lists the names it has). */
+        { .key = "clocksource", .type = CMDLINE_STR, .dest = cfg.clocksource,
+          .max = sizeof(cfg.clocksource), .accepted = "a clocksource's name (tsc, hpet, "
+                                                      "acpi_pm, pit, lapic, ...)" },
+        { .key = "clockevent", .type = CMDLINE_STR, .dest = cfg.clockevent,
+          .max = sizeof(cfg.clockevent), .accepted = "a clock event device's name (pit, "
+                                                     "lapic, tsc_deadline, hpet, rtc, ...)" },
         { .key = "tickcheck_ms", .type = CMDLINE_UINT, .dest = &cfg.tickcheck_ms, .min = 0,
           .max = 600000, .accepted = "0..600000 (ms)" },
         { .key = "tickmode", .type = CMDLINE_ENUM, .dest = &tickmode, .choices = tickmodes,
@@ -131,9 +132,10 @@ int config_parse(const char *line, const char *const *exp_names, const char *exp
           .min = 100, .max = 100000000, .accepted = "100..100000000 (ns)" },
         { .key = "cpus", .type = CMDLINE_UINT, .dest = &cfg.cpus, .min = 1, .max = 256,
           .accepted = "1..256 (CPUs to start, the boot CPU included; default all)" },
-        { .key = "mask_irq", .type = CMDLINE_ENUM, .dest = &mask_irq, .choices = masks,
-          .accepted = "none, pit, hpet or rtc (test aid: that device's interrupt line is "
-                      "masked before the experiments)" },
+        { .key = "mask_irq", .type = CMDLINE_STR, .dest = cfg.mask_irq,
+          .max = sizeof(cfg.mask_irq), .accepted = "none or a clock event device's name (test "
+                                                   "aid: its interrupt line is masked before "
+                                                   "the experiments)" },
         { .key = "tsc_hz", .type = CMDLINE_UINT, .dest = &cfg.tsc_hz, .min = 1000000,
           .max = 10000000000ull, .accepted = "1000000..10000000000 (Hz: the TSC's rate, "
                                              "taken instead of the calibrations')" },
@@ -161,20 +163,17 @@ int config_parse(const char *line, const char *const *exp_names, const char *exp
         cfg.hwlat_threshold_ns = 10000;
     if (!opts_seen(opts, n_opts, "idlecheck_ms"))
         cfg.idlecheck_ms = cfg.profile == PROFILE_QUICK ? 0 : 2000;
-    cfg.clockevent[0] = 0;
-    if (clockevent != ~0u)
-        k_strlcpy(cfg.clockevent, clockevents[clockevent], sizeof(cfg.clockevent));
+
     if (!opts_seen(opts, n_opts, "cecheck"))
         cfg.cecheck = cfg.profile == PROFILE_QUICK ? 0 : 1000;
     if (!opts_seen(opts, n_opts, "hrtcheck"))
         cfg.hrtcheck = cfg.profile == PROFILE_QUICK ? 0 : 1000;
     if (!opts_seen(opts, n_opts, "tickcheck_ms"))
         cfg.tickcheck_ms = cfg.profile == PROFILE_QUICK ? 0 : 3000;
-    cfg.clocksource[0] = 0;
-    if (clocksource != ~0u)
-        k_strlcpy(cfg.clocksource, clocksources[clocksource], sizeof(cfg.clocksource));
+
     cfg.exp_given = opts[2].seen;
-    cfg.mask_irq = mask_irq ? masks[mask_irq] : 0;
+    if (!k_strcmp(cfg.mask_irq, "none"))
+        cfg.mask_irq[0] = 0;
     if (console_word[0] && !parse_console(console_word, &cfg.console_port, &cfg.console_baud)) {
         char word[48] = "console=";
         k_strlcpy(word + 8, console_word, sizeof(word) - 8);

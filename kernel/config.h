@@ -6,6 +6,10 @@
 #include <stdint.h>
 
 enum profile { PROFILE_QUICK, PROFILE_FULL, PROFILE_SOAK };
+
+/* The tick rate without hz= (and when hz= cannot be made). */
+#define TICK_DEFAULT_HZ 1000
+#define TICK_DEFAULT_HZ_TEXT "1000"
 enum crash_kind { CRASH_NONE, CRASH_UD, CRASH_PF, CRASH_DIV0, CRASH_OVERFLOW, CRASH_NULL };
 enum tristate { TRI_AUTO, TRI_ON, TRI_OFF };
 /* How a CPU waits for an interrupt (kernel/timers/halt.h). */
@@ -36,8 +40,8 @@ struct config {
     uint64_t hwlat_threshold_ns;/* hwlat: the gap that counts (default 10000) */
     uint64_t cpus;              /* CPUs to run on, the boot CPU included (0: all the MADT
                                    lists, up to CPU_MAX) */
-    const char *mask_irq;       /* test aid: this clock event device's interrupt line is
-                                   masked before the experiments (NULL: none) */
+    char mask_irq[16];          /* mask_irq=: test aid: this clock event device's interrupt
+                                   line is masked before the experiments ("": none) */
     uint64_t tsc_hz;            /* tsc_hz=: the TSC's rate as the user states it, taken
                                    instead of the calibrations' (0: calibrate) */
     uint64_t lapic_hz;          /* lapic_hz=: likewise for the LAPIC timer */

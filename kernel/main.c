@@ -217,9 +217,9 @@ void kmain(uint32_t magic, uint32_t info_phys)
     kprintf("%u experiment(s) ran\n", ran);
     if (exp_defects())
         run_mark_failed("an experiment found a defect of the kit (its error record says which)");
-    tick_stop();
-    if (tick_info()->dev)
-        tick_report_stats();
+    tick_stop(&kernel_tick);
+    if (tick_info(&kernel_tick)->dev)
+        tick_report_stats(&kernel_tick);
     intr_report_stats();
     run_finish();
 }

@@ -15,11 +15,6 @@ void run_mark_failed(const char *why)
     failed = true;
 }
 
-bool run_failed(void)
-{
-    return failed;
-}
-
 void run_finish(void)
 {
     /* Records in all, the end record included, as the host tool counts them. */

@@ -6,7 +6,6 @@
 
 /* Marks the run failed (it goes on; the end record will say "failed"). */
 void run_mark_failed(const char *why);
-bool run_failed(void);
 /* The summary screen, then stop_run(). Never returns. */
 __attribute__((noreturn)) void run_finish(void);
 

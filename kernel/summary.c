@@ -8,6 +8,7 @@
 #include "kernel/exp/verdict.h"
 #include "kernel/report/console.h"
 #include "kernel/timers/clocks.h"
+#include "kernel/timers/timers.h"
 #include "ticklab/clocksource.h"
 #include "ticklab/fmt.h"
 #include "ticklab/hrtimer.h"
@@ -65,7 +66,7 @@ void summary_show(bool ok, unsigned records)
          (unsigned long long)(clock_facts.tsc_uncertainty_ppb % 1000),
          clock_facts.tsc_method_ref ? clock_facts.tsc_method_ref : "-", smp_online(),
          smp_listed());
-    const struct tick_info *ti = tick_info();
+    const struct tick_info *ti = tick_info(&kernel_tick);
     line("tick on %s, %llu ns per tick", ti->dev ? ti->dev->name : "-",
          (unsigned long long)ti->period_ns);
     const char *topic[8], *text[8];

@@ -6,6 +6,8 @@
  * decimals > 9) is reported the same way, because a record we cannot vouch for must not
  * leave the machine looking valid. Inside an array a member's key is ignored. */
 #include "ticklab/json.h"
+
+#include "ticklab/errno.h"
 #include "ticklab/kstring.h"
 
 static void put(struct json *j, const char *s, size_t n)
@@ -220,7 +222,7 @@ int json_finish(struct json *j)
     if (j->cap)
         j->buf[j->len] = '\0';   /* put() never lets len reach cap */
     if (j->overflow || j->len > (size_t)(~0u >> 1))
-        return -1;
+        return -ENOSPC;
     return (int)j->len;
 }
 

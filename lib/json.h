@@ -4,7 +4,7 @@
  * (json_fixed). Strings are escaped per RFC 8259 (quote, backslash, control characters as
  * \uXXXX; bytes >= 0x80 that are not valid UTF-8 become \uFFFD so the output is always valid
  * UTF-8 JSON). If the buffer is too small the writer stops writing, sets `overflow`, and
- * json_finish() returns -1: a truncated object is never handed out as valid. */
+ * json_finish() returns -ENOSPC: a truncated object is never handed out as valid. */
 #ifndef TICKLAB_LIB_JSON_H
 #define TICKLAB_LIB_JSON_H
 #include <stdbool.h>

@@ -9,6 +9,21 @@
 #define DIGIT_BASE (1ull << DIGIT_BITS)
 #define DIGIT_MASK (DIGIT_BASE - 1)
 
+uint64_t mul_div_u64_ceil(uint64_t a, uint64_t b, uint64_t c)
+{
+    if ((a | b) >> 32 == 0 && c) {
+        uint64_t p = a * b;
+        return p / c + (p % c != 0);
+    }
+    uint64_t q;
+    if (!mul_div_u64_checked(a, b, c, &q))
+        return UINT64_MAX;
+    /* The floor is the answer only if the division was exact. */
+    if ((unsigned __int128)q * c != (unsigned __int128)a * b)
+        return q == UINT64_MAX ? UINT64_MAX : q + 1;
+    return q;
+}
+
 uint32_t fls64(uint64_t x)
 {
     /* __builtin_clzll is an instruction (BSR/LZCNT) on x86-64, not a library call; it is

@@ -26,6 +26,11 @@ uint64_t mul_div_u64(uint64_t a, uint64_t b, uint64_t c);
 bool mul_div_u64_round_checked(uint64_t a, uint64_t b, uint64_t c, uint64_t *out);
 uint64_t mul_div_u64_round(uint64_t a, uint64_t b, uint64_t c);
 
+/* ceil(a * b / c): the fewest whole units that last at least a * b / c (cycles for a
+ * delay that must not end early), saturated to UINT64_MAX on overflow or c == 0. When a and
+ * b both fit 32 bits (every real delay and rate) it is one multiply and one division. */
+uint64_t mul_div_u64_ceil(uint64_t a, uint64_t b, uint64_t c);
+
 /* Bit length: 0 for 0, 1 for 1, 64 for anything >= 2^63 ("find last set", 1-based). */
 uint32_t fls64(uint64_t x);
 

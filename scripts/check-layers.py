@@ -201,6 +201,7 @@ def main():
         ("every directory has a rank", unknown),
         ("the library includes only its own headers, as ticklab/NAME.h", lib_bad),
         ("library header names are unique", dup_names),
+        ("lib/ touches no hardware", hardware_in_lib()),
         ("no include goes up a layer", up),
         ("no include cycle between modules",
          ["cycle: " + " -> ".join(c) for c in cycles]),

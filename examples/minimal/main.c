@@ -144,12 +144,13 @@ static void idt_load(void)
 
 /* ---- the LAPIC timer: the library's clock event device --------------------------------- */
 
+static struct lapic apic;                  /* how this machine's LAPIC is reached */
 static struct lapic_timer_ce lapic_timer;
 
 /* The interrupt glue: acknowledge the controller, then hand the event to the library. */
 void example_timer_irq(void)
 {
-    lapic_eoi();
+    lapic_eoi(&apic);
     lapic_timer_ce_irq(&lapic_timer);
 }
 
@@ -214,16 +215,18 @@ void example_main(void)
     idt_set(SPURIOUS_VECTOR, spurious_stub);
     idt_load();
     struct lapic_info li;
-    if (lapic_init(0xFEE00000u, false, SPURIOUS_VECTOR, SPURIOUS_VECTOR, &li) != 0)
+    if (lapic_init(&apic, 0xFEE00000u, false, SPURIOUS_VECTOR, SPURIOUS_VECTOR, &li) != 0)
         fail("no local APIC");
 
     /* the TSC, calibrated against the PIT's channel 2 over 50 ms */
-    struct clocksource *pit = pit_clocksource_init(10000000);
+    static struct clocksource pit_counter;
+    static struct tsc tsc_counter;
+    struct clocksource *pit = pit_clocksource_init(&pit_counter, 10000000);
     struct cpu_info cpu;
     cpu_probe(&cpu);
-    struct clocksource *tsc = tsc_clocksource_init(&cpu);
+    struct clocksource *tsc = tsc_clocksource_init(&tsc_counter, &cpu);
     struct cal_result cal;
-    if (!pit || calibrate_tsc(pit, tsc_read_ordered, 50000000ull, &cal) != 0)
+    if (!pit || calibrate_tsc(pit, tsc, 50000000ull, &cal) != 0)
         fail("TSC calibration against the PIT");
     clocksource_set_freq(tsc, cal.freq_hz);
     clocksource_register(tsc);
@@ -235,16 +238,17 @@ void example_main(void)
     puts_serial(" Hz (against the PIT)\n");
 
     /* the LAPIC timer's rate, against the TSC */
-    struct clocksource *lc = lapic_timer_clocksource_start();
-    struct cal_target target = { .name = "lapic", .read = lc->read, .mask = lc->mask,
-                                 .max_hz = 10000000000ull };
+    static struct lapic_timer_cs lapic_counter;
+    struct cal_target target = {
+        .cs = lapic_timer_clocksource_start(&lapic_counter, &apic), .max_hz = 10000000000ull,
+    };
     if (calibrate_pair(&target, tsc, 0, 20000000ull, &cal) != 0)
         fail("LAPIC timer calibration against the TSC");
-    lapic_timer_stop();
+    lapic_timer_stop(&apic);
 
     /* the library's clock event devices for this CPU's timer; its shortest delta measured */
     tsc_hz = tsc->freq_hz;
-    lapic_timer_ce_init(&lapic_timer, 0, TIMER_VECTOR, cal.freq_hz, tsc, &cpu);
+    lapic_timer_ce_init(&lapic_timer, &apic, 0, TIMER_VECTOR, cal.freq_hz, tsc, &cpu);
     struct clockevent *ce = &lapic_timer.lapic;
     if (clockevent_register(ce) != 0 || clockevent_claim(ce, count_only, 0) != 0)
         fail("clockevent_register");

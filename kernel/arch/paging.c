@@ -1,6 +1,7 @@
 /* kernel/arch/paging.c - builds the page tables described in paging.h and switches to them. */
 #include "kernel/arch/paging.h"
 
+#include "ticklab/errno.h"
 #include <stddef.h>
 
 #include "ticklab/io.h"
@@ -166,7 +167,7 @@ int paging_set_page(uint64_t phys, enum page_kind kind, const char *guard_name)
 {
     uint64_t *pte = fine_pte(phys & ~(PAGE_4K - 1));
     if (!pte)
-        return -1;
+        return -ERANGE;
     phys &= ~(PAGE_4K - 1);
     switch (kind) {
     case PAGE_GUARD:

@@ -33,6 +33,7 @@ void *phys_map(uint64_t phys, uint64_t len);
  * (read-only, executable: the application processors' start page while they start), or data
  * (writable, non-executable). 0, or -1 for a page outside the 4 KiB-mapped region. */
 enum page_kind { PAGE_GUARD, PAGE_CODE, PAGE_DATA };
+/* 0, or -ERANGE when phys is not in the range mapped with 4 KiB pages. */
 int paging_set_page(uint64_t phys, enum page_kind kind, const char *guard_name);
 /* The physical address of the top-level table (what CR3 holds; below 4 GiB). */
 uint64_t paging_root(void);

@@ -63,8 +63,8 @@ static void report(const struct hrtimer_base *base, unsigned n, uint64_t reprogr
     json_i64(&r.j, "late_p99_ns", st->p99);
     json_i64(&r.j, "late_max_ns", st->max);
     json_u64(&r.j, "reprograms", reprograms);
-    json_u64(&r.j, "hangs", base->hangs);
-    json_u64(&r.j, "storms", base->storm_detected);
+    json_u64(&r.j, "hangs", base->stats.hangs);
+    json_u64(&r.j, "storms", base->stats.storm_detected);
     rec_emit(&r);
     kprintf("  hrtimers    %u/%u fired on %s, %u early, late min %lld p50 %lld p99 %lld max "
             "%lld ns, %llu reprograms\n", n_fired, n, base->dev->name, early, (long long)st->min,
@@ -81,7 +81,7 @@ void hrt_check_run(uint64_t count)
     uint64_t seed = 0x68727469636bull;       /* "hrtick" */
     unsigned long flags = irq_save();
     n_fired = 0;
-    uint64_t reprograms0 = base->reprograms, t0 = time_ns();
+    uint64_t reprograms0 = base->stats.reprograms, t0 = time_ns();
     for (unsigned i = 0; i < n; i++) {
         memset(&timers[i], 0, sizeof(timers[i]));
         timers[i].fn = on_timer;
@@ -104,7 +104,7 @@ void hrt_check_run(uint64_t count)
         early += late[k] < 0;
     }
     stats_i64(late, n_fired, &st);
-    report(base, n, base->reprograms - reprograms0, &st, early);
+    report(base, n, base->stats.reprograms - reprograms0, &st, early);
     if (n_fired != n)
         rec_error("hrtimer_check", "not every hrtimer fired within the bound");
 }

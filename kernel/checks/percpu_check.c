@@ -1,6 +1,7 @@
 /* kernel/checks/percpu_check.c - see percpu_check.h. */
 #include "kernel/checks/percpu_check.h"
 
+#include "kernel/intr/intr.h"
 #include "kernel/smp/smp.h"
 #include "kernel/report/console.h"
 #include "kernel/report/record.h"
@@ -30,7 +31,7 @@ static enum hrtimer_restart on_timer(struct hrtimer *t)
 {
     struct check *k = &checks[this_cpu()->index];
     unsigned i = (unsigned)(t - k->t);
-    k->ran_on[i] = lapic_id();
+    k->ran_on[i] = lapic_id(intr_apic());
     k->late_ns[i] = (int64_t)(time_ns() - t->expires_ns);
     k->fired++;
     return HRTIMER_NORESTART;
@@ -65,7 +66,7 @@ static bool probe_result[CPU_MAX];
 /* On the application processor: whether it has a base on an HPET comparator of its own. */
 static void probe_hpet(void *arg)
 {
-    probe_result[smp_this_cpu()] = timers_hpet_base((const char **)arg) != 0;
+    probe_result[cpu_index()] = timers_hpet_base((const char **)arg) != 0;
 }
 
 static bool check_one(unsigned cpu, bool hpet)

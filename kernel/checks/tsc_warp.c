@@ -1,6 +1,7 @@
 /* kernel/checks/tsc_warp.c - see tsc_warp.h. */
 #include "kernel/checks/tsc_warp.h"
 
+#include "kernel/intr/intr.h"
 #include "kernel/report/console.h"
 #include "kernel/report/record.h"
 #include "kernel/smp/smp.h"
@@ -11,6 +12,7 @@
 #include "ticklab/kstring.h"
 #include "ticklab/lapic.h"
 #include "ticklab/stats.h"
+#include "ticklab/units.h"
 
 #define BOOT_ROUNDS 64u
 
@@ -44,7 +46,7 @@ static void tell(enum tsc_warp_mode m, uint32_t apic, unsigned turn)
 {
     pp.turn = turn;
     if (m == TSC_WARP_IPI)
-        lapic_send_ipi(apic, VEC_SMP_WAKE);
+        lapic_send_ipi(intr_apic(), apic, VEC_SMP_WAKE);
 }
 
 static void side_b(void *arg)
@@ -101,7 +103,7 @@ void tsc_warp_pair(unsigned a, unsigned b, enum tsc_warp_mode mode, unsigned rou
     pp.rounds = rounds > TSC_WARP_MAX_ROUNDS ? TSC_WARP_MAX_ROUNDS : rounds;
     pp.apic_a = cpu_locals[a].apic_id;
     pp.apic_b = cpu_locals[b].apic_id;
-    uint64_t bound_ns = 1000000000ull + (uint64_t)pp.rounds * 200000ull;
+    uint64_t bound_ns = NSEC_PER_SEC + (uint64_t)pp.rounds * 200000ull;
     int rc = smp_post(b, side_b, 0);
     if (!rc && a) {
         rc = smp_post(a, side_a, 0);

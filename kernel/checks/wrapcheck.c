@@ -8,15 +8,17 @@
 #include "kernel/timers/clock_report.h"
 #include "kernel/timers/ce_devices.h"
 #include "kernel/timers/clocks.h"
+#include "kernel/intr/intr.h"
 #include "ticklab/lapic_timer.h"
 #include "ticklab/kstring.h"
 #include "ticklab/muldiv.h"
+#include "ticklab/units.h"
 
 /* Counters that wrap in a second or more are read once per HLT, and every HLT ends by the
  * backup wake-up within HALT_BACKUP_NS (50 ms): well under a quarter of the shortest wrap run
  * this way (the 24-bit PM timer's 4.69 s). The PIT's own 16-bit channel 2 wraps every
  * 54.9 ms, too fast for that: it is polled. */
-#define HALT_MIN_WRAP_NS   1000000000ull
+#define HALT_MIN_WRAP_NS   NSEC_PER_SEC
 #define POLL_CAP           (1ull << 32)
 
 static const char *skip_reason(const struct clocksource *cs, bool enabled)
@@ -43,11 +45,11 @@ void wrapcheck_run(const struct clocksource *cs, bool enabled, struct wrap_resul
     uint64_t run_cyc = tsc_ns_to_cyc(cs->wrap_ns * 2 + cs->wrap_ns / 5);
     unsigned long flags = irq_save();
     out->halted = cs->wrap_ns >= HALT_MIN_WRAP_NS && halt_backup_start(0);
-    uint64_t last = cs->read(), acc = 0, t0 = rdtsc_ordered(), now = t0;
+    uint64_t last = cs_read(cs), acc = 0, t0 = rdtsc_ordered(), now = t0;
     while (now - t0 < run_cyc && out->reads < POLL_CAP) {
         if (out->halted)
             halt_once();            /* ends by the backup within 50 ms */
-        uint64_t v = cs->read();
+        uint64_t v = cs_read(cs);
         acc += cs_delta(cs, v, last);
         last = v;
         out->reads++;
@@ -58,7 +60,7 @@ void wrapcheck_run(const struct clocksource *cs, bool enabled, struct wrap_resul
     irq_restore(flags);
 
     out->run_ns = tsc_cyc_to_ns(now - t0);
-    out->counter_ns = mul_div_u64(acc, 1000000000ull, cs->freq_hz);
+    out->counter_ns = mul_div_u64(acc, NSEC_PER_SEC, cs->freq_hz);
     out->wraps = acc / (cs->mask + 1);
     out->err_ppb = calibrate_ppb_diff(out->counter_ns, out->run_ns);
     bool ok = out->err_ppb < WRAPCHECK_PASS_PPB && out->err_ppb > -WRAPCHECK_PASS_PPB &&
@@ -87,7 +89,7 @@ void wrapcheck_report_all(void)
         if (timer && clockevent_claim(timer, ignore_event, &w) != 0)
             timer = 0;
         if (timer)
-            lapic_timer_clocksource_start();
+            lapic_timer_freerun(intr_apic());
         wrapcheck_run(cs, wraps, &w);
         if (timer)
             clockevent_release(timer);

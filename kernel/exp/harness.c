@@ -26,13 +26,13 @@ static bool over_budget;
 static uint64_t main_spurious(void)
 {
     struct hrtimer_base *b = timers_base();
-    return b ? b->spurious : 0;
+    return b ? b->stats.spurious : 0;
 }
 
 /* The tick as the boot left it, taken before the first experiment changes it. */
 static struct {
     bool saved, running;
-    char device[16];
+    struct clockevent *device;
     uint64_t period_ns;
 } boot_tick;
 
@@ -41,10 +41,10 @@ static void save_boot_tick(void)
     if (boot_tick.saved)
         return;
     boot_tick.saved = true;
-    boot_tick.running = tick_running();
+    boot_tick.running = tick_running(&kernel_tick);
     if (boot_tick.running) {
-        k_strlcpy(boot_tick.device, tick_info()->dev->name, sizeof(boot_tick.device));
-        boot_tick.period_ns = tick_info()->period_ns;
+        boot_tick.device = tick_info(&kernel_tick)->dev;
+        boot_tick.period_ns = tick_info(&kernel_tick)->period_ns;
     }
 }
 
@@ -110,9 +110,9 @@ void exp_phase(const char *fmt, ...)
     const char *what = buf;
     uint64_t in_ns = tsc_cyc_to_ns(rdtsc() - started_tsc);
     kprintf("  [%s %u/%u] %s, %llu.%llu s in, budget %llu s\n", exp_current(), place, planned,
-            what, (unsigned long long)(in_ns / 1000000000ull),
+            what, (unsigned long long)(in_ns / NSEC_PER_SEC),
             (unsigned long long)(in_ns / 100000000ull % 10),
-            (unsigned long long)(budget_ns_now / 1000000000ull));
+            (unsigned long long)(budget_ns_now / NSEC_PER_SEC));
 }
 
 /* The budget is counted on the TSC, which no experiment programs. */
@@ -133,7 +133,7 @@ static bool budget_holds(const char *waiting_for)
     json_str(&r.j, "clock", "tsc");
     rec_emit(&r);
     kprintf("  [%s] budget of %llu s spent during %s (waiting for %s): winding up\n",
-            exp_current(), (unsigned long long)(budget_ns_now / 1000000000ull), phase,
+            exp_current(), (unsigned long long)(budget_ns_now / NSEC_PER_SEC), phase,
             waiting_for ? waiting_for : "-");
     return false;
 }
@@ -146,47 +146,39 @@ bool exp_budget_left(void)
 void exp_tick_off(void)
 {
     save_boot_tick();
-    tick_stop();
+    tick_stop(&kernel_tick);
 }
 
-static bool tick_is(const char *device, uint64_t period_ns)
+static bool tick_is(const struct clockevent *device, uint64_t period_ns)
 {
-    const struct tick_info *ti = tick_info();
-    return tick_running() && !k_strcmp(ti->dev->name, device) &&
-           (ti->period_ns == period_ns || ti->hz == (1000000000ull + period_ns / 2) / period_ns);
+    const struct tick_info *ti = tick_info(&kernel_tick);
+    return tick_running(&kernel_tick) && ti->dev == device &&
+           (ti->period_ns == period_ns || ti->hz == tick_hz_of_period(period_ns));
 }
 
-bool exp_tick_set(uint64_t period_ns, const char *device)
+bool exp_tick_set(uint64_t period_ns, struct clockevent *device)
 {
     save_boot_tick();
-    char here[16] = "";
-    if (tick_running())
-        k_strlcpy(here, tick_info()->dev->name, sizeof(here));
-    else if (boot_tick.running)
-        k_strlcpy(here, boot_tick.device, sizeof(here));
-    const char *want = device ? device : (here[0] ? here : 0);
-    /* A device with an owner (the hrtimer base's) is not the tick's to take. */
-    struct clockevent *ce = want ? clockevent_find(want, 0) : 0;
-    if (ce && !clockevent_is_free(ce) && !(tick_running() && tick_info()->dev == ce))
-        want = here[0] ? here : 0;
+    struct clockevent *here = tick_running(&kernel_tick) ? tick_info(&kernel_tick)->dev
+                              : boot_tick.running    ? boot_tick.device
+                                                     : 0;
+    struct clockevent *want = device ? device : here;
     if (want && tick_is(want, period_ns))
         return true;
     if (wheel_pending(&kernel_wheel)) {
         rec_error(exp_current(), "the tick cannot change rate with wheel timers pending");
         return false;
     }
-    tick_stop();
-    char why[96] = "";
-    int rc = tick_start_ns(period_ns, want, cfg.tick_oneshot, why, sizeof(why));
-    if (rc && want && here[0] && k_strcmp(want, here))
-        rc = tick_start_ns(period_ns, here, cfg.tick_oneshot, why, sizeof(why));
+    tick_stop(&kernel_tick);
+    char why[128] = "";
+    int rc = tick_start_ns(&kernel_tick, period_ns, want, cfg.tick_oneshot, why, sizeof(why));
     if (rc) {
         struct rec r;
         rec_begin(&r, "error");
         json_str(&r.j, "what", exp_current());
         json_str(&r.j, "reason", "no tick at this period");
         json_u64(&r.j, "period_ns", period_ns);
-        json_str(&r.j, "device", want);
+        json_str(&r.j, "device", want ? want->name : 0);
         json_i64(&r.j, "err", rc);
         rec_emit(&r);
         return false;
@@ -200,15 +192,15 @@ void exp_tick_restore(void)
     if (!boot_tick.saved)
         return;
     if (!boot_tick.running) {
-        tick_stop();
+        tick_stop(&kernel_tick);
         return;
     }
     if (tick_is(boot_tick.device, boot_tick.period_ns) &&
-        tick_info()->periodic == !cfg.tick_oneshot)
+        tick_info(&kernel_tick)->periodic == !cfg.tick_oneshot)
         return;
-    tick_stop();
-    char why[96];
-    if (tick_start_ns(boot_tick.period_ns, boot_tick.device, cfg.tick_oneshot, why,
+    tick_stop(&kernel_tick);
+    char why[128];
+    if (tick_start_ns(&kernel_tick, boot_tick.period_ns, boot_tick.device, cfg.tick_oneshot, why,
                       sizeof(why)) != 0)
         rec_error("tick", "the boot tick could not be restored after an experiment");
     /* On the new jiffies count; experiments leave no wheel timers behind. */
@@ -271,17 +263,11 @@ bool exp_wait_quiet(volatile bool *done, uint64_t bound_ns, const struct clockev
     return wait_common(done, 0, 0, 0, bound_ns, busy, phase, false);
 }
 
-bool exp_wait_count(volatile unsigned *count, unsigned want, uint64_t bound_ns,
-                    const struct clockevent *busy, const char *what)
-{
-    return wait_common(0, count, want, 0, bound_ns, busy, what, true);
-}
-
 bool exp_sleep_until(uint64_t end_ns, const struct clockevent *busy, const char *what)
 {
     uint64_t now = time_ns();
     uint64_t span = end_ns > now ? end_ns - now : 0;
-    return wait_common(0, 0, 0, end_ns, 2 * span + 1000000000ull, busy, what, true);
+    return wait_common(0, 0, 0, end_ns, 2 * span + NSEC_PER_SEC, busy, what, true);
 }
 
 static unsigned defects;

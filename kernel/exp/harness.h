@@ -42,12 +42,13 @@ void exp_phase(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Whether the budget still holds (false once it ran out: wind up). */
 bool exp_budget_left(void);
 
-/* Restarts the tick with period_ns on the named device (NULL: the device it runs on now;
- * falls back to that device when the named one cannot make the period), periodic unless
- * the boot asked for tickmode=oneshot. The kernel wheel is restarted on the new jiffies;
- * it must be empty (experiments remove their wheel timers). false with an `error` record
- * when no tick could be started; the boot tick is restored by exp_end() in every case. */
-bool exp_tick_set(uint64_t period_ns, const char *device);
+/* Restarts the tick with period_ns on device (NULL: the device it runs on now), or, when that
+ * one cannot make the period, on the best that can (tick_start_ns's choice), periodic
+ * unless the boot asked for tickmode=oneshot. The kernel wheel is restarted on the new
+ * jiffies; it must be empty (experiments remove their wheel timers). false with an `error`
+ * record when no tick could be started; the boot tick is restored by exp_end() in every
+ * case. */
+bool exp_tick_set(uint64_t period_ns, struct clockevent *device);
 /* Stops the tick (tickless measurements, or to use its device). */
 void exp_tick_off(void);
 /* The tick as the boot started it (device, rate, mode). */
@@ -65,23 +66,19 @@ bool exp_wait_quiet(volatile bool *done, uint64_t bound_ns, const struct clockev
 /* When set, the waits poll with interrupts on instead of halting (a busy CPU: no wake-up
  * from HLT in the latency). */
 extern bool exp_poll_waits;
-/* The same for a count reaching want. */
-bool exp_wait_count(volatile unsigned *count, unsigned want, uint64_t bound_ns,
-                    const struct clockevent *busy, const char *what);
 
 /* Waits in HLT until time_ns() reaches end_ns (any interrupt wakes it; the backup device
  * at least every HALT_BACKUP_NS), bounded by twice the span plus 1 s of TSC time. false,
  * with an `error` record, when the bound ended it. Interrupts off on entry and return. */
 bool exp_sleep_until(uint64_t end_ns, const struct clockevent *busy, const char *what);
 
-/* A 64-bit LCG with a fixed seed per experiment: runs are repeatable. Returns 31 bits. */
 /* A defect of the kit found by an experiment (a timer that fired early): an `error` record
  * naming it, and the run ends failed (exp_defects(), read by kernel/main.c). */
 void exp_defect(const char *what, const char *device);
 unsigned exp_defects(void);
 
+/* A 64-bit LCG with a fixed seed per experiment: runs are repeatable. Returns 31 bits. */
 uint32_t exp_rand(uint64_t *state);
-/* A value in [lo, hi] (hi >= lo). */
 /* Uniform in [lo, hi]; lo when hi < lo. */
 uint64_t exp_rand_range(uint64_t *state, uint64_t lo, uint64_t hi);
 

@@ -134,7 +134,7 @@ static void per_op(struct hrtimer_base *b, unsigned n)
         cost[i] = TIME(hrtimer_cancel(b, &t); hrtimer_start(b, &t, behind + i, HRTIMER_MODE_ABS));
     per_op_record("cancel_restart", dev, n);
     hrtimer_cancel(b, &t);
-    uint64_t programs0 = b->reprograms;
+    uint64_t programs0 = b->stats.reprograms;
     for (unsigned i = 0; i < n; i++) {
         cost[i] = TIME(hrtimer_start(b, &t, ahead + i, HRTIMER_MODE_ABS));
         hrtimer_cancel(b, &t);
@@ -145,7 +145,7 @@ static void per_op(struct hrtimer_base *b, unsigned n)
         cost[i] = TIME(hrtimer_cancel(b, &t));
     }
     per_op_record("cancel_reprogram", dev, n);
-    if (b->reprograms - programs0 != 4ull * n)
+    if (b->stats.reprograms - programs0 != 4ull * n)
         rec_error(exp_current(), "the reprogramming starts and cancels did not each reprogram "
                                  "the device once");
     for (unsigned i = 0; i < n; i++)
@@ -238,7 +238,7 @@ static void batch(enum batch_op op, const char *name, const char *device, uint64
     n = n < 64 ? 64 : n > want ? want : n;
     uint64_t limit = tsc_ns_to_cyc(batch_ns);
     int64_t mean_e2[BATCHES];
-    uint64_t ops = 0, reprograms0 = bb ? bb->reprograms : 0;
+    uint64_t ops = 0, reprograms0 = bb ? bb->stats.reprograms : 0;
     unsigned got = 0;
     for (unsigned k = 0; k < BATCHES && exp_budget_left(); k++) {
         uint64_t cyc = 0, done = 0, t0 = rdtsc();
@@ -269,7 +269,7 @@ static void batch(enum batch_op op, const char *name, const char *device, uint64
     json_fixed(&r.j, "uncertainty_cyc", unc_e2, 2);
     json_bool(&r.j, "below_resolution", below);
     if (op == B_RESTART_REPROGRAM && bb)
-        json_u64(&r.j, "reprograms", bb->reprograms - reprograms0);
+        json_u64(&r.j, "reprograms", bb->stats.reprograms - reprograms0);
     rec_emit(&r);
     if (below) {
         char u[24];

@@ -32,6 +32,7 @@
 #include "kernel/report/console.h"
 #include "ticklab/clockevent.h"
 #include "ticklab/clocksource.h"
+#include "kernel/timers/ce_devices.h"
 #include "kernel/timers/timers.h"
 #include "ticklab/hrtimer.h"
 #include "ticklab/tick.h"
@@ -61,9 +62,9 @@ static void on_wheel(struct wheel_timer *w, void *ctx)
     (void)w;
     it->last_ns = time_ns();
     it->counted++;
-    tick_sync();    /* as timers_wheel_add will: the late ticks counted where it re-arms */
-    it->late_jiffies += jiffies - it->w.expires;
-    it->last_jiffies = jiffies;
+    tick_sync(&kernel_tick);    /* as timers_wheel_add will: the late ticks counted where it re-arms */
+    it->late_jiffies += kernel_tick.jiffies - it->w.expires;
+    it->last_jiffies = kernel_tick.jiffies;
     if (!it->stop)
         timers_wheel_add(&it->w, it->ticks);
 }
@@ -164,21 +165,22 @@ static void report(const char *mode, const struct itimer *it, const char *device
 static void run(void)
 {
     uint64_t run_ns = exp_size(2000, 20000, 60000) * 1000000ull;
-    struct clockevent *pit = clockevent_find("pit", 0);
-    const char *want = pit && pit->usable && (pit->features & CE_PERIODIC) ? "pit" : 0;
+    /* The source's setup: the tick on the PIT. */
+    struct clockevent *pit = ce_devices_pit();
+    struct clockevent *want = pit && pit->usable && (pit->features & CE_PERIODIC) ? pit : 0;
     if (!exp_tick_set(1000000ull, want))
         return;
-    const struct tick_info *ti = tick_info();
+    const struct tick_info *ti = tick_info(&kernel_tick);
     if (!want)
         kprintf("  (no usable PIT: the tick stays on %s)\n", ti->dev->name);
     kprintf("\nitimer-error: periodic timers on a %s tick at HZ=1000 (period %llu ns); %llu s "
             "per mode\n", ti->dev->name, (unsigned long long)ti->period_ns,
-            (unsigned long long)(run_ns / 1000000000ull));
+            (unsigned long long)(run_ns / NSEC_PER_SEC));
 
     /* tick mode: periods rounded up to whole ticks, re-armed from each expiry's jiffy */
-    exp_phase("tick mode, %llu s", (unsigned long long)(run_ns / 1000000000ull));
+    exp_phase("tick mode, %llu s", (unsigned long long)(run_ns / NSEC_PER_SEC));
     unsigned long flags = irq_save();
-    tick_sync();
+    tick_sync(&kernel_tick);
     uint64_t t0 = time_ns();
     for (unsigned i = 0; i < N_TIMERS; i++) {
         struct itimer *it = &its[i];
@@ -186,7 +188,7 @@ static void run(void)
         it->period_ns = periods_us[i] * 1000ull;
         it->ticks = (it->period_ns + ti->period_ns - 1) / ti->period_ns;
         it->start_ns = it->last_ns = t0;
-        it->start_jiffies = it->last_jiffies = jiffies;
+        it->start_jiffies = it->last_jiffies = kernel_tick.jiffies;
         timer_init(&it->w, on_wheel, it);
         timers_wheel_add(&it->w, it->ticks);
     }
@@ -200,7 +202,7 @@ static void run(void)
         report("tick", &its[i], ti->dev->name, ti->period_ns);
 
     /* ns mode: hrtimers forwarded by exactly their period */
-    exp_phase("ns mode, %llu s", (unsigned long long)(run_ns / 1000000000ull));
+    exp_phase("ns mode, %llu s", (unsigned long long)(run_ns / NSEC_PER_SEC));
     struct hrtimer_base *base = timers_base();
     if (!base) {
         for (unsigned i = 0; i < N_TIMERS; i++) {

@@ -243,7 +243,7 @@ static void run(void)
 {
     unsigned wakes = (unsigned)exp_size(200, MAX_WAKES, MAX_WAKES);
     uint64_t jitter_ns = exp_size(200, 2000, 2000) * 1000000ull;
-    uint64_t bound_ns = (uint64_t)wakes * 10000000ull + jitter_ns * 2 + 1000000000ull;
+    uint64_t bound_ns = (uint64_t)wakes * 10000000ull + jitter_ns * 2 + NSEC_PER_SEC;
     exp_tick_off();
     struct clockevent *lapic = ce_devices_lapic(0);
     bool bsp_ok = lapic && hrtimer_base_init(&bsp_base, lapic, &hrtimer_clock_time_ns, bsp_slots,
@@ -290,7 +290,7 @@ static void run(void)
         busy_until_tsc = 0;                 /* end the busy loops now */
         for (unsigned c = 1; c < CPU_MAX; c++)
             if (cpu_locals[c].online)
-                smp_wait(c, 1000000000ull);
+                smp_wait(c, NSEC_PER_SEC);
         irq_restore(f);
         report(&busy_job, "busy");
     }

@@ -39,7 +39,7 @@
 #include "ticklab/kstring.h"
 #include "ticklab/stats.h"
 
-#define PERIOD_NS   1000000000ull
+#define PERIOD_NS   NSEC_PER_SEC
 #define HZ_SOURCE   250ull
 #define MAX_PERIODS 31u            /* the source: 32 callbacks, 31 periods between them */
 
@@ -75,24 +75,24 @@ static enum hrtimer_restart on_hrtimer(struct hrtimer *t)
 static void on_wheel(struct wheel_timer *t, void *ctx)
 {
     (void)ctx;
-    stamp(&jf, time_ns(), tick_jiffies_ns(t->expires), t->expires);
+    stamp(&jf, time_ns(), tick_jiffies_ns(&kernel_tick, t->expires), t->expires);
     if (jf.n <= jf.want)
-        timers_wheel_add(t, tick_info()->hz);
+        timers_wheel_add(t, tick_info(&kernel_tick)->hz);
 }
 
 static void add_linux(struct wheel_timer *t)
 {
     unsigned long flags = irq_save();
-    tick_sync();
-    uint64_t j = jiffies;
-    timer_add(&kernel_wheel, t, wheel_linux_expiry(j, j + tick_info()->hz));
+    tick_sync(&kernel_tick);
+    uint64_t j = kernel_tick.jiffies;
+    timer_add(&kernel_wheel, t, wheel_linux_expiry(j, j + tick_info(&kernel_tick)->hz));
     irq_restore(flags);
 }
 
 static void on_wheel_linux(struct wheel_timer *t, void *ctx)
 {
     (void)ctx;
-    stamp(&jl, time_ns(), tick_jiffies_ns(t->expires), t->expires);
+    stamp(&jl, time_ns(), tick_jiffies_ns(&kernel_tick, t->expires), t->expires);
     if (jl.n <= jl.want)
         add_linux(t);
 }
@@ -109,15 +109,15 @@ static void report(const char *timer, struct series *s)
     json_str(&r.j, "exp", "period-compare");
     json_str(&r.j, "timer", timer);
     json_str(&r.j, "clock", "time_ns");
-    json_u64(&r.j, "hz", tick_info()->hz);
-    json_u64(&r.j, "tick_ns", tick_info()->period_ns);
+    json_u64(&r.j, "hz", tick_info(&kernel_tick)->hz);
+    json_u64(&r.j, "tick_ns", tick_info(&kernel_tick)->period_ns);
     json_u64(&r.j, "samples", periods);
     json_u64(&r.j, "period_ns", PERIOD_NS);
     if (callbacks)
         json_u64(&r.j, "first_ns", s->stamp[1] - s->stamp[0]);
     /* What the tick predicts for a wheel timer: its period in ticks times the tick's
      * period as measured (tick_stats.period_measured_ns), less 1 s. */
-    uint64_t ps = tick_measured_period_ps();
+    uint64_t ps = tick_measured_period_ps(&kernel_tick);
     if (callbacks > 1 && s != &hr && ps) {
         uint64_t ticks = s->expires[callbacks] - s->expires[callbacks - 1];
         json_u64(&r.j, "ticks_per_period", ticks);
@@ -148,7 +148,7 @@ static void report(const char *timer, struct series *s)
     if (callbacks && ls.min < 0)
         exp_defect(s != &hr ? "a jiffies timer ran before its jiffy's time"
                             : "the hrtimer ran before its expiry",
-                   s != &hr ? tick_info()->dev->name : timers_base()->dev->name);
+                   s != &hr ? tick_info(&kernel_tick)->dev->name : timers_base()->dev->name);
 }
 
 static void begin(struct series *s, unsigned want, uint64_t t0)
@@ -166,18 +166,18 @@ static bool done(const struct series *s)
 static void run(void)
 {
     struct hrtimer_base *base = timers_base();
-    if (!base || !tick_running()) {
+    if (!base || !tick_running(&kernel_tick)) {
         rec_error("period-compare", "needs the tick and an hrtimer device");
         return;
     }
-    if (!exp_tick_set(1000000000ull / HZ_SOURCE, 0))
+    if (!exp_tick_set(NSEC_PER_SEC / HZ_SOURCE, 0))
         return;
     unsigned want = cfg.profile == PROFILE_QUICK ? 4 : MAX_PERIODS;
     kprintf("\nperiod-compare: a 1 s hrtimer and 1 s jiffies timers (HZ=%llu as the source, "
-            "tick on %s, %llu ns)\n", (unsigned long long)tick_info()->hz,
-            tick_info()->dev->name, (unsigned long long)tick_info()->period_ns);
+            "tick on %s, %llu ns)\n", (unsigned long long)tick_info(&kernel_tick)->hz,
+            tick_info(&kernel_tick)->dev->name, (unsigned long long)tick_info(&kernel_tick)->period_ns);
     unsigned long flags = irq_save();
-    tick_sync();
+    tick_sync(&kernel_tick);
     uint64_t t0 = time_ns();
     begin(&hr, want, t0);
     begin(&jf, want, t0);
@@ -186,7 +186,7 @@ static void run(void)
     hrt.fn = on_hrtimer;
     hrtimer_start(base, &hrt, t0 + PERIOD_NS, HRTIMER_MODE_ABS);
     timer_init(&wt, on_wheel, 0);
-    timers_wheel_add(&wt, tick_info()->hz);
+    timers_wheel_add(&wt, tick_info(&kernel_tick)->hz);
     timer_init(&wtl, on_wheel_linux, 0);
     add_linux(&wtl);
 

@@ -172,7 +172,7 @@ static void run(void)
     for (unsigned i = 0; i < TIMERS; i++)
         ten[i] = (600ull + 13ull * i) * 1000ull;
     uint64_t run_ns = exp_size(300, 8000, 8000) * 1000000ull;
-    uint64_t finest = (1000000000ull + base->dev->freq_hz - 1) / base->dev->freq_hz;
+    uint64_t finest = (NSEC_PER_SEC + base->dev->freq_hz - 1) / base->dev->freq_hz;
     uint64_t grids[3] = { 5000, 800, 0 };
     unsigned n_grids = 3;
     if (cfg.hres_ns) {

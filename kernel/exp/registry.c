@@ -10,6 +10,10 @@
 #include "kernel/report/console.h"
 #include "kernel/report/record.h"
 #include "kernel/timers/ce_devices.h"
+#include "kernel/timers/timers.h"
+#include "ticklab/fmt.h"
+#include "ticklab/clockevent.h"
+#include "ticklab/units.h"
 
 extern const struct experiment exp_period_compare, exp_periodic_jitter, exp_itimer_error,
     exp_sleep_accuracy, exp_tick_overhead, exp_hrtimer_cost, exp_wakeup_latency, exp_hwlat,
@@ -33,14 +37,17 @@ const char *const *experiment_names(void)
 
 const char *experiment_names_text(void)
 {
-    return "none, all, or a comma list of: period-compare, periodic-jitter, itimer-error, "
-           "sleep-accuracy, tick-overhead, hrtimer-cost, wakeup-latency, hwlat, tsc-sync, "
-           "percpu-latency";
+    static char text[256];
+    size_t used = (size_t)fmt_snprintf(text, sizeof(text), "none, all, or a comma list of:");
+    for (size_t i = 0; registry[i] && used < sizeof(text); i++)
+        used += (size_t)fmt_snprintf(text + used, sizeof(text) - used, "%s %s", i ? "," : "",
+                                     registry[i]->name);
+    return text;
 }
 
 static uint64_t budget_ns(const struct experiment *e)
 {
-    return e->budget_s[cfg.profile] * 1000000000ull;
+    return e->budget_s[cfg.profile] * NSEC_PER_SEC;
 }
 
 /* What is going to run, before it does: the host tool counts "experiment k of N" and the
@@ -67,12 +74,12 @@ static void send_plan(uint64_t mask)
 unsigned experiments_run(uint64_t mask)
 {
     unsigned ran = 0;
-    if (mask && cfg.mask_irq) {
+    if (mask && cfg.mask_irq[0]) {
         struct rec r;
         rec_begin(&r, "fault_injected");
         json_str(&r.j, "what", "mask_irq");
         json_str(&r.j, "device", cfg.mask_irq);
-        json_i64(&r.j, "err", ce_devices_mask_irq(cfg.mask_irq));
+        json_i64(&r.j, "err", ce_devices_mask_irq(timers_device_named(cfg.mask_irq, "mask_irq")));
         rec_emit(&r);
         kprintf("test aid: the %s interrupt line is masked from here on\n", cfg.mask_irq);
     }

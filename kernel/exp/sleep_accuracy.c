@@ -79,7 +79,7 @@ static uint64_t sleep_jiffies(enum mode m, uint64_t request_ns, uint64_t tick_ns
 static bool sleep_once(struct hrtimer_base *base, enum mode m, uint64_t request_ns,
                        uint64_t tick_ns, uint64_t *seed, int64_t *err_ns, bool random_phase)
 {
-    const struct clockevent *dev = tick_info()->dev;
+    const struct clockevent *dev = tick_info(&kernel_tick)->dev;
     if (base && random_phase) {
         /* a random phase within the tick: HLT until an hrtimer at a random offset */
         phased = false;
@@ -126,7 +126,7 @@ static void report(enum mode m, uint64_t tick_ns, uint64_t request_ns, int64_t *
     json_str(&r.j, "variant", faithful ? "faithful" : "ticklab");
     json_str(&r.j, "start", faithful ? "back_to_back" : "random_phase");
     json_str(&r.j, "mode", mode_names[m]);
-    json_str(&r.j, "device", tick_info()->dev->name);
+    json_str(&r.j, "device", tick_info(&kernel_tick)->dev->name);
     json_str(&r.j, "clock", "time_ns");
     json_u64(&r.j, "tick_ns", tick_ns);
     json_u64(&r.j, "request_ns", request_ns);
@@ -158,7 +158,7 @@ static void run(void)
         exp_phase("tick %llu ns", (unsigned long long)ticks_ns[ti]);
         if (!exp_tick_set(ticks_ns[ti], 0))
             continue;
-        uint64_t tick_ns = tick_info()->period_ns;
+        uint64_t tick_ns = tick_info(&kernel_tick)->period_ns;
         for (unsigned q = 0; q < N_REQUESTS; q++) {
             for (unsigned m = 0; m < N_MODES; m++) {
                 if (m == HRTIMER && !base) {

@@ -32,6 +32,7 @@
 #include "kernel/exp/verdict.h"
 #include "kernel/report/console.h"
 #include "kernel/timers/clocks.h"
+#include "kernel/timers/timers.h"
 #include "ticklab/tick.h"
 #include "ticklab/kstring.h"
 #include "ticklab/stats.h"
@@ -52,14 +53,14 @@ static unsigned n_split;
 static uint64_t busy_loop(uint64_t n, uint64_t *ticks)
 {
     unsigned long flags = irq_save();
-    uint64_t t0_ticks = tick_info()->ticks;
+    uint64_t t0_ticks = tick_info(&kernel_tick)->ticks;
     irq_enable();
     uint64_t t0 = rdtsc_ordered();
     for (uint64_t i = 0; i < n; i++)
         __asm__ volatile("" ::: "memory");
     uint64_t t1 = rdtsc_ordered();
     irq_disable();
-    *ticks = tick_info()->ticks - t0_ticks;
+    *ticks = tick_info(&kernel_tick)->ticks - t0_ticks;
     irq_restore(flags);
     return tsc_cyc_to_ns(t1 - t0);
 }
@@ -265,7 +266,7 @@ static void run(void)
                 break;
         if (!rs.n || !exp_tick_set(ticks_ns[t], 0))
             continue;
-        const struct tick_info *ti = tick_info();
+        const struct tick_info *ti = tick_info(&kernel_tick);
         n_split = 0;
         uint64_t split_ticks0 = ti->ticks;
         split_loop(tsc_ns_to_cyc(target_ns));

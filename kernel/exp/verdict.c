@@ -8,6 +8,7 @@
 #include "kernel/config.h"
 #include "kernel/report/console.h"
 #include "kernel/report/record.h"
+#include "kernel/timers/ce_devices.h"
 #include "kernel/timers/clocks.h"
 #include "ticklab/clockevent.h"
 #include "ticklab/clocksource.h"
@@ -54,10 +55,10 @@ unsigned verdict_claims(const char **topic, const char **text, unsigned max)
     return n;
 }
 
-static int find_wake(const char *device)
+static int find_wake(const struct clockevent *dev)
 {
-    for (unsigned i = 0; i < findings.n_wake; i++)
-        if (findings.wake[i].measured && !k_strcmp(findings.wake[i].device, device))
+    for (unsigned i = 0; dev && i < findings.n_wake; i++)
+        if (findings.wake[i].measured && findings.wake[i].dev == dev)
             return (int)i;
     return -1;
 }
@@ -139,29 +140,29 @@ static void claim_clockevent(void)
     char text[240], ev[64];
     size_t n = (size_t)fmt_snprintf(text, sizeof(text),
                  "%s wakes fastest here: hrtimer callback p50 %lld ns, p99 %lld ns after the "
-                 "deadline (interrupt entry p99 %lld ns)", findings.wake[best].device,
+                 "deadline (interrupt entry p99 %lld ns)", findings.wake[best].dev->name,
                  (long long)findings.wake[best].cb_p50_ns, (long long)findings.wake[best].cb_p99_ns,
                  (long long)findings.wake[best].irq_p99_ns);
     if (next >= 0)
         fmt_snprintf(text + n, sizeof(text) - n, "; next %s, p99 %lld ns slower",
-                     findings.wake[next].device,
+                     findings.wake[next].dev->name,
                      (long long)(findings.wake[next].cb_p99_ns - findings.wake[best].cb_p99_ns));
     fmt_snprintf(ev, sizeof(ev), "result:wakeup-latency:path=callback");
-    claim("clockevent", findings.wake[best].device, text, ev, 0);
+    claim("clockevent", findings.wake[best].dev->name, text, ev, 0);
 }
 
-/* Would `device` help against the best of the others: by how much at p99. */
-static void helps_claim(const char *topic, const char *device)
+/* Would `dev` (the boot CPU's HPET comparator, its TSC-deadline timer) help against the best
+ * of the others: by how much at p99. */
+static void helps_claim(const char *topic, const struct clockevent *dev)
 {
     char text[220];
-    int d = find_wake(device);
+    int d = find_wake(dev);
     if (d < 0) {
-        struct clockevent *ce = clockevent_find(device, 0);
         fmt_snprintf(text, sizeof(text), "not measured: %s",
-                     !ce ? "no usable clock event device of that name (its clockevent record "
-                           "says why)"
-                         : !ce->usable && ce->unusable_reason ? ce->unusable_reason
-                                                              : "wakeup-latency has no samples from it");
+                     !dev ? "no usable clock event device of that kind (its clockevent record "
+                            "says why)"
+                          : !dev->usable && dev->unusable_reason ? dev->unusable_reason
+                                                                 : "wakeup-latency has no samples from it");
         claim(topic, "unknown", text, "clockevent", 0);
         return;
     }
@@ -171,7 +172,7 @@ static void helps_claim(const char *topic, const char *device)
             other = (int)i;
     if (other < 0) {
         fmt_snprintf(text, sizeof(text), "%s is the only one-shot device measured: nothing to "
-                     "compare with", device);
+                     "compare with", dev->name);
         claim(topic, "only", text, "result:wakeup-latency:path=callback", 0);
         return;
     }
@@ -179,7 +180,7 @@ static void helps_claim(const char *topic, const char *device)
     fmt_snprintf(text, sizeof(text),
                  "%s: hrtimer callback p99 %lld ns on %s against %lld ns on %s (%s%lld ns)",
                  gain > 0 ? "helps" : "does not help", (long long)findings.wake[d].cb_p99_ns,
-                 device, (long long)findings.wake[other].cb_p99_ns, findings.wake[other].device,
+                 dev->name, (long long)findings.wake[other].cb_p99_ns, findings.wake[other].dev->name,
                  gain > 0 ? "better by " : "worse or equal by ",
                  (long long)(gain > 0 ? gain : -gain));
     claim(topic, gain > 0 ? "helps" : "no", text, "result:wakeup-latency:path=callback", 0);
@@ -217,7 +218,7 @@ static void tick_claim(void)
     }
     uint64_t hz_1pct = 10000000ull / (uint64_t)cost;        /* 1 % of 1e9 ns per second */
     /* ticklab's tick goes no faster than TICK_MIN_PERIOD_NS: no claim beyond what it ran */
-    uint64_t hz_max = 1000000000ull / TICK_MIN_PERIOD_NS;
+    uint64_t hz_max = NSEC_PER_SEC / TICK_MIN_PERIOD_NS;
     bool capped = hz_1pct > hz_max;
     if (capped)
         hz_1pct = hz_max;
@@ -275,8 +276,8 @@ void verdict_report(void)
     environment_claim();
     clocksource_claim();
     claim_clockevent();
-    helps_claim("hpet", "hpet");
-    helps_claim("tsc_deadline", "tsc_deadline");
+    helps_claim("hpet", ce_devices_hpet_of(0, 0));
+    helps_claim("tsc_deadline", ce_devices_deadline(0));
     tick_claim();
     hwlat_claim();
     tsc_claim();

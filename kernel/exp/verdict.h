@@ -7,13 +7,15 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+struct clockevent;
+
 #define FINDINGS_MAX_DEVICES 6
 #define FINDINGS_MAX_TICKS 8
 
 struct findings {
     /* wakeup-latency, per one-shot device: the hrtimer path on it */
     struct {
-        const char *device;
+        const struct clockevent *dev;          /* the device (its name only for the text) */
         int64_t irq_p50_ns, irq_p99_ns;        /* deadline -> interrupt entry */
         int64_t cb_p50_ns, cb_p99_ns;          /* deadline -> hrtimer callback */
         bool measured;                         /* the callback series had samples */

@@ -76,26 +76,26 @@ static struct hrtimer timer;
  *
  * How exact the mapping is. time_ns() read in the pair is the clocksource count's start
  * (the count runs res_ns); the count was sampled at some instant between `a` and `c`, TSC
- * reads right before and after it (time_ns_bracket_tsc). So a stamp x's time lies between
+ * reads right before and after it (time_ns_bracket). So a stamp x's time lies between
  * t - (c - x) and t + res - (a - x): the estimate is the middle, the sample's resolution
  * half that width (10 ns of HPET count plus the few ns of the pair under icount). The pair
  * is read BRACKET_TRIES times and the narrowest kept: a slow read (an emulator's MMIO exit,
  * a VM exit, the host taking the CPU away) widens one bracket, rarely all of them. The row's
  * `resolution_ns` is the p99 of the samples' half widths, `resolution_max_ns` the widest. */
 #define BRACKET_TRIES 3
-static void early_fire(uint64_t t)
+static void early_fire(uint64_t early_ns)
 {
     n_early_fires++;
-    if (deadline_ns - t > early_max_ns)
-        early_max_ns = deadline_ns - t;
+    if (early_ns > early_max_ns)
+        early_max_ns = early_ns;
 }
 
 static inline __attribute__((always_inline)) void sample(void)
 {
     uint64_t here = rdtsc(), a, c;
-    uint64_t t = time_ns_bracket_tsc(&a, &c);
+    uint64_t t = time_ns_bracket(clock_facts.tsc, &a, &c);
     for (unsigned i = 1; i < BRACKET_TRIES; i++) {
-        uint64_t a2, c2, t2 = time_ns_bracket_tsc(&a2, &c2);
+        uint64_t a2, c2, t2 = time_ns_bracket(clock_facts.tsc, &a2, &c2);
         if (c2 - a2 < c - a) {
             a = a2;
             c = c2;
@@ -126,13 +126,10 @@ static inline __attribute__((always_inline)) void sample(void)
          * programming (latched before the device was shut down): counted, and the real one
          * follows. If it has, it fired early: a defect. (Not by `now`: a mapping error of
          * a few ns must never throw away a genuine wake-up.) */
-        bool fired_now = !cur_base && clockevent_pending(cur_dev) == 0;
-        /* ... and time still before the deadline after the device answered (read again:
-         * the CPU may have been taken away between t and the answer) */
-        uint64_t after = fired_now ? time_ns() : 0;
-        if (fired_now && after < deadline_ns &&
-            deadline_ns - after > HRTIMER_EARLY_TOLERANCE_NS(deadline_ns - armed_ns)) {
-            early_fire(after);
+        uint64_t early = cur_base ? 0 : clockevent_early_by(cur_dev, deadline_ns, armed_ns,
+                                                              time_ns);
+        if (early) {
+            early_fire(early);
             fired = true;
             return;
         }
@@ -238,7 +235,8 @@ static void report(const char *device, const char *path, const char *wait, int64
         exp_defect("a timer fired before its deadline (beyond the clock's resolution)",
                    device);
 
-    if (hrt && n && findings_series && findings.n_wake && !k_strcmp(findings.wake[findings.n_wake - 1].device, device)) {
+    if (hrt && n && findings_series && findings.n_wake &&
+        findings.wake[findings.n_wake - 1].dev == cur_dev) {
         if (callback) {
             findings.wake[findings.n_wake - 1].cb_p50_ns = st.median;
             findings.wake[findings.n_wake - 1].cb_p99_ns = st.p99;
@@ -259,9 +257,9 @@ static unsigned collect(struct clockevent *ce, struct hrtimer_base *base, unsign
     early_max_ns = 0;
     cur_base = base;
     cur_dev = ce;
-    uint64_t stale0 = base ? base->stale : 0, early0 = base ? base->early_fires : 0;
+    uint64_t stale0 = base ? base->stats.stale : 0, early0 = base ? base->stats.early_fires : 0;
     if (base)
-        base->early_max_ns = 0;
+        base->stats.early_max_ns = 0;
     unsigned lost_in_a_row = 0, tries = 0;
     unsigned long flags = irq_save();
     while (n_done < n && exp_budget_left() && tries++ < 2 * n + 20) {
@@ -315,9 +313,9 @@ static unsigned collect(struct clockevent *ce, struct hrtimer_base *base, unsign
     }
     if (base) {
         /* the base told stale from early at each interrupt that came before its moment */
-        n_stale = (unsigned)(base->stale - stale0);
-        n_early_fires = (unsigned)(base->early_fires - early0);
-        early_max_ns = base->early_max_ns;
+        n_stale = (unsigned)(base->stats.stale - stale0);
+        n_early_fires = (unsigned)(base->stats.early_fires - early0);
+        early_max_ns = base->stats.early_max_ns;
     }
     cur_base = 0;
     return n_done;
@@ -411,7 +409,7 @@ static void run(void)
                          timers_watch(&tmp_base) != 0))
             continue;
         if (findings_series && findings.n_wake < FINDINGS_MAX_DEVICES)
-            findings.wake[findings.n_wake++].device = ce->name;
+            findings.wake[findings.n_wake++].dev = ce;
         got = collect(ce, b, n, &seed);
         if (!is_main) {
             timers_unwatch(&tmp_base);

@@ -16,6 +16,7 @@
 
 static struct {
     enum intr_path mode;
+    struct lapic apic;               /* how every CPU reaches its local APIC */
     struct lapic_info lapic;
     struct ioapic ioapics[TOPO_MAX_IOAPICS];
     unsigned pins[TOPO_MAX_IOAPICS];
@@ -37,8 +38,8 @@ static void on_lapic_error(struct trap_frame *tf, void *ctx)
 {
     (void)tf, (void)ctx;
     st.stats.lapic_errors++;
-    st.stats.last_esr = lapic_error_status();
-    lapic_eoi();
+    st.stats.last_esr = lapic_error_status(&st.apic);
+    lapic_eoi(&st.apic);
 }
 
 static void on_pic_irq7_15(struct trap_frame *tf, void *ctx)
@@ -62,7 +63,7 @@ static void on_selftest(struct trap_frame *tf, void *ctx)
 {
     (void)tf, (void)ctx;
     st.selftest_hits++;
-    lapic_eoi();
+    lapic_eoi(&st.apic);
 }
 
 static void *map_mmio(uint64_t phys, uint64_t len)
@@ -121,7 +122,7 @@ static bool selftest(void)
 {
     irq_set_handler(VEC_SELFTEST, on_selftest, NULL);
     unsigned long flags = irq_save();
-    lapic_self_ipi(VEC_SELFTEST);
+    lapic_self_ipi(&st.apic, VEC_SELFTEST);
     irq_enable();
     uint64_t t0 = rdtsc();
     while (!st.selftest_hits && rdtsc() - t0 < SELFTEST_TIMEOUT_CYC)
@@ -178,7 +179,7 @@ int intr_init(const struct intr_topology *topo, const struct cpu_info *cpu, bool
     }
     uint64_t base = rdmsr(MSR_APIC_BASE) & APIC_BASE_ADDR;
     void *mmio = map_mmio(base, 0x1000);
-    int rc = lapic_init((uintptr_t)mmio, allow_x2apic && cpu->x2apic, VEC_SPURIOUS,
+    int rc = lapic_init(&st.apic, (uintptr_t)mmio, allow_x2apic && cpu->x2apic, VEC_SPURIOUS,
                         VEC_LAPIC_ERROR, &st.lapic);
     if (rc) {
         rec_error("lapic", "the local APIC did not come up enabled");
@@ -186,7 +187,7 @@ int intr_init(const struct intr_topology *topo, const struct cpu_info *cpu, bool
     }
     for (unsigned i = 0; i < topo->n_nmis; i++)
         if (topo->nmis[i].all_cpus)
-            lapic_set_nmi(topo->nmis[i].lint, topo->nmis[i].inti_flags);
+            lapic_set_nmi(&st.apic, topo->nmis[i].lint, topo->nmis[i].inti_flags);
     report_lapic(topo);
     probe_ioapics(topo);
     st.mode = st.n_ioapics ? INTR_IOAPIC : INTR_PIC;
@@ -242,12 +243,6 @@ int intr_route_isa(unsigned irq, uint8_t vector, irq_handler_fn fn, void *ctx,
     return rc;
 }
 
-int intr_route_gsi(uint32_t gsi, enum irq_trigger trigger, enum irq_polarity polarity,
-                   irq_handler_fn fn, void *ctx, struct intr_route *out)
-{
-    return intr_route_gsi_to(gsi, trigger, polarity, st.lapic.id, fn, ctx, out);
-}
-
 int intr_route_gsi_to(uint32_t gsi, enum irq_trigger trigger, enum irq_polarity polarity,
                       uint32_t dest_apic_id, irq_handler_fn fn, void *ctx,
                       struct intr_route *out)
@@ -292,7 +287,7 @@ void intr_eoi(const struct intr_route *r)
     if (r->path == INTR_PIC)
         pic_eoi(r->pin);
     else
-        lapic_eoi();
+        lapic_eoi(&st.apic);
     if (probe)
         irq_probe.eoi_end_tsc = rdtsc_ordered();
 }
@@ -305,6 +300,11 @@ uint64_t intr_lapic_phys(void)
 bool intr_lapic_x2apic(void)
 {
     return st.lapic.x2apic;
+}
+
+const struct lapic *intr_apic(void)
+{
+    return &st.apic;
 }
 
 void intr_eoi_local(void)
@@ -320,16 +320,6 @@ void intr_release(struct intr_route *r)
         st.pin_used[r->ioapic][r->pin / 64] &= ~(1ull << (r->pin % 64));
     irq_clear_handler(r->vector);
     r->path = INTR_NONE;
-}
-
-enum intr_path intr_mode(void)
-{
-    return st.mode;
-}
-
-const struct lapic_info *intr_lapic(void)
-{
-    return &st.lapic;
 }
 
 const struct intr_stats *intr_stats(void)

@@ -51,11 +51,8 @@ int intr_init(const struct intr_topology *topo, const struct cpu_info *cpu, bool
  * pin is routed already (one owner per pin, until intr_release()). */
 int intr_route_isa(unsigned irq, uint8_t vector, irq_handler_fn fn, void *ctx,
                    struct intr_route *out);
-/* Routes GSI gsi (IOAPIC only) to a newly allocated vector. */
-int intr_route_gsi(uint32_t gsi, enum irq_trigger trigger, enum irq_polarity polarity,
-                   irq_handler_fn fn, void *ctx, struct intr_route *out);
-/* The same, delivered to the CPU with dest_apic_id instead of the boot CPU (an application
- * processor's own HPET comparator). -ENOTSUP for an id over 255 (no interrupt remapping). */
+/* Routes GSI gsi (IOAPIC only) to a newly allocated vector, delivered to the CPU with
+ * dest_apic_id (the boot CPU's, or an application processor's for its own HPET comparator). -ENOTSUP for an id over 255 (no interrupt remapping). */
 int intr_route_gsi_to(uint32_t gsi, enum irq_trigger trigger, enum irq_polarity polarity,
                       uint32_t dest_apic_id, irq_handler_fn fn, void *ctx,
                       struct intr_route *out);
@@ -69,11 +66,12 @@ void intr_eoi_local(void);
 /* The boot CPU's local APIC as intr_init() set it up (the other CPUs copy it). */
 uint64_t intr_lapic_phys(void);
 bool intr_lapic_x2apic(void);
+/* How every CPU reaches its local APIC (lapic_init() on the boot CPU filled it): what the
+ * LAPIC driver's functions take. */
+const struct lapic *intr_apic(void);
 /* Releases the route: masked, handler removed. */
 void intr_release(struct intr_route *r);
 
-enum intr_path intr_mode(void);
-const struct lapic_info *intr_lapic(void);
 const struct intr_stats *intr_stats(void);
 /* One `irq_stats` record: per-vector counts and the spurious/error counters. */
 void intr_report_stats(void);

@@ -15,11 +15,6 @@ int console_serial_init(uint16_t port, uint32_t baud)
     return uart_init(&serial, port, baud);
 }
 
-void console_serial_off(void)
-{
-    serial.present = false;
-}
-
 const struct uart *console_uart(void)
 {
     return &serial;

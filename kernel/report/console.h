@@ -15,7 +15,6 @@
 
 /* COM1 at 115200 8N1. Returns the uart_init() result (0, -ENODEV). */
 int console_serial_init(uint16_t port, uint32_t baud);
-void console_serial_off(void);
 const struct uart *console_uart(void);
 int console_screen_init(const struct fb_info *fb, void *(*map)(uint64_t phys, uint64_t bytes));
 

@@ -18,6 +18,7 @@
 #include "ticklab/kstring.h"
 #include "ticklab/lapic.h"
 #include "ticklab/muldiv.h"
+#include "ticklab/units.h"
 
 #define TRAMP_BASE SMP_START_PAGE       /* boot/trampoline.asm says the same */
 #define MSR_GS_BASE 0xC0000101u
@@ -54,7 +55,7 @@ static void set_gs(struct cpu_local *c)
 
 static uint64_t ns_to_tsc(uint64_t ns)
 {
-    return mul_div_u64(ns, tsc_hz, 1000000000ull);
+    return mul_div_u64(ns, tsc_hz, NSEC_PER_SEC);
 }
 
 /* Each application processor's stacks: a guard page (unmapped) below the main stack, and
@@ -84,8 +85,9 @@ void ap_entry(uint64_t index)
                        (uint64_t)(uintptr_t)ap_stacks[index].ist[2] + AP_IST_SIZE);
     set_gs(c);
     struct lapic_info li;
-    if (lapic_init((uintptr_t)phys_to_virt(intr_lapic_phys()), intr_lapic_x2apic(), VEC_SPURIOUS,
-                   VEC_LAPIC_ERROR, &li) == 0) {
+    struct lapic apic;       /* the same way in as the boot CPU's (intr_apic()) */
+    if (lapic_init(&apic, (uintptr_t)phys_to_virt(intr_lapic_phys()), intr_lapic_x2apic(),
+                   VEC_SPURIOUS, VEC_LAPIC_ERROR, &li) == 0) {
         c->apic_id = li.id;
         c->x2apic = li.x2apic;
         if (hooks.ap_init)
@@ -102,7 +104,7 @@ void ap_entry(uint64_t index)
             fn(arg);
             irq_disable();
             c->done = seq;
-            lapic_send_ipi(bsp_apic_id, VEC_SMP_WAKE);
+            lapic_send_ipi(intr_apic(), bsp_apic_id, VEC_SMP_WAKE);
             continue;
         }
         /* STI's one-instruction shadow covers the HLT: a wake-up after the check is taken
@@ -136,11 +138,11 @@ static const char *start_one(struct cpu_local *c)
     tramp_put(tramp_stack, (uint64_t)(uintptr_t)ap_stacks[i].stack + AP_STACK_SIZE);
     tramp_put(tramp_cpu, i);
     uint64_t t0 = rdtsc();
-    if (lapic_send_ipi(c->apic_id, ICR_INIT | ICR_ASSERT) != 0)
+    if (lapic_send_ipi(intr_apic(), c->apic_id, ICR_INIT | ICR_ASSERT) != 0)
         return "the INIT IPI was not accepted by the local APIC";
     wait_tsc(0, 10000000ull);                           /* 10 ms after INIT */
     for (int sipi = 0; sipi < 2 && !c->online; sipi++) {
-        if (lapic_send_ipi(c->apic_id, ICR_STARTUP | (TRAMP_BASE >> 12)) != 0)
+        if (lapic_send_ipi(intr_apic(), c->apic_id, ICR_STARTUP | (TRAMP_BASE >> 12)) != 0)
             return "the STARTUP IPI was not accepted by the local APIC";
         wait_tsc(&c->online, sipi == 0 ? 200000ull : 100000000ull);
     }
@@ -161,7 +163,7 @@ static void report(const struct cpu_local *c, bool started, const char *reason)
         json_str(&r.j, "lapic_mode", c->x2apic ? "x2apic" : "xapic");
     if (c->index && started) {
         json_str(&r.j, "clock", "tsc");
-        json_u64(&r.j, "start_ns", mul_div_u64(c->start_tsc_cyc, 1000000000ull, tsc_hz));
+        json_u64(&r.j, "start_ns", mul_div_u64(c->start_tsc_cyc, NSEC_PER_SEC, tsc_hz));
     }
     if (started && hooks.describe)
         hooks.describe(c->index, &r.j);
@@ -183,7 +185,7 @@ unsigned smp_start(unsigned max_cpus, bool start_page_is_ram, uint64_t tsc_rate_
     struct cpu_local *bsp = &cpu_locals[0];
     tsc_hz = tsc_rate_hz;
     smp_boot_cpu_init();
-    bsp_apic_id = bsp->apic_id = lapic_id();
+    bsp_apic_id = bsp->apic_id = lapic_id(intr_apic());
     bsp->x2apic = intr_lapic_x2apic();
     irq_set_handler(VEC_SMP_WAKE, on_wake, 0);
     report(bsp, true, 0);
@@ -221,15 +223,18 @@ unsigned smp_start(unsigned max_cpus, bool start_page_is_ram, uint64_t tsc_rate_
     tramp_put(tramp_cr3, paging_root());
     tramp_put(tramp_entry, (uint64_t)(uintptr_t)ap_entry);
     tramp_put(tramp_efer, rdmsr(MSR_EFER_ADDR) & ((1u << 8) | (1u << 11)));   /* LME, NXE */
-    paging_set_page(TRAMP_BASE, PAGE_CODE, 0);
+    bool tramp_ok = paging_set_page(TRAMP_BASE, PAGE_CODE, 0) == 0;
     for (unsigned i = 1; i < n; i++) {
         fmt_snprintf(guard_names[i], sizeof(guard_names[i]), "cpu%u", i);
-        paging_set_page((uint64_t)(uintptr_t)ap_stacks[i].guard, PAGE_GUARD, guard_names[i]);
+        if (paging_set_page((uint64_t)(uintptr_t)ap_stacks[i].guard, PAGE_GUARD,
+                            guard_names[i]) != 0)
+            rec_error("smp", "a stack guard page could not be set: overflow goes unnoticed");
     }
     for (unsigned i = 1; i < n; i++) {
         struct cpu_local *c = &cpu_locals[i];
         c->self = c;
-        const char *why = start_one(c);
+        const char *why = tramp_ok ? start_one(c)
+                                   : "the start page could not be made executable";
         if (!why)
             n_online++;
         report(c, why == 0, why);
@@ -257,7 +262,7 @@ int smp_post(unsigned cpu, void (*fn)(void *), void *arg)
     c->arg = arg;
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
     c->posted++;
-    lapic_send_ipi(c->apic_id, VEC_SMP_WAKE);
+    lapic_send_ipi(intr_apic(), c->apic_id, VEC_SMP_WAKE);
     return 0;
 }
 
@@ -282,7 +287,7 @@ int smp_wait(unsigned cpu, uint64_t bound_ns)
          * now and then lets its own bounded wait look at the clock. */
         if (rdtsc() - last_poke >= poke) {
             last_poke = rdtsc();
-            lapic_send_ipi(c->apic_id, VEC_SMP_WAKE);
+            lapic_send_ipi(intr_apic(), c->apic_id, VEC_SMP_WAKE);
         }
     }
     if (wait_hooks.end)

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "kernel/arch/cpu.h"
+#include "kernel/arch/percpu.h"
 
 struct json;
 
@@ -32,16 +33,16 @@ struct cpu_local {
 
 extern struct cpu_local cpu_locals[CPU_MAX];
 
-/* The running CPU's record (GS base) and index. smp_boot_cpu_init() first. */
+_Static_assert(__builtin_offsetof(struct cpu_local, index) == PERCPU_INDEX_OFFSET,
+               "kernel/arch/percpu.h reads the index there");
+
+/* The running CPU's record (GS base). smp_boot_cpu_init() first; cpu_index()
+ * (kernel/arch/percpu.h) is its index. */
 static inline struct cpu_local *this_cpu(void)
 {
     struct cpu_local *c;
     __asm__ volatile("mov %%gs:0, %0" : "=r"(c));
     return c;
-}
-static inline unsigned smp_this_cpu(void)
-{
-    return this_cpu()->index;
 }
 
 /* The boot CPU's record, early (before anything asks which CPU it runs on). */

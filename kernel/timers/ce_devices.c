@@ -10,7 +10,6 @@
 #include "ticklab/errno.h"
 #include "ticklab/hpet.h"
 #include "ticklab/io.h"
-#include "ticklab/kstring.h"
 #include "ticklab/lapic_timer.h"
 #include "ticklab/pit8254.h"
 #include "ticklab/rtc_cmos.h"
@@ -43,9 +42,22 @@ static void absent(const char *name, const char *reason)
     report_absent_device("clockevent", name, reason);
 }
 
+/* Registers ce; a refusal (a driver's broken promise, a name taken twice) is reported as
+ * the device being absent, with the core's error, and the device is not used. */
+static bool add(struct clockevent *ce)
+{
+    int rc = clockevent_register(ce);
+    if (rc == 0)
+        return true;
+    absent(ce->name, rc == -EBUSY ? "not registered: its name is taken on this CPU"
+                                  : "not registered: the driver's fields are inconsistent");
+    return false;
+}
+
 /* ---- PIT channel 0 ------------------------------------------------------------------------ */
 
 static struct pit_clockevent pit;
+static bool pit_ok;
 static struct routed pit_irq_route;
 
 /* Each handler passes the event on first and acknowledges the interrupt controller after:
@@ -66,7 +78,7 @@ static void pit_init(void)
         return;
     }
     pit_clockevent_init(&pit, line_of(&pit_irq_route));
-    clockevent_register(&pit.ce);
+    pit_ok = add(&pit.ce);
 }
 
 /* ---- each CPU's local APIC timer ------------------------------------------------------------ */
@@ -77,31 +89,43 @@ static struct lapic_timer_ce lapic_timers[CPU_MAX];
 static void lapic_irq(struct trap_frame *tf, void *ctx)
 {
     (void)tf, (void)ctx;
-    lapic_timer_ce_irq(&lapic_timers[smp_this_cpu()]);
+    lapic_timer_ce_irq(&lapic_timers[cpu_index()]);
     intr_eoi_local();
 }
 
 static void lapic_init_cpu(unsigned cpu)
 {
     struct lapic_timer_ce *t = &lapic_timers[cpu];
-    lapic_timer_ce_init(t, cpu, VEC_LAPIC_TIMER, clock_facts.lapic_hz, clock_facts.tsc,
-                        &cpu_facts);
+    lapic_timer_ce_init(t, intr_apic(), cpu, VEC_LAPIC_TIMER, clock_facts.lapic_hz,
+                        clock_facts.tsc, &cpu_facts);
     if (clock_facts.lapic && clocksource_current() == clock_facts.lapic) {
         /* One counter cannot be both: time_ns() reads it, so the timer must run free. */
         t->lapic.usable = t->deadline.usable = false;
         t->lapic.unusable_reason = t->deadline.unusable_reason =
             "its counter is the clocksource time_ns() runs on (clocksource=lapic)";
     } else {
-        lapic_timer_stop();
+        lapic_timer_stop(intr_apic());
     }
     if (!t->lapic.usable && cpu == 0)
         absent("lapic", t->lapic.unusable_reason);
     else if (t->lapic.usable)
-        clockevent_register(&t->lapic);
+        add(&t->lapic);
     if (!t->deadline.usable && cpu == 0)
         absent("tsc_deadline", t->deadline.unusable_reason);
     else if (t->deadline.usable)
-        clockevent_register(&t->deadline);
+        add(&t->deadline);
+}
+
+struct clockevent *ce_devices_pit(void)
+{
+    return pit_ok ? &pit.ce : 0;
+}
+
+struct clockevent *ce_devices_deadline(unsigned cpu)
+{
+    if (cpu >= CPU_MAX || !lapic_timers[cpu].deadline.name || !lapic_timers[cpu].deadline.usable)
+        return 0;
+    return &lapic_timers[cpu].deadline;
 }
 
 struct clockevent *ce_devices_lapic(unsigned cpu)
@@ -142,11 +166,11 @@ static int route_comparator(struct hpet_slot *s, unsigned n, uint32_t route_cap,
         if (intr_route_gsi_to(gsi, TRIGGER_EDGE, POLARITY_HIGH, apic_id, hpet_irq, s,
                               &s->irq.route))
             continue;
-        if (hpet_comparator_route(n, gsi) == 0)
+        if (hpet_comparator_route(clock_facts.hpet_block, n, gsi) == 0)
             return (int)gsi;
         intr_release(&s->irq.route);
     }
-    return -1;
+    return -ENODEV;
 }
 
 static const char *hpet_setup(unsigned cpu, unsigned n, uint32_t apic_id)
@@ -155,14 +179,20 @@ static const char *hpet_setup(unsigned cpu, unsigned n, uint32_t apic_id)
     struct hpet_slot *s = &hpet_slots[cpu];
     if (!clock_facts.hpet || !clock_facts.hpet->usable)
         return clock_facts.hpet ? clock_facts.hpet->unusable_reason : "no HPET";
-    if (hpet_comparator_caps(n, &caps))
+    if (hpet_comparator_caps(clock_facts.hpet_block, n, &caps))
         return cpu ? "the HPET has no comparator left for this CPU" : "comparator 0 unreadable";
     if (route_comparator(s, n, caps.route_cap, apic_id, cpu == 0) < 0)
         return cpu ? "no free IOAPIC input (16..23) that this comparator can drive"
                    : "every IOAPIC input comparator 0 can drive is taken (QEMU pc: only "
                      "GSI 2, the PIT's)";
-    hpet_channel_init(&s->ch, n, cpu, line_of(&s->irq));
-    clockevent_register(&s->ch.ce);
+    if (hpet_channel_init(&s->ch, clock_facts.hpet_block, n, cpu, line_of(&s->irq)) != 0) {
+        intr_release(&s->irq.route);
+        return "the comparator's capabilities cannot be read";
+    }
+    if (!add(&s->ch.ce)) {
+        intr_release(&s->irq.route);
+        return "the comparator could not be registered";
+    }
     s->ready = true;
     return 0;
 }
@@ -202,7 +232,7 @@ static void rtc_init(void)
         return;
     }
     rtc_clockevent_init(&rtc, line_of(&rtc_irq_route));
-    clockevent_register(&rtc.ce);
+    add(&rtc.ce);
 }
 
 void ce_devices_init(void)
@@ -211,7 +241,7 @@ void ce_devices_init(void)
     irq_set_handler(VEC_LAPIC_TIMER, lapic_irq, 0);
     pit_init();
     lapic_init_cpu(0);
-    const char *why = hpet_setup(0, 0, lapic_id());
+    const char *why = hpet_setup(0, 0, lapic_id(intr_apic()));
     if (why) {
         hpet_slots[0].reason = why;
         absent("hpet", why);
@@ -224,18 +254,18 @@ void ce_devices_cpu_init(unsigned cpu)
     if (cpu == 0 || cpu >= CPU_MAX)
         return;
     lapic_init_cpu(cpu);
-    hpet_slots[cpu].reason = hpet_slots[0].ready ? hpet_setup(cpu, cpu, lapic_id())
+    hpet_slots[cpu].reason = hpet_slots[0].ready ? hpet_setup(cpu, cpu, lapic_id(intr_apic()))
                                                  : "no usable HPET comparator 0 (its "
                                                    "clockevent record says why)";
 }
 
-int ce_devices_mask_irq(const char *name)
+int ce_devices_mask_irq(struct clockevent *ce)
 {
-    struct routed *r = !k_strcmp(name, "pit")    ? &pit_irq_route
-                       : !k_strcmp(name, "hpet") ? &hpet_slots[0].irq
-                       : !k_strcmp(name, "rtc")  ? &rtc_irq_route
-                                                 : 0;
-    if (!r || r->route.path == INTR_NONE)
+    if (!ce || !ce->line)
+        return -ENODEV;       /* a LAPIC's: no line of its own to mask */
+    struct routed *r = (struct routed *)(void *)((char *)ce->line -
+                                                 __builtin_offsetof(struct routed, line));
+    if (r->route.path == INTR_NONE)
         return -ENODEV;
     intr_mask(&r->route);
     r->line.unmask = 0;     /* and the driver's next state change cannot undo it */

@@ -18,10 +18,16 @@ void ce_devices_cpu_init(unsigned cpu);
 /* That CPU's own devices, or NULL with *why (may be NULL) saying why not: its "lapic"; and
  * its HPET comparator (comparator 0 for the boot CPU, `cpu` for the others). */
 struct clockevent *ce_devices_lapic(unsigned cpu);
+/* The PIT's channel 0, or NULL when it was not registered (an experiment that reproduces a
+ * setup on the PIT asks for it by what it is, not by its name). */
+struct clockevent *ce_devices_pit(void);
+/* That CPU's TSC-deadline timer when it is usable, or NULL. */
+struct clockevent *ce_devices_deadline(unsigned cpu);
 struct clockevent *ce_devices_hpet_of(unsigned cpu, const char **why);
 
-/* The test aid behind mask_irq=NAME: masks the boot CPU's device NAME's interrupt line at
- * its controller, so that its events stop coming. -ENODEV when NAME has no line. */
-int ce_devices_mask_irq(const char *name);
+/* The test aid behind mask_irq=NAME: masks the device's interrupt line at its controller
+ * for good (its driver's unmask no longer reaches it), so that its events stop coming.
+ * -ENODEV for no device, or one without a line of its own (a LAPIC timer). */
+int ce_devices_mask_irq(struct clockevent *ce);
 
 #endif

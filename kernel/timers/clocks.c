@@ -11,6 +11,7 @@
 #include "kernel/config.h"
 #include "kernel/discover/acpi_report.h"
 #include "kernel/discover/cpu_report.h"
+#include "kernel/intr/intr.h"
 #include "kernel/report/console.h"
 #include "kernel/report/record.h"
 #include "ticklab/calibrate.h"
@@ -22,12 +23,20 @@
 #include "ticklab/kstring.h"
 #include "ticklab/muldiv.h"
 #include "ticklab/stats.h"
+#include "ticklab/units.h"
 
 /* How long a counter gets to show it moves: 2^26 TSC cycles is 6.7 ms at 10 GHz and
  * 64 ms at 1 GHz, thousands of ticks of the slowest reference (PIT, 838 ns). */
 #define PROBE_CYC (1ull << 26)
 
 struct clock_facts clock_facts;
+
+/* The counters' drivers' own state. */
+static struct tsc tsc;
+static struct hpet hpet;
+static struct acpi_pm pm;
+static struct clocksource pit;
+static struct lapic_timer_cs lapic_counter;
 
 enum { CAL_HPET, CAL_PM, CAL_PIT, CAL_CPUID15, CAL_CPUID16, CAL_USER, CAL_N };
 static struct cal_result tsc_cal[CAL_N];
@@ -43,12 +52,12 @@ static uint64_t cal_window_ns(void)
 
 uint64_t tsc_cyc_to_ns(uint64_t cyc)
 {
-    return clock_facts.tsc_hz ? mul_div_u64(cyc, 1000000000ull, clock_facts.tsc_hz) : 0;
+    return clock_facts.tsc_hz ? mul_div_u64(cyc, NSEC_PER_SEC, clock_facts.tsc_hz) : 0;
 }
 
 uint64_t tsc_ns_to_cyc(uint64_t ns)
 {
-    return mul_div_u64(ns, clock_facts.tsc_hz, 1000000000ull);
+    return mul_div_u64(ns, clock_facts.tsc_hz, NSEC_PER_SEC);
 }
 
 static struct clocksource *bring_up_hpet(void)
@@ -60,13 +69,14 @@ static struct clocksource *bring_up_hpet(void)
     }
     void *mmio = phys_map(h->addr, HPET_MMIO_BYTES);
     struct hpet_info info;
-    if (!mmio || hpet_init((uintptr_t)mmio, false, &info)) {
+    if (!mmio || hpet_init(&hpet, (uintptr_t)mmio, false, &info)) {
         clock_report_absent("hpet", mmio ? info.reason : "cannot map the HPET block");
         return 0;
     }
-    hpet_enable();
-    hpet_counting(PROBE_CYC);
-    return hpet_clocksource();
+    hpet_enable(&hpet);
+    hpet_counting(&hpet, PROBE_CYC);
+    clock_facts.hpet_block = &hpet;
+    return hpet_clocksource(&hpet);
 }
 
 static struct clocksource *bring_up_pm(void)
@@ -77,23 +87,23 @@ static struct clocksource *bring_up_pm(void)
         clock_report_absent("acpi_pm", !f->present ? "no FADT" : f->pm_timer_reason);
         return 0;
     }
-    if (acpi_pm_init(f->pm_timer_port, f->pm_timer_32bit, &reason)) {
+    if (acpi_pm_init(&pm, f->pm_timer_port, f->pm_timer_32bit, &reason)) {
         clock_report_absent("acpi_pm", reason);
         return 0;
     }
-    if (acpi_pm_counting(PROBE_CYC))
-        acpi_pm_check_monotonic(1000);
-    return acpi_pm_clocksource();
+    if (acpi_pm_counting(&pm, PROBE_CYC))
+        acpi_pm_check_monotonic(&pm, 1000);
+    return acpi_pm_clocksource(&pm);
 }
 
 static void register_all(void)
 {
     struct clock_facts *c = &clock_facts;
-    c->tsc = tsc_clocksource_init(&cpu_facts);
+    c->tsc = tsc_clocksource_init(&tsc, &cpu_facts);
     c->hpet = bring_up_hpet();
     c->acpi_pm = bring_up_pm();
-    c->pit = pit_clocksource_init(PROBE_CYC);
-    c->lapic = lapic_timer_clocksource_start();
+    c->pit = pit_clocksource_init(&pit, PROBE_CYC);
+    c->lapic = lapic_timer_clocksource_start(&lapic_counter, intr_apic());
     struct clocksource *all[] = { c->tsc, c->hpet, c->acpi_pm, c->pit, c->lapic };
     for (unsigned i = 0; i < sizeof(all) / sizeof(all[0]); i++)
         if (all[i])
@@ -103,12 +113,12 @@ static void register_all(void)
 static void calibrate_one(struct clocksource *ref, struct cal_result *out, const char *name)
 {
     if (!ref || !ref->usable) {
-        calibrate_tsc(0, tsc_read_ordered, cal_window_ns(), out);   /* fills a SKIP */
+        calibrate_tsc(0, clock_facts.tsc, cal_window_ns(), out);   /* fills a SKIP */
         out->ref = name;
         out->reason = ref ? ref->unusable_reason : "reference absent";
         return;
     }
-    calibrate_tsc(ref, tsc_read_ordered, cal_window_ns(), out);
+    calibrate_tsc(ref, clock_facts.tsc, cal_window_ns(), out);
 }
 
 /* Each reference's own rate, measured: the TSC counted f_i Hz against reference i at its
@@ -130,7 +140,7 @@ static void report_reference_rates(int chosen)
         int64_t off_ppb = (int64_t)mul_div_u64_round(c->freq_hz > r->freq_hz
                                                          ? c->freq_hz - r->freq_hz
                                                          : r->freq_hz - c->freq_hz,
-                                                     1000000000ull, r->freq_hz);
+                                                     NSEC_PER_SEC, r->freq_hz);
         if (c->freq_hz < r->freq_hz)
             off_ppb = -off_ppb;
         struct rec rr;
@@ -195,8 +205,7 @@ static void calibrate_lapic(void)
         c->lapic->unusable_reason = "no calibrated TSC to measure it against";
         return;
     }
-    struct cal_target t = { .name = "lapic", .read = c->lapic->read, .mask = c->lapic->mask,
-                            .max_hz = c->tsc_hz };
+    struct cal_target t = { .cs = c->lapic, .max_hz = c->tsc_hz };
     calibrate_pair(&t, c->tsc, c->tsc_uncertainty_ppb, cal_window_ns(), &r[0]);
     unsigned n = 1;
     if (cfg.lapic_hz)
@@ -229,14 +238,14 @@ static void measure_all(void)
     for (struct clocksource *cs = clocksource_list(); cs && n_measured < MAX_SOURCES;
          cs = cs->next) {
         measured[n_measured].cs = cs;
-        cs_measure(cs, 1000, mono, &measured[n_measured].m);
+        cs_measure(cs, clock_facts.tsc, 1000, mono, &measured[n_measured].m);
         cs->read_cost_cyc = (uint32_t)measured[n_measured].m.cost_median_cyc; /* TSC cycles */
         n_measured++;
     }
 }
 
 static struct clocksource *selected;
-static char select_why[96];
+static char select_why[192];
 
 int clocks_init(void)
 {
@@ -299,12 +308,14 @@ bool clocks_under_tcg(void)
     return !k_strcmp(cpu_hypervisor_name(&ci), "tcg");
 }
 
+#define ICOUNT_TSC_HZ NSEC_PER_SEC
+
 /* QEMU's -icount makes the TSC count exactly 1e9 a second: calibrated against the emulated
  * HPET or PM timer it comes out within a fraction of a ppm of it. */
 static bool virtual_time(const char *hv)
 {
-    uint64_t off = clock_facts.tsc_hz > 1000000000ull ? clock_facts.tsc_hz - 1000000000ull
-                                                      : 1000000000ull - clock_facts.tsc_hz;
+    uint64_t off = clock_facts.tsc_hz > ICOUNT_TSC_HZ ? clock_facts.tsc_hz - ICOUNT_TSC_HZ
+                                                      : ICOUNT_TSC_HZ - clock_facts.tsc_hz;
     return clock_facts.tsc_hz && off <= 1000 && !k_strcmp(hv, "tcg");
 }
 

@@ -10,6 +10,8 @@
 
 struct clock_facts {
     struct clocksource *tsc, *hpet, *acpi_pm, *pit, *lapic;   /* NULL: absent */
+    struct hpet *hpet_block;         /* the HPET the "hpet" clocksource counts on; NULL:
+                                        absent (its comparators are the clock events') */
     uint64_t tsc_hz;                 /* chosen calibration, 0: none succeeded */
     uint64_t tsc_uncertainty_ppb;
     const char *tsc_method_ref;      /* the reference the chosen value came from */

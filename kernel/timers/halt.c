@@ -3,8 +3,9 @@
  * its own and cannot collide with the device being waited for. */
 #include "kernel/timers/halt.h"
 
+#include "kernel/arch/cpu.h"
+#include "kernel/arch/percpu.h"
 #include "kernel/arch/trap.h"
-#include "kernel/smp/smp.h"
 #include "ticklab/clocksource.h"
 #include "ticklab/io.h"
 #include "ticklab/tick.h"
@@ -17,6 +18,13 @@ static struct halt_wait {
 static struct {
     bool poll, tcg;
 } idle;
+
+static struct tick *kept_tick;      /* the tick the boot CPU's wake-ups keep alive */
+
+void halt_set_tick(struct tick *t)
+{
+    kept_tick = t;
+}
 
 void idle_configure(enum idle_mode mode, bool tcg)
 {
@@ -69,16 +77,14 @@ static bool eligible(const struct clockevent *ce, unsigned cpu, const struct clo
 {
     if (ce->cpu != cpu || !(ce->features & CE_ONESHOT) || !clockevent_is_free(ce))
         return false;
-    if (clockevent_shares_hw(ce, busy))
-        return false;
-    /* Never the tick's device (or its hardware): arming a one-shot there stops the tick.
-     * clockevent_is_free already says so while the tick owns it. */
-    return !(tick_running() && clockevent_shares_hw(ce, tick_info()->dev));
+    /* Never the tick's device (or its hardware): arming a one-shot there would stop the
+     * tick; clockevent_is_free says so while the tick owns it. */
+    return !clockevent_shares_hw(ce, busy);
 }
 
 bool halt_backup_start(const struct clockevent *busy)
 {
-    unsigned cpu = smp_this_cpu();
+    unsigned cpu = cpu_index();
     struct halt_wait *w = &waits[cpu];
     struct clockevent *best = 0;
     for (struct clockevent *ce = clockevent_list(); ce; ce = ce->next)
@@ -90,7 +96,7 @@ bool halt_backup_start(const struct clockevent *busy)
 
 void halt_once(void)
 {
-    unsigned cpu = smp_this_cpu();
+    unsigned cpu = cpu_index();
     struct halt_wait *w = &waits[cpu];
     if (w->backup)
         clockevent_program_ns(w->backup, HALT_BACKUP_NS);   /* clamped to the device's max */
@@ -114,13 +120,13 @@ void halt_once(void)
      * tick running must not outlast a narrow counter's wrap (the PM timer's is 4.69 s).
      * Regression: time_ns_lost_pm_wrap_during_checks. */
     timekeeping_accumulate();
-    if (tick_overdue(time_ns()))
-        tick_rescue();
+    if (kept_tick && tick_overdue(kept_tick, time_ns()))
+        tick_rescue(kept_tick);
 }
 
 void halt_backup_stop(void)
 {
-    struct halt_wait *w = &waits[smp_this_cpu()];
+    struct halt_wait *w = &waits[cpu_index()];
     if (!w->backup)
         return;
     clockevent_release(w->backup);
@@ -129,10 +135,10 @@ void halt_backup_stop(void)
 
 uint64_t halt_backup_wakes(void)
 {
-    return waits[smp_this_cpu()].wakes;
+    return waits[cpu_index()].wakes;
 }
 
 const struct clockevent *halt_backup_device(void)
 {
-    return waits[smp_this_cpu()].backup;
+    return waits[cpu_index()].backup;
 }

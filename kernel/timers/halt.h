@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "ticklab/clockevent.h"
+#include "ticklab/tick.h"
 #include "kernel/config.h"
 
 #define HALT_BACKUP_NS 50000000ull   /* the longest one HLT can last */
@@ -29,6 +30,10 @@ const char *idle_reason(void);        /* the same in a sentence */
  * be off on entry: one already pending is taken at once and ends the wait (STI's shadow
  * covers the HLT; the poll samples irq_events before enabling). */
 void cpu_wait_irq(void);
+
+/* The tick the boot CPU's wake-ups keep alive: after each one, a tick that stopped coming
+ * is rescued (tick_rescue). NULL: none. */
+void halt_set_tick(struct tick *t);
 
 /* busy: the device being waited for (NULL: none); the backup never shares hardware with it
  * or with the tick's device. Interrupts must be off. False: no backup exists; halt_once()

@@ -7,9 +7,9 @@
 #include "ticklab/clocksource.h"
 #include "ticklab/tick.h"
 
-void tick_report_start(void)
+void tick_report_start(const struct tick *tk)
 {
-    const struct tick_info *t = tick_info();
+    const struct tick_info *t = tick_info(tk);
     /* The real rate, with three decimals: 1e12 / period_ns milli-Hz. */
     uint64_t mhz = t->period_ns ? (1000000000000ull + t->period_ns / 2) / t->period_ns : 0;
     struct rec r;
@@ -32,19 +32,19 @@ void tick_report_start(void)
             (unsigned long long)(mhz / 1000), (unsigned long long)(mhz % 1000));
 }
 
-void tick_report_stats(void)
+void tick_report_stats(const struct tick *tk)
 {
-    const struct tick_info *t = tick_info();
+    const struct tick_info *t = tick_info(tk);
     struct rec r;
     rec_begin(&r, "tick_stats");
     json_str(&r.j, "device", t->dev ? t->dev->name : 0);
     json_u64(&r.j, "ticks", t->ticks);
     json_u64(&r.j, "ticks_all_starts", t->ticks_all_starts);
     json_u64(&r.j, "period_ns", t->period_ns);
-    uint64_t ps = tick_measured_period_ps();
+    uint64_t ps = tick_measured_period_ps(tk);
     if (ps) {
         json_fixed(&r.j, "period_measured_ns", (int64_t)ps, 3);
-        json_fixed(&r.j, "hz_measured", (int64_t)((1000000000000000000ull + ps / 2) / ps), 3);
+        json_fixed(&r.j, "hz_measured", (int64_t)((1000000000000000ull + ps / 2) / ps), 3);
         json_u64(&r.j, "measured_periods", t->measured_periods);
         json_str(&r.j, "measured_by", "time_ns");
     }
@@ -53,8 +53,8 @@ void tick_report_stats(void)
     json_u64(&r.j, "never_came", t->lost - t->late);
     json_u64(&r.j, "early", t->early);
     json_u64(&r.j, "jiffies_start", t->jiffies_start);
-    json_u64(&r.j, "jiffies_end", jiffies);
-    json_bool(&r.j, "crossed_32bit_wrap", (t->jiffies_start >> 32) != (jiffies >> 32));
+    json_u64(&r.j, "jiffies_end", tk->jiffies);
+    json_bool(&r.j, "crossed_32bit_wrap", (t->jiffies_start >> 32) != (tk->jiffies >> 32));
     json_u64(&r.j, "max_gap_ns", t->max_gap_ns);
     json_str(&r.j, "clock", "time_ns");
     json_u64(&r.j, "rearm_retries", t->rearm_retries);

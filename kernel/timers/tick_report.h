@@ -3,9 +3,11 @@
 #ifndef TICKLAB_KERNEL_TIME_TICK_REPORT_H
 #define TICKLAB_KERNEL_TIME_TICK_REPORT_H
 
+struct tick;
+
 /* One `tick` record (device, real period) and the human line. */
-void tick_report_start(void);
+void tick_report_start(const struct tick *t);
 /* One `tick_stats` record: ticks, lost, wrap crossed. */
-void tick_report_stats(void);
+void tick_report_stats(const struct tick *t);
 
 #endif

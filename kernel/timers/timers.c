@@ -15,25 +15,27 @@
 #include "ticklab/tick.h"
 
 struct wheel kernel_wheel;
+struct tick kernel_tick;
 
 /* ---- the tick and its wheel ------------------------------------------------------------------ */
 
-static void wheel_hook(uint64_t now)
+static void wheel_hook(void *ctx, uint64_t jiffies)
 {
-    wheel_advance(&kernel_wheel, now);
+    wheel_advance(ctx, jiffies);
 }
 
 void timers_wheel_restart(void)
 {
-    wheel_init(&kernel_wheel, jiffies);
-    tick_set_hook(wheel_hook);
+    wheel_init(&kernel_wheel, kernel_tick.jiffies);
+    kernel_tick.hook_ctx = &kernel_wheel;
+    kernel_tick.hook = wheel_hook;
 }
 
 uint64_t timers_wheel_add(struct wheel_timer *t, uint64_t ticks)
 {
     unsigned long flags = irq_save();
-    tick_sync();
-    uint64_t expires = jiffies + ticks;
+    tick_sync(&kernel_tick);
+    uint64_t expires = kernel_tick.jiffies + ticks;
     timer_add(&kernel_wheel, t, expires);
     irq_restore(flags);
     return expires;
@@ -50,39 +52,48 @@ static void tick_error(const char *requested, const char *reason, const char *ac
     rec_emit(&r);
 }
 
+struct clockevent *timers_device_named(const char *name, const char *what)
+{
+    if (!name || !name[0])
+        return 0;
+    struct clockevent *ce = clockevent_find(name, 0);
+    if (!ce) {
+        char names[96], why[192];
+        clockevent_names(0, names, sizeof(names));
+        fmt_snprintf(why, sizeof(why), "%s=%s: no such device here (%s%s)", what, name,
+                     names[0] ? "registered: " : "none registered", names);
+        tick_error(name, why, "the best usable device is used");
+    }
+    return ce;
+}
+
 int timers_tick_start(uint64_t *hz, const char *device, bool oneshot)
 {
-    char why[96] = "";
-    const char *dev = device && device[0] ? device : 0;
-    int rc = tick_start(*hz, dev, oneshot, why, sizeof(why));
-    if (rc && rc != -ERANGE && dev) {
-        /* The named device exists but cannot make this HZ (the RTC makes powers of two). */
-        fmt_snprintf(why, sizeof(why), "clockevent=%s cannot tick at HZ=%llu (error %d)", dev,
-                     (unsigned long long)*hz, rc);
-        char ignored[8];
-        rc = tick_start(*hz, 0, oneshot, ignored, sizeof(ignored));
-    }
-    if (dev && why[0])
-        tick_error(dev, why, rc ? "no tick" : "best usable device used");
-    if (rc && *hz != 1000) {
+    char why[128] = "";
+    struct clockevent *prefer = timers_device_named(device, "clockevent");
+    kernel_tick.cpu = 0;
+    halt_set_tick(&kernel_tick);
+    int rc = tick_start(&kernel_tick, *hz, prefer, oneshot, why, sizeof(why));
+    if (prefer && why[0])
+        tick_error(prefer->name, why, rc ? "no tick" : "best usable device used");
+    if (rc && *hz != TICK_DEFAULT_HZ) {
         /* hz outside what any device makes: say so, tick at the default. */
         struct rec r;
         rec_begin(&r, "error");
         json_str(&r.j, "what", "hz");
         json_u64(&r.j, "requested", *hz);
         json_i64(&r.j, "err", rc);
-        json_str(&r.j, "action", "default 1000 used");
+        json_str(&r.j, "action", "default " TICK_DEFAULT_HZ_TEXT " used");
         rec_emit(&r);
-        *hz = 1000;
-        char ignored[8];
-        rc = tick_start(*hz, dev, oneshot, ignored, sizeof(ignored));
+        *hz = TICK_DEFAULT_HZ;
+        rc = tick_start(&kernel_tick, *hz, prefer, oneshot, why, sizeof(why));
     }
     if (rc) {
         rec_error("tick", "no clock event device can drive the tick");
         return rc;
     }
     timers_wheel_restart();
-    tick_report_start();
+    tick_report_start(&kernel_tick);
     return 0;
 }
 
@@ -99,7 +110,7 @@ struct hrtimer_base *timers_base(void)
 
 void timers_base_init(void)
 {
-    const struct clockevent *tick_dev = tick_running() ? tick_info()->dev : 0;
+    const struct clockevent *tick_dev = tick_running(&kernel_tick) ? tick_info(&kernel_tick)->dev : 0;
     struct clockevent *dev = clockevent_select(0, CE_ONESHOT, 0, tick_dev, 0, 0);
     struct rec r;
     rec_begin(&r, "hrtimer_base");
@@ -107,7 +118,7 @@ void timers_base_init(void)
                                           TIMERS_SLOTS) == 0;
     if (main_ready) {
         json_str(&r.j, "device", dev->name);
-        json_str(&r.j, "queue", "heap");
+        json_str(&r.j, "queue", TQ_IMPL_NAME);
         json_u64(&r.j, "capacity", TIMERS_SLOTS);
         json_str(&r.j, "clock", main_base.clock->name);
         kprintf("  hrtimers    on %s (one-shot, reprogrammed when the earliest deadline "
@@ -195,7 +206,7 @@ void timers_smp_hooks(void)
 
 struct hrtimer_base *timers_lapic_base(const char **why)
 {
-    unsigned cpu = smp_this_cpu();
+    unsigned cpu = cpu_index();
     if (why)
         *why = cpu ? cpus[cpu].lapic_reason : "the boot CPU has the main base";
     return cpu && cpus[cpu].lapic_ready ? &cpus[cpu].lapic_base : 0;
@@ -203,7 +214,7 @@ struct hrtimer_base *timers_lapic_base(const char **why)
 
 struct hrtimer_base *timers_hpet_base(const char **why)
 {
-    unsigned cpu = smp_this_cpu();
+    unsigned cpu = cpu_index();
     if (why)
         *why = cpu ? cpus[cpu].hpet_reason : "the boot CPU has the main base";
     return cpu && cpus[cpu].hpet_ready ? &cpus[cpu].hpet_base : 0;
@@ -213,7 +224,7 @@ static struct hrtimer_base *watched[CPU_MAX][TIMERS_WATCH_MAX];
 
 int timers_watch(struct hrtimer_base *b)
 {
-    struct hrtimer_base **w = watched[smp_this_cpu()];
+    struct hrtimer_base **w = watched[cpu_index()];
     for (unsigned i = 0; i < TIMERS_WATCH_MAX; i++)
         if (!w[i] || w[i] == b) {
             w[i] = b;
@@ -224,7 +235,7 @@ int timers_watch(struct hrtimer_base *b)
 
 void timers_unwatch(struct hrtimer_base *b)
 {
-    struct hrtimer_base **w = watched[smp_this_cpu()];
+    struct hrtimer_base **w = watched[cpu_index()];
     for (unsigned i = 0; i < TIMERS_WATCH_MAX; i++)
         if (w[i] == b)
             w[i] = 0;
@@ -232,7 +243,7 @@ void timers_unwatch(struct hrtimer_base *b)
 
 unsigned timers_rescue(uint64_t grace_ns)
 {
-    unsigned cpu = smp_this_cpu(), n = 0;
+    unsigned cpu = cpu_index(), n = 0;
     struct cpu_timers *t = &cpus[cpu];
     if (cpu == 0 && main_ready)
         n += hrtimer_rescue(&main_base, grace_ns);

@@ -10,12 +10,20 @@
 #include <stdint.h>
 
 #include "ticklab/hrtimer.h"
+#include "ticklab/tick.h"
 #include "ticklab/wheel.h"
 
 #define TIMERS_SLOTS      1000u   /* the main base's queue */
 #define TIMERS_CPU_SLOTS  64u     /* each other CPU's bases */
 
 extern struct wheel kernel_wheel;
+/* The boot CPU's tick, the one the wheel runs on (its jiffies: kernel_tick.jiffies). */
+extern struct tick kernel_tick;
+
+/* The boot CPU's clock event device a command-line word names (clockevent=, mask_irq=), or
+ * NULL: none named (""), or none by that name registered, which gets an `error` record
+ * listing the names that are (what: the key, for the record). */
+struct clockevent *timers_device_named(const char *name, const char *what);
 
 /* The boot tick: hz on the named device (NULL or "": the best), periodic unless oneshot.
  * Falls back to the best device, then to HZ=1000, each with an `error` record naming what

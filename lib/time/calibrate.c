@@ -43,16 +43,6 @@ static uint64_t sat_add(uint64_t a, uint64_t b)
     return a + b < a ? UINT64_MAX : a + b;
 }
 
-/* ceil(a * b / c), saturated like mul_div_u64. Bounds are rounded up, never down. */
-static uint64_t mul_div_ceil(uint64_t a, uint64_t b, uint64_t c)
-{
-    uint64_t q = mul_div_u64(a, b, c);
-
-    if (q != UINT64_MAX && (unsigned __int128)q * c < (unsigned __int128)a * b)
-        q++;
-    return q;
-}
-
 /* ---- the measurement ------------------------------------------------------------------- */
 
 struct limits {
@@ -82,10 +72,10 @@ struct endpoint {
 /* Target, reference, target: the reference was read inside [t1, t2]. */
 static void sample(struct run *c, struct endpoint *e)
 {
-    e->t1 = c->tg->read();
-    e->r = c->ref->read();
-    e->t2 = c->tg->read();
-    e->bracket_cyc = (e->t2 - e->t1) & c->tg->mask;
+    e->t1 = cs_read(c->tg->cs);
+    e->r = cs_read(c->ref);
+    e->t2 = cs_read(c->tg->cs);
+    e->bracket_cyc = cs_delta(c->tg->cs, e->t2, e->t1);
     if (e->bracket_cyc < c->min_bracket_cyc)
         c->min_bracket_cyc = e->bracket_cyc;
 }
@@ -109,13 +99,13 @@ static bool gap_may_hide_wrap(const struct run *c, uint64_t gap_t, uint64_t gap_
     uint64_t as_ref_cyc = mul_div_u64(gap_t, c->sum_r, c->sum_t);
     uint64_t as_target_cyc = mul_div_u64(gap_r, c->sum_t, c->sum_r);
 
-    return as_ref_cyc > c->ref->mask / 4 || as_target_cyc > c->tg->mask / 4;
+    return as_ref_cyc > c->ref->mask / 4 || as_target_cyc > c->tg->cs->mask / 4;
 }
 
 /* Adds one pair of reads. Returns false when the gap may have hidden a wrap. */
 static bool advance(struct run *c, uint64_t t, uint64_t r)
 {
-    uint64_t gap_t = (t - c->last_t) & c->tg->mask;
+    uint64_t gap_t = cs_delta(c->tg->cs, t, c->last_t);
     uint64_t gap_r = cs_delta(c->ref, r, c->last_r);
     bool ok = !gap_may_hide_wrap(c, gap_t, gap_r);
 
@@ -158,8 +148,8 @@ static int wait_window(struct run *c, const struct limits *lim)
             return timed_out(c, "neither counter moved (poll cap)");
         if (polls >= lim->max_polls)
             return timed_out(c, "window not reached within the poll cap");
-        uint64_t r = c->ref->read();
-        uint64_t t = c->tg->read();
+        uint64_t r = cs_read(c->ref);
+        uint64_t t = cs_read(c->tg->cs);
         if (!advance(c, t, r))
             return -EAGAIN;
         if (c->sum_r == 0 && c->sum_t > lim->stuck_cyc)
@@ -188,7 +178,7 @@ static int end_window(struct run *c, struct endpoint *e)
 static int check_args(const struct cal_target *tg, const struct clocksource *ref,
                       uint64_t ref_hz, uint64_t window_ns, const char **why)
 {
-    if (!tg->read || tg->mask == 0)
+    if (!tg->cs->read || tg->cs->mask == 0)
         *why = "target has no read function or mask";
     else if (tg->max_hz == 0 || tg->max_hz > CLOCKSOURCE_MAX_FREQ_HZ)
         *why = "target max_hz out of range";
@@ -208,9 +198,9 @@ static void set_limits(struct limits *lim, uint64_t max_hz, uint64_t ref_hz,
 {
     uint64_t bound_ns = 2 * window_ns + CAL_WAIT_SLACK_NS;
 
-    lim->window_ref_cyc = mul_div_ceil(window_ns, ref_hz, NSEC_PER_SEC);
-    lim->bound_cyc = mul_div_ceil(bound_ns, max_hz, NSEC_PER_SEC);
-    lim->stuck_cyc = mul_div_ceil(CAL_NO_PROGRESS_NS, max_hz, NSEC_PER_SEC);
+    lim->window_ref_cyc = mul_div_u64_ceil(window_ns, ref_hz, NSEC_PER_SEC);
+    lim->bound_cyc = mul_div_u64_ceil(bound_ns, max_hz, NSEC_PER_SEC);
+    lim->stuck_cyc = mul_div_u64_ceil(CAL_NO_PROGRESS_NS, max_hz, NSEC_PER_SEC);
     lim->max_polls = bound_ns / CAL_MIN_POLL_NS;
 }
 
@@ -220,14 +210,14 @@ static uint64_t measured_ppb(uint64_t span_t, uint64_t span_r, uint64_t b0, uint
     uint64_t tick_cyc = span_t / span_r + (span_t % span_r != 0);
     uint64_t unc_cyc = sat_add(sat_add(b0, b1), sat_add(tick_cyc, tick_cyc));
 
-    return mul_div_ceil(unc_cyc, PPB, span_t);
+    return mul_div_u64_ceil(unc_cyc, PPB, span_t);
 }
 
 /* Relative errors compose as (1 + a)(1 + b) - 1 = a + b + ab; the product term is rounded
  * up so the sum stays a bound. */
 static uint64_t combine_ppb(uint64_t a, uint64_t b)
 {
-    return sat_add(sat_add(a, b), mul_div_ceil(a, b, PPB));
+    return sat_add(sat_add(a, b), mul_div_u64_ceil(a, b, PPB));
 }
 
 static int finish(struct run *c, const struct endpoint *e0, const struct endpoint *e1,
@@ -259,9 +249,9 @@ static int finish(struct run *c, const struct endpoint *e0, const struct endpoin
 int calibrate_pair(const struct cal_target *target, const struct clocksource *ref,
                    uint64_t ref_uncertainty_ppb, uint64_t window_ns, struct cal_result *out)
 {
-    result_init(out, target && target->name ? target->name : "?", "measured",
-                ref && ref->name ? ref->name : "none", true);
-    if (!target)
+    result_init(out, target && target->cs && target->cs->name ? target->cs->name : "?",
+                "measured", ref && ref->name ? ref->name : "none", true);
+    if (!target || !target->cs)
         return set_status(out, CAL_FAIL, -EINVAL, "no target");
     if (!ref)
         return set_status(out, CAL_SKIP, -ENODEV, "no reference");
@@ -274,7 +264,7 @@ int calibrate_pair(const struct cal_target *target, const struct clocksource *re
     set_limits(&lim, target->max_hz, ref_hz, window_ns);
     struct run c = {
         .tg = target, .ref = ref, .min_bracket_cyc = UINT64_MAX,
-        .floor_cyc = mul_div_ceil(CAL_STALL_FLOOR_NS, target->max_hz, NSEC_PER_SEC),
+        .floor_cyc = mul_div_u64_ceil(CAL_STALL_FLOOR_NS, target->max_hz, NSEC_PER_SEC),
     };
     struct endpoint e0, e1;
     for (unsigned i = 0; i < CAL_WARMUP_SAMPLES; i++)
@@ -303,14 +293,12 @@ int calibrate_pair(const struct cal_target *target, const struct clocksource *re
     return finish(&c, &e0, &e1, ref_hz, ref_uncertainty_ppb, out);
 }
 
-int calibrate_tsc(const struct clocksource *ref, uint64_t (*tsc_read)(void),
+int calibrate_tsc(const struct clocksource *ref, const struct clocksource *tsc,
                   uint64_t window_ns, struct cal_result *out)
 {
-    const struct cal_target tsc = {
-        .name = "tsc", .read = tsc_read, .mask = UINT64_MAX, .max_hz = CAL_TSC_MAX_HZ,
-    };
+    const struct cal_target t = { .cs = tsc, .max_hz = CAL_TSC_MAX_HZ };
 
-    return calibrate_pair(&tsc, ref, 0, window_ns, out);
+    return calibrate_pair(&t, ref, 0, window_ns, out);
 }
 
 /* ---- what the CPU states ---------------------------------------------------------------- */
@@ -329,7 +317,7 @@ int calibrate_from_cpuid15(uint64_t crystal_hz, uint32_t numerator, uint32_t den
         return set_status(out, CAL_SKIP, -ENOTSUP, "leaf 0x15 ratio gives no frequency");
     out->freq_hz = freq_hz;
     /* + the rounding to whole Hz: at most 0.5 Hz */
-    out->uncertainty_ppb = CAL_CRYSTAL_TOL_PPB + mul_div_ceil(1, PPB, 2 * freq_hz);
+    out->uncertainty_ppb = CAL_CRYSTAL_TOL_PPB + mul_div_u64_ceil(1, PPB, 2 * freq_hz);
     return set_status(out, CAL_OK, 0, NULL);
 }
 
@@ -341,7 +329,7 @@ int calibrate_from_cpuid16(uint32_t base_mhz, const char *invalid, struct cal_re
     uint64_t freq_hz = (uint64_t)base_mhz * 1000000u;
     out->freq_hz = freq_hz;
     /* The leaf states whole MHz: the true value is within 0.5 MHz of it, on a crystal. */
-    out->uncertainty_ppb = mul_div_ceil(500000u, PPB, freq_hz) + CAL_CRYSTAL_TOL_PPB;
+    out->uncertainty_ppb = mul_div_u64_ceil(500000u, PPB, freq_hz) + CAL_CRYSTAL_TOL_PPB;
     return set_status(out, CAL_OK, 0, NULL);
 }
 

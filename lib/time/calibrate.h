@@ -100,9 +100,8 @@ const char *cal_status_name(enum cal_status s);   /* "ok", "skip", "fail" */
  * 0xFFFFFFFF - current count; its reload period is 2^32 - 1, not 2^32, so each reload
  * inside a window loses one count in 2^32: 0.0002 ppm, negligible). */
 struct cal_target {
-    const char *name;           /* "tsc", "lapic": becomes cal_result.target */
-    uint64_t (*read)(void);
-    uint64_t mask;              /* 2^bits - 1 */
+    const struct clocksource *cs;   /* the counter (its name becomes cal_result.target: "tsc",
+                                       "lapic"); read through cs_read(), its mask wraps it */
     uint64_t max_hz;            /* an upper bound on its frequency: turns the time limits
                                    (wait bound, stall floor) into target cycles. Too high
                                    only makes the limits longer in real time. */
@@ -153,10 +152,10 @@ struct cal_result {
 int calibrate_pair(const struct cal_target *target, const struct clocksource *ref,
                    uint64_t ref_uncertainty_ppb, uint64_t window_ns, struct cal_result *out);
 
-/* calibrate_pair() with the TSC as the target (64 bits, CAL_TSC_MAX_HZ) and the reference
- * taken as exact. tsc_read should be ordered (rdtsc_ordered) so a bracket cannot start
- * early. */
-int calibrate_tsc(const struct clocksource *ref, uint64_t (*tsc_read)(void),
+/* calibrate_pair() with the TSC as the target (its clocksource; at most CAL_TSC_MAX_HZ) and
+ * the reference taken as exact. The TSC's read should be ordered (LFENCE; RDTSC, as
+ * drivers/tsc.c reads it) so a bracket cannot start early. */
+int calibrate_tsc(const struct clocksource *ref, const struct clocksource *tsc,
                   uint64_t window_ns, struct cal_result *out);
 
 /* TSC frequency from CPUID leaf 0x15, as drivers/cpuid.c decoded it: crystal_hz * numerator /

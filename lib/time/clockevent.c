@@ -21,21 +21,7 @@ static struct clockevent *ce_list;
 
 uint64_t clockevent_ns_to_cyc_up(const struct clockevent *ce, uint64_t delta_ns)
 {
-    uint64_t cyc;
-
-    /* Every real delay and device: the product fits 64 bits (a delay under 4.3 s, a rate
-     * under 4.3 GHz), so one multiply and one division give the floor and the remainder. */
-    if ((delta_ns | ce->freq_hz) >> 32 == 0) {
-        uint64_t p = delta_ns * ce->freq_hz;
-        return p / NSEC_PER_SEC + (p % NSEC_PER_SEC != 0);
-    }
-    if (!mul_div_u64_checked(delta_ns, ce->freq_hz, NSEC_PER_SEC, &cyc))
-        return UINT64_MAX;
-    /* The floor is the answer only if the division was exact; otherwise it would end a
-     * fraction of a cycle early, so take the next cycle. */
-    if ((unsigned __int128)cyc * NSEC_PER_SEC != (unsigned __int128)delta_ns * ce->freq_hz)
-        return cyc == UINT64_MAX ? UINT64_MAX : cyc + 1;
-    return cyc;
+    return mul_div_u64_ceil(delta_ns, ce->freq_hz, NSEC_PER_SEC);
 }
 
 uint64_t clockevent_cyc_to_ns(const struct clockevent *ce, uint64_t cyc)
@@ -56,12 +42,8 @@ static void update_limits_ns(struct clockevent *ce)
         ce->min_delta_ns = ce->max_delta_ns = UINT64_MAX;
         return;
     }
-    uint64_t cyc = shortest_cyc(ce), ns;
-    if (!mul_div_u64_checked(cyc, NSEC_PER_SEC, ce->freq_hz, &ns))
-        ns = UINT64_MAX;
-    else if ((unsigned __int128)ns * ce->freq_hz != (unsigned __int128)cyc * NSEC_PER_SEC)
-        ns = ns == UINT64_MAX ? ns : ns + 1;     /* up: the delta lasts at least this long */
-    ce->min_delta_ns = ns;
+    /* up: the delta lasts at least this long */
+    ce->min_delta_ns = mul_div_u64_ceil(shortest_cyc(ce), NSEC_PER_SEC, ce->freq_hz);
     ce->max_delta_ns = clockevent_cyc_to_ns(ce, ce->max_delta_cyc);
 }
 
@@ -123,6 +105,21 @@ int clockevent_register(struct clockevent *ce)
 struct clockevent *clockevent_list(void)
 {
     return ce_list;
+}
+
+char *clockevent_names(unsigned cpu, char *buf, size_t buf_len)
+{
+    size_t used = 0;
+    if (buf_len == 0)
+        return buf;
+    buf[0] = '\0';
+    for (struct clockevent *ce = ce_list; ce; ce = ce->next) {
+        if (ce->cpu != cpu || used >= buf_len)
+            continue;
+        int n = fmt_snprintf(buf + used, buf_len - used, "%s%s", used ? ", " : "", ce->name);
+        used += n > 0 ? (size_t)n : 0;
+    }
+    return buf;
 }
 
 struct clockevent *clockevent_find(const char *name, unsigned cpu)
@@ -237,14 +234,17 @@ static struct clockevent *best_with(unsigned need, unsigned cpu, const struct cl
 }
 
 /* One line for the error record: why the named device was not taken, and what was. */
-static void explain(char *why, size_t why_len, const char *name, unsigned need,
+static void explain(char *why, size_t why_len, const char *name, unsigned need, unsigned cpu,
                     const struct clockevent *asked, const struct clockevent *got)
 {
     const char *using = got ? got->name : "none usable";
     char lacks[48];
 
+    char names[96];
     if (!asked) {
-        fmt_snprintf(why, why_len, "clockevent=%s: unknown; using %s", name, using);
+        clockevent_names(cpu, names, sizeof(names));
+        fmt_snprintf(why, why_len, "clockevent=%s: no such device here (%s%s); using %s", name,
+                     names[0] ? "registered: " : "none registered", names, using);
     } else if (!asked->usable) {
         fmt_snprintf(why, why_len, "clockevent=%s: unusable (%s); using %s", name,
                      asked->unusable_reason ? asked->unusable_reason : "no reason given",
@@ -271,7 +271,7 @@ struct clockevent *clockevent_select(const char *name, unsigned need, unsigned c
         return pick;
     why[0] = '\0';
     if (name && (!asked || pick != asked)) {
-        explain(why, why_len, name, need, asked, pick);
+        explain(why, why_len, name, need, cpu, asked, pick);
     } else if (!pick) {
         clockevent_feature_names(need, needs, sizeof(needs));
         fmt_snprintf(why, why_len, "no usable clockevent%s%s", needs[0] ? " with " : "",
@@ -385,6 +385,18 @@ int clockevent_pending(struct clockevent *ce)
     return ce->pending(ce) ? 1 : 0;
 }
 
+uint64_t clockevent_early_by(struct clockevent *ce, uint64_t deadline_ns, uint64_t armed_at_ns,
+                             uint64_t (*now_ns)(void))
+{
+    uint64_t delay = deadline_ns > armed_at_ns ? deadline_ns - armed_at_ns : 0;
+    bool fired = clockevent_pending(ce) == 0;
+    uint64_t after = now_ns();
+    if (fired && after < deadline_ns &&
+        deadline_ns - after > CLOCKEVENT_EARLY_TOLERANCE_NS(delay))
+        return deadline_ns - after;
+    return 0;
+}
+
 int clockevent_program_cyc(struct clockevent *ce, uint64_t cyc)
 {
     int err = enter_oneshot(ce);
@@ -403,7 +415,7 @@ static int abs_count(const struct clocksource *cs, uint64_t abs_ns, uint64_t *cy
     int rc = timekeeping_cycles_at(abs_ns, cs, cyc);
     if (rc != -ENODEV || !cs->freq_hz || !cs->read)
         return rc;
-    uint64_t c, t = time_ns_paired(cs->read, &c);
+    uint64_t c, t = time_ns_paired(cs, &c);
     if (abs_ns <= t)
         return -ETIME;
     uint64_t d;

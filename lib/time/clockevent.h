@@ -77,6 +77,28 @@ enum clockevent_state {
     CE_STATE_ONESHOT,
 };
 
+/* An interrupt line the host routed for a device (an IOAPIC or 8259 input): the driver
+ * unmasks it when the device leaves SHUTDOWN and masks it when it enters SHUTDOWN, never per
+ * event. NULL functions: a line the host keeps unmasked itself. */
+struct clockevent_line {
+    void (*mask)(void *ctx);
+    void (*unmask)(void *ctx);
+    void *ctx;
+};
+
+/* The driver's one way to mask and unmask its line (a NULL line or function: nothing). */
+static inline void clockevent_line_mask(const struct clockevent_line *l)
+{
+    if (l && l->mask)
+        l->mask(l->ctx);
+}
+
+static inline void clockevent_line_unmask(const struct clockevent_line *l)
+{
+    if (l && l->unmask)
+        l->unmask(l->ctx);
+}
+
 struct clockevent;
 typedef void (*clockevent_handler)(struct clockevent *ce);
 
@@ -89,6 +111,9 @@ struct clockevent {
                                     local APIC, an HPET block), NULL for none: devices with
                                     the same hw are never owned at the same time */
     unsigned cpu;                /* the CPU its interrupt goes to (0: the boot CPU) */
+    const struct clockevent_line *line; /* the interrupt line the host routed for it, which
+                                    the driver unmasks and masks with its states (NULL: a
+                                    line the host keeps unmasked itself, a LAPIC's) */
     uint64_t freq_hz;            /* device cycles per second (calibrated where the hardware
                                     states nothing: the LAPIC timer). 0: unusable */
     uint64_t min_delta_cyc;      /* shortest delay or period the device takes. For one-shot
@@ -148,14 +173,6 @@ struct clockevent {
 #define clockevent_container(ptr, type, member) \
     ((type *)(void *)((char *)(ptr) - offsetof(type, member)))
 
-/* An interrupt line the host routed for a device (an IOAPIC or 8259 input): the driver
- * unmasks it when the device leaves SHUTDOWN and masks it when it enters SHUTDOWN, never per
- * event. NULL functions: a line the host keeps unmasked itself. */
-struct clockevent_line {
-    void (*mask)(void *ctx);
-    void (*unmask)(void *ctx);
-    void *ctx;
-};
 
 /* Adds ce to the list, in state SHUTDOWN with its statistics zeroed (the driver leaves the
  * hardware quiet). Checks the driver's promises: a name, set_state_shutdown; with
@@ -166,6 +183,11 @@ struct clockevent_line {
  * mode is listed (the report shows it) but unusable with a reason; a driver-set !usable
  * keeps its reason. */
 int clockevent_register(struct clockevent *ce);
+
+/* The names of the devices registered for cpu, in registration order, joined by ", " into
+ * buf (always NUL-terminated when buf_len > 0; cut when it does not fit): what a command
+ * line may name. Returns buf. */
+char *clockevent_names(unsigned cpu, char *buf, size_t buf_len);
 
 /* The device called name whose interrupt goes to cpu, or NULL. */
 struct clockevent *clockevent_find(const char *name, unsigned cpu);
@@ -210,6 +232,22 @@ uint64_t clockevent_cyc_to_ns(const struct clockevent *ce, uint64_t cyc);
 /* ce->pending() where the device has it: 1 (the armed event is still to come), 0 (it has
  * happened), -ENOTSUP (the device cannot say, or is not in ONESHOT state). */
 int clockevent_pending(struct clockevent *ce);
+
+/* How early a device may fire and still count as on time: the clock mappings' error (an
+ * absolute deadline converted through a pair of clock reads, rates calibrated to ppm):
+ * 1 us plus 2000 ppm of the delay it was armed for. */
+#define CLOCKEVENT_EARLY_TOLERANCE_NS(delay_ns) (1000ull + (delay_ns) / 500)
+
+/* An interrupt from ce came before deadline_ns, the moment it was armed for at armed_at_ns
+ * (both on now_ns()'s clock): an interrupt left from an earlier programming (the device
+ * still counts towards this moment: stale), or the device fired early, a defect? The
+ * device is asked (clockevent_pending), and the clock read again after its answer: a CPU
+ * taken away between the interrupt and the answer (a host scheduling a VM) lets the device
+ * reach its moment meanwhile, which is no early fire. Returns how many ns before the
+ * deadline the device fired, when it did by more than CLOCKEVENT_EARLY_TOLERANCE_NS of the
+ * armed delay; 0 for stale (and for a device that cannot say). */
+uint64_t clockevent_early_by(struct clockevent *ce, uint64_t deadline_ns, uint64_t armed_at_ns,
+                             uint64_t (*now_ns)(void));
 /* Sets min_delta_cyc (a measured value, clockevent_register's checks apply: -EINVAL when
  * 0 or above max_delta_cyc) and the ns figures the core keeps from it. */
 int clockevent_set_min_delta(struct clockevent *ce, uint64_t min_delta_cyc);

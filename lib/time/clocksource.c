@@ -3,7 +3,6 @@
 #include "ticklab/clocksource.h"
 
 #include "ticklab/errno.h"
-#include "ticklab/io.h"
 #include "ticklab/fmt.h"
 #include "ticklab/kstring.h"
 #include "ticklab/muldiv.h"
@@ -147,14 +146,7 @@ struct tk_base {
     uint64_t base_cyc;       /* counter value at the last fold */
     uint64_t base_ns;        /* time_ns() at base_cyc, whole ns */
     uint64_t base_frac;      /* ... plus base_frac / 2^shift ns; < 2^shift */
-    uint64_t max_idle_ns;    /* timekeeping_max_idle_ns() for this source */
-    uint64_t behind_cyc;     /* a masked delta above this is a reading behind base_cyc (a
-                                CPU whose TSC lags the one that folded), not a wrap: only
-                                64-bit counters, which never wrap, can tell the two apart */
-    uint64_t mask;           /* cs->mask */
-    uintptr_t mmio64;        /* cs->read_mmio64: time_ns() reads the counter itself */
-    bool tsc;                /* cs->read_is_tsc: likewise, RDTSC */
-};
+} __attribute__((aligned(64)));    /* a copy is found by a shift of the sequence bit */
 
 static struct {
     uint32_t seq;            /* even: copy 0 is stable; odd: copy 1 is */
@@ -162,6 +154,8 @@ static struct {
     bool writing;            /* a writer is between enter and leave */
     uint64_t behind_reads;   /* readers that found the counter behind base_cyc */
     uint64_t late_cyc;       /* a folded delta above this counts as late */
+    uint64_t max_idle_ns;    /* timekeeping_max_idle_ns() for the current source: written
+                                by the writer, read without the latch (a bound for waits) */
     struct timekeeping_stats stats;
 } tk;
 
@@ -171,56 +165,87 @@ static struct clocksource *cs_list;
  * compiler can reorder what a reader interrupting the writer observes. */
 #define barrier() __atomic_signal_fence(__ATOMIC_SEQ_CST)
 
-/* The time at counter value now_cyc. A value behind the base (*behind set, if asked) gives
- * the base's time: it stands still for that reader instead of jumping 2^64 cycles (a
- * century) ahead. */
+/* The time at counter value now_cyc. A value behind the base (*behind set) gives the base's
+ * time: it stands still for that reader instead of jumping 2^64 cycles (a century) ahead. */
 static inline uint64_t tk_ns_at(const struct tk_base *b, uint64_t now_cyc, uint64_t *frac,
                                 bool *behind)
 {
-    uint64_t delta = (now_cyc - b->base_cyc) & b->mask;   /* cs_delta, on the copy */
-    bool back = delta > b->behind_cyc;
-    if (behind)
-        *behind = back;
-    if (back)
+    uint64_t delta = cs_delta(b->cs, now_cyc, b->base_cyc);
+    *behind = delta > b->cs->behind_cyc;
+    if (*behind)
         delta = 0;
     unsigned __int128 scaled = (unsigned __int128)delta * b->mult + b->base_frac;
 
+    if (b->shift >= 64)
+        __builtin_unreachable();     /* clocks_calc_mult_shift() never makes one */
     if (frac)
         *frac = (uint64_t)scaled & ((1ull << b->shift) - 1);
     return b->base_ns + (uint64_t)(scaled >> b->shift);
 }
 
-/* Counted after the read was found consistent: a TSC that does this is not synchronised. */
-static void count_behind(bool behind)
-{
-    if (behind)
-        __atomic_fetch_add(&tk.behind_reads, 1, __ATOMIC_RELAXED);
-}
+/* What a reader asks of the latch besides the time: a copy of the state (copy), and the
+ * counter of another clock read right before (before) and right after (after) the
+ * clocksource's. */
+struct tk_ask {
+    struct tk_base *copy;
+    const struct clocksource *ref;
+    uint64_t *before, *after;
+    bool no_counter;         /* the state only: no counter read, the time is base_ns */
+    bool direct_only;        /* time_ns(): a counter whose driver must be called is read by
+                                time_ns_by_call() instead, so this path makes no call */
+};
 
-/* The one reader of the latch: a consistent copy of the state, and (when asked) the
- * counter read after it was current, and another clock read right after the counter. Every
- * reader of the time state goes through here. */
-static inline __attribute__((always_inline)) void
-tk_read(struct tk_base *b, uint64_t *now_cyc, uint64_t (*other)(void), uint64_t *other_out,
-        uint64_t *other_before)
+static uint64_t time_ns_by_call(void);
+
+/* The one reader of the latch: every reader of the time state goes through here. It reads
+ * the counter while a copy no writer is changing is current (the sequence count is the same
+ * before and after), and returns the time at that count. Inlined, so each caller keeps only
+ * what it asked for. The counter is read first and the copy's fields after the call, so
+ * that little has to live across it (this is on every timer interrupt's path). */
+static inline __attribute__((always_inline)) uint64_t tk_read(const struct tk_ask *ask)
 {
     uint32_t seq;
+    uint64_t ns;
+    bool behind = false;
 
-    do {
+    for (;;) {
         seq = __atomic_load_n(&tk.seq, __ATOMIC_ACQUIRE);
         barrier();
-        *b = tk.copy[seq & 1];
-        if (other_before)
-            *other_before = other();
-        if (now_cyc)
-            *now_cyc = b->cs ? b->cs->read() : 0;
-        if (other)
-            *other_out = other();
+        const struct clocksource *cs = tk.copy[seq & 1].cs;
+        uint64_t now = 0;
+        if (ask->no_counter || !cs) {
+            if (ask->before)
+                *ask->before = cs_read(ask->ref);
+            if (ask->after)
+                *ask->after = ask->before ? *ask->before : cs_read(ask->ref);
+        } else if (ask->before && cs == ask->ref) {
+            now = cs_read(cs);
+            *ask->before = *ask->after = now;
+        } else {
+            if (ask->direct_only && cs->direct.kind == IO_COUNTER_CALL)
+                return time_ns_by_call();
+            if (ask->before)
+                *ask->before = cs_read(ask->ref);
+            now = cs_read(cs);
+            if (ask->after)
+                *ask->after = cs_read(ask->ref);
+        }
         barrier();
-    } while (__atomic_load_n(&tk.seq, __ATOMIC_ACQUIRE) != seq);
+        const struct tk_base *b = &tk.copy[seq & 1];
+        if (ask->copy)
+            *ask->copy = *b;
+        ns = cs && !ask->no_counter ? tk_ns_at(b, now, 0, &behind) : b->base_ns;
+        barrier();
+        if (__builtin_expect(__atomic_load_n(&tk.seq, __ATOMIC_ACQUIRE) == seq, 1))
+            break;
+    }
+    if (__builtin_expect(behind, 0))  /* counted once the read was found consistent */
+        __atomic_fetch_add(&tk.behind_reads, 1, __ATOMIC_RELAXED);
+    return ns;
 }
 
-static void tk_publish(const struct tk_base *b)
+/* The one publisher: copy 0 while readers are sent to copy 1, then copy 1. */
+static inline __attribute__((always_inline)) void tk_publish(const struct tk_base *b)
 {
     uint32_t seq = tk.seq;
 
@@ -250,12 +275,15 @@ static void tk_writer_leave(void)
     __atomic_store_n(&tk.writing, false, __ATOMIC_RELEASE);
 }
 
-/* Moves b's base up to now_cyc without changing the time it gives for any later count. */
-static void tk_fold(struct tk_base *b, uint64_t now_cyc)
+/* Moves b's base up to the counter's value now without changing the time it gives for any
+ * later count. */
+static inline __attribute__((always_inline)) void tk_fold(struct tk_base *b)
 {
+    uint64_t now_cyc = cs_read(b->cs);
     uint64_t delta = cs_delta(b->cs, now_cyc, b->base_cyc);
+    bool behind;
 
-    b->base_ns = tk_ns_at(b, now_cyc, &b->base_frac, 0);
+    b->base_ns = tk_ns_at(b, now_cyc, &b->base_frac, &behind);
     b->base_cyc = now_cyc;
     tk.stats.accumulates++;
     if (delta > tk.stats.max_delta_cyc)
@@ -273,12 +301,9 @@ static void tk_rebase(struct tk_base *b, struct clocksource *cs)
     b->mult = cs->mult;
     b->shift = cs->shift;
     b->base_frac = 0;
-    b->base_cyc = cs->read();
-    b->max_idle_ns = mul_div_u64(limit_cyc, NSEC_PER_SEC, cs->freq_hz);
-    b->behind_cyc = cs->mask == UINT64_MAX ? UINT64_MAX >> 1 : cs->mask;
-    b->mask = cs->mask;
-    b->mmio64 = cs->read_mmio64;
-    b->tsc = cs->read_is_tsc;
+    b->base_cyc = cs_read(cs);
+    __atomic_store_n(&tk.max_idle_ns, mul_div_u64(limit_cyc, NSEC_PER_SEC, cs->freq_hz),
+                     __ATOMIC_RELAXED);
     tk.late_cyc = limit_cyc - limit_cyc / 8;
     tk.stats.limit_cyc = limit_cyc;
 }
@@ -292,7 +317,7 @@ static int tk_switch(struct clocksource *to)
         return -EBUSY;
     b = tk.copy[0];
     if (b.cs)
-        tk_fold(&b, b.cs->read());
+        tk_fold(&b);
     tk_rebase(&b, to);
     tk.stats.max_delta_cyc = 0;
     tk.stats.switches++;
@@ -301,129 +326,61 @@ static int tk_switch(struct clocksource *to)
     return 0;
 }
 
-/* time_ns() through the driver's read(), and before the first select. */
-static __attribute__((noinline)) uint64_t time_ns_call(void)
+/* time_ns() on a counter whose driver is called: apart, so that the path without the call
+ * saves no registers for it. */
+static __attribute__((noinline)) uint64_t time_ns_by_call(void)
 {
-    struct tk_base b;
-    uint64_t now_cyc;
-    bool behind = false;
-
-    tk_read(&b, &now_cyc, 0, 0, 0);
-    uint64_t ns = b.cs ? tk_ns_at(&b, now_cyc, NULL, &behind) : b.base_ns;
-    count_behind(behind);
-    return ns;
+    const struct tk_ask ask = { 0 };
+    return tk_read(&ask);
 }
 
-/* The fast path reads the copy in place and the counter itself (an HPET's one 64-bit load,
- * or RDTSC), with no call and so no registers to save: this is on every timer interrupt's
- * path. A copy half rewritten meanwhile is caught by the sequence check and read again. */
 uint64_t time_ns(void)
 {
-    uint32_t seq;
-    uint64_t ns;
-    bool behind;
-
-    do {
-        seq = __atomic_load_n(&tk.seq, __ATOMIC_ACQUIRE);
-        barrier();
-        const struct tk_base *b = &tk.copy[seq & 1];
-        uint64_t now;
-        if (b->mmio64)
-            now = mmio_read64(b->mmio64);
-        else if (b->tsc)
-            now = rdtsc_ordered();
-        else
-            return time_ns_call();
-        ns = tk_ns_at(b, now, NULL, &behind);
-        barrier();
-    } while (__atomic_load_n(&tk.seq, __ATOMIC_ACQUIRE) != seq);
-    count_behind(behind);
-    return ns;
+    const struct tk_ask ask = { .direct_only = true };
+    return tk_read(&ask);
 }
 
-uint64_t time_ns_paired(uint64_t (*other)(void), uint64_t *other_out)
+uint64_t time_ns_paired(const struct clocksource *other, uint64_t *other_out)
 {
-    struct tk_base b;
-    uint64_t now_cyc;
-    bool behind = false;
-
-    tk_read(&b, &now_cyc, other, other_out, 0);
-    uint64_t ns = b.cs ? tk_ns_at(&b, now_cyc, NULL, &behind) : b.base_ns;
-    count_behind(behind);
-    return ns;
+    const struct tk_ask ask = { .ref = other, .after = other_out };
+    return tk_read(&ask);
 }
 
-uint64_t time_ns_bracket_tsc(uint64_t *before, uint64_t *after)
+uint64_t time_ns_bracket(const struct clocksource *ref, uint64_t *before, uint64_t *after)
 {
-    uint32_t seq;
-    uint64_t ns;
-    bool behind = false;
-
-    do {
-        seq = __atomic_load_n(&tk.seq, __ATOMIC_ACQUIRE);
-        barrier();
-        const struct tk_base *b = &tk.copy[seq & 1];
-        if (!b->cs) {
-            *before = *after = rdtsc_ordered();
-            return b->base_ns;
-        }
-        uint64_t now;
-        /* nothing but the counter's read between the two TSC reads */
-        if (b->mmio64) {
-            *before = rdtsc_ordered();
-            now = mmio_read64(b->mmio64);
-            *after = rdtsc_ordered();
-        } else if (b->tsc) {
-            *before = now = rdtsc_ordered();
-            *after = now;
-        } else {
-            *before = rdtsc_ordered();
-            now = b->cs->read();
-            *after = rdtsc_ordered();
-        }
-        ns = tk_ns_at(b, now, NULL, &behind);
-        barrier();
-    } while (__atomic_load_n(&tk.seq, __ATOMIC_ACQUIRE) != seq);
-    count_behind(behind);
-    return ns;
+    const struct tk_ask ask = { .ref = ref, .before = before, .after = after };
+    return tk_read(&ask);
 }
 
-/* A fold changes three fields; only they are written, in both copies, under the latch (the
- * rest of the state is the same in both, and only a writer changes it). */
-static void tk_publish_fold(const struct tk_base *b)
+/* The fold and its publication, inside the writer lock. */
+static inline __attribute__((always_inline)) uint64_t fold_now(void)
 {
-    uint32_t seq = tk.seq;
+    struct tk_base next = tk.copy[0];    /* stable: only a writer changes it, and that is us */
+    tk_fold(&next);
+    tk_publish(&next);
+    tk_writer_leave();
+    return next.base_ns;
+}
 
-    __atomic_store_n(&tk.seq, seq + 1, __ATOMIC_RELEASE);
-    barrier();
-    tk.copy[0].base_cyc = b->base_cyc;
-    tk.copy[0].base_ns = b->base_ns;
-    tk.copy[0].base_frac = b->base_frac;
-    barrier();
-    __atomic_store_n(&tk.seq, seq + 2, __ATOMIC_RELEASE);
-    barrier();
-    tk.copy[1].base_cyc = b->base_cyc;
-    tk.copy[1].base_ns = b->base_ns;
-    tk.copy[1].base_frac = b->base_frac;
-    barrier();
+/* On a counter whose driver is called: apart, so that the tick's path (every tick folds)
+ * saves no registers for the call. */
+static __attribute__((noinline)) uint64_t fold_now_by_call(void)
+{
+    return fold_now();
 }
 
 int timekeeping_accumulate_ns(uint64_t *now_ns)
 {
     if (!tk_writer_enter())
         return -EBUSY;
-    struct tk_base *b = &tk.copy[0];     /* stable: only a writer changes it, and that is us */
-    if (!b->cs) {
+    const struct clocksource *cs = tk.copy[0].cs;
+    if (!cs) {
         tk_writer_leave();
         return -ENODEV;
     }
-    struct tk_base next = *b;
-    tk_fold(&next, b->mmio64 ? mmio_read64(b->mmio64) : b->tsc ? rdtsc_ordered()
-                                                               : b->cs->read());
-    tk_publish_fold(&next);
-    tk_writer_leave();
+    uint64_t ns = cs->direct.kind == IO_COUNTER_CALL ? fold_now_by_call() : fold_now();
     if (now_ns)
-        *now_ns = next.base_ns;
+        *now_ns = ns;
     return 0;
 }
 
@@ -435,7 +392,8 @@ int timekeeping_accumulate(void)
 /* A consistent copy of the state, without a counter read. */
 static void tk_state(struct tk_base *b)
 {
-    tk_read(b, 0, 0, 0, 0);
+    const struct tk_ask ask = { .copy = b, .no_counter = true };
+    tk_read(&ask);
 }
 
 uint64_t timekeeping_max_idle_ns(void)
@@ -443,12 +401,13 @@ uint64_t timekeeping_max_idle_ns(void)
     struct tk_base b;
 
     tk_state(&b);
-    return b.cs ? b.max_idle_ns : UINT64_MAX;
+    return b.cs ? __atomic_load_n(&tk.max_idle_ns, __ATOMIC_RELAXED) : UINT64_MAX;
 }
 
 int timekeeping_cycles_at(uint64_t ns, const struct clocksource *cs, uint64_t *cyc)
 {
     struct tk_base b;
+    bool behind;
 
     tk_state(&b);
     if (!b.cs || b.cs != cs)
@@ -465,13 +424,13 @@ int timekeeping_cycles_at(uint64_t ns, const struct clocksource *cs, uint64_t *c
         return -ERANGE;
     uint64_t limit = tk.stats.limit_cyc;
     for (int i = 0; i < 4 && delta > 0 && delta - 1 <= limit; i++) {
-        if (tk_ns_at(&b, (b.base_cyc + delta - 1) & cs->mask, 0, 0) < ns)
+        if (tk_ns_at(&b, (b.base_cyc + delta - 1) & cs->mask, 0, &behind) < ns)
             break;                       /* the count before does not reach ns yet */
         delta--;
     }
-    for (int i = 0; i < 4 && tk_ns_at(&b, (b.base_cyc + delta) & cs->mask, 0, 0) < ns; i++)
+    for (int i = 0; i < 4 && tk_ns_at(&b, (b.base_cyc + delta) & cs->mask, 0, &behind) < ns; i++)
         delta++;
-    if (delta > limit || tk_ns_at(&b, (b.base_cyc + delta) & cs->mask, 0, 0) < ns)
+    if (delta > limit || tk_ns_at(&b, (b.base_cyc + delta) & cs->mask, 0, &behind) < ns)
         return -ERANGE;
     *cyc = (b.base_cyc + delta) & cs->mask;
     return 0;
@@ -491,6 +450,19 @@ static const char REASON_DRIVER[] = "not marked usable by its driver";
 struct clocksource *clocksource_list(void)
 {
     return cs_list;
+}
+
+char *clocksource_names(char *buf, size_t buf_len)
+{
+    size_t used = 0;
+    if (buf_len == 0)
+        return buf;
+    buf[0] = '\0';
+    for (struct clocksource *cs = cs_list; cs && used < buf_len; cs = cs->next) {
+        int n = fmt_snprintf(buf + used, buf_len - used, "%s%s", used ? ", " : "", cs->name);
+        used += n > 0 ? (size_t)n : 0;
+    }
+    return buf;
 }
 
 struct clocksource *clocksource_current(void)
@@ -522,6 +494,7 @@ int clocksource_register(struct clocksource *cs)
         cs->unusable_reason = REASON_NO_FREQ;
     }
     apply_conversion(cs, cs->freq_hz, &c);
+    cs->behind_cyc = cs->mask == UINT64_MAX ? UINT64_MAX >> 1 : cs->mask;
     if (!cs->usable && !cs->unusable_reason)
         cs->unusable_reason = REASON_DRIVER;
     cs->next = NULL;
@@ -541,7 +514,7 @@ int clocksource_set_freq(struct clocksource *cs, uint64_t freq_hz)
         return -EBUSY;
     b = tk.copy[0];
     if (b.cs == cs)
-        tk_fold(&b, cs->read());        /* the time so far, at the old rate */
+        tk_fold(&b);                    /* the time so far, at the old rate */
     apply_conversion(cs, freq_hz, &c);
     if (cs->unusable_reason == REASON_NO_FREQ) {
         cs->usable = true;
@@ -570,8 +543,11 @@ static void explain(char *why, size_t why_len, const char *name,
 {
     const char *using = got ? got->name : "none usable";
 
+    char names[96];
     if (!asked)
-        fmt_snprintf(why, why_len, "clocksource=%s: unknown; using %s", name, using);
+        fmt_snprintf(why, why_len, "clocksource=%s: no such clocksource here (%s%s); using %s",
+                     name, cs_list ? "registered: " : "none registered",
+                     clocksource_names(names, sizeof(names)), using);
     else
         fmt_snprintf(why, why_len, "clocksource=%s: unusable (%s); using %s", name,
                      asked->unusable_reason ? asked->unusable_reason : "no reason given",

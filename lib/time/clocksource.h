@@ -5,7 +5,8 @@
  * registers it; the core computes mult/shift so that ns = (cyc * mult) >> shift within 1 ns
  * of the exact floor(cyc * 1e9 / freq_hz) for every delta up to max_cyc. clocksource_select()
  * picks one, and time_ns() is then base + the cycles elapsed since the last
- * timekeeping_accumulate(), converted. Pure logic: no hardware access, no locks, no FPU.
+ * timekeeping_accumulate(), converted. No hardware access of its own (a counter is read
+ * through its driver's read(cs), the only way), no locks, no FPU.
  *
  * Epoch: time_ns() is 0 until the first successful clocksource_select() and counts from
  * there; a later switch of source continues from the value time_ns() had at the switch, so
@@ -41,7 +42,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define NSEC_PER_SEC 1000000000ull
+#include "ticklab/io.h"
+#include "ticklab/units.h"
 
 /* Frequencies above this are rejected (-EINVAL): 1.1 THz, far beyond any counter, and it
  * keeps freq_hz * 2^shift products inside the 128-bit arithmetic with room to spare. */
@@ -59,8 +61,10 @@ struct clocksource {
     /* ---- filled in by the driver before clocksource_register() ---- */
     const char *name;            /* "tsc", "hpet", "acpi_pm", "pit", "lapic": what
                                     clocksource= on the command line matches */
-    uint64_t (*read)(void);      /* current count, low `bits` significant; callable with
-                                    interrupts off and from interrupt handlers */
+    uint64_t (*read)(const struct clocksource *cs);
+                                 /* current count, low `bits` significant; callable with
+                                    interrupts off and from interrupt handlers. The driver
+                                    finds its state from cs (clocksource_container) */
     uint64_t mask;               /* 2^bits - 1: deltas are (now - then) & mask (cs_delta) */
     uint64_t freq_hz;            /* counts per second, calibrated (0: not yet known; the
                                     source is then listed but not usable) */
@@ -72,12 +76,9 @@ struct clocksource {
                                     measured) */
     bool usable;                 /* the driver's verdict; false keeps it from selection */
     const char *unusable_reason; /* why not, a static string, NULL while usable */
-    /* Optional: what read() does, stated so that time_ns() can do it without the call (it
-     * is on every timer interrupt's path). read_mmio64: the counter is one 64-bit load at
-     * this mapped address (an HPET with a 64-bit counter and 64-bit access); read_is_tsc:
-     * the counter is RDTSC, ordered (LFENCE; RDTSC). 0/false: read() is called. */
-    uintptr_t read_mmio64;
-    bool read_is_tsc;
+    struct io_counter direct;    /* optional: read() is one RDTSC or one 64-bit load, which
+                                    cs_read() then makes in line (ticklab/io.h); zero: call
+                                    read(). Must agree with read(). */
 
     /* ---- computed by the core (register, set_freq); read-only for everybody else ---- */
     uint32_t mult;               /* ns = (cyc * mult) >> shift ... */
@@ -86,8 +87,22 @@ struct clocksource {
                                     free of 64-bit overflow (maybe less than the wrap) */
     uint64_t max_cyc;            /* max_ns in cycles: floor(max_ns * freq_hz / 1e9) */
     uint64_t wrap_ns;            /* mask + 1 cycles in ns (UINT64_MAX if beyond 64 bits) */
+    uint64_t behind_cyc;         /* a delta from the last fold above this is a reading
+                                    behind it (a CPU whose TSC lags the one that folded), not
+                                    a wrap: only a 64-bit counter, which never wraps, can
+                                    tell the two apart (half its range); others: the mask */
     struct clocksource *next;    /* registration list, in order of registration */
 };
+
+/* The driver's struct around a counter: clocksource_container(cs, struct hpet, cs). */
+#define clocksource_container(ptr, type, member) \
+    ((type *)(void *)((char *)(ptr) - __builtin_offsetof(type, member)))
+
+/* The counter now: the one way anybody reads one. */
+static inline __attribute__((always_inline)) uint64_t cs_read(const struct clocksource *cs)
+{
+    return cs->direct.kind != IO_COUNTER_CALL ? io_counter_read(&cs->direct) : cs->read(cs);
+}
 
 /* The wrap-safe delta, the one place it is computed: correct for any interval of at most
  * mask cycles, however the counter wrapped in between. */
@@ -145,6 +160,9 @@ struct clocksource *clocksource_select(const char *name, char *why, size_t why_l
 struct clocksource *clocksource_demote(struct clocksource *cs, const char *reason);
 
 struct clocksource *clocksource_current(void);   /* NULL before the first select */
+/* The names of the registered sources, in registration order, joined by ", " into buf
+ * (always NUL-terminated when buf_len > 0; cut when it does not fit). Returns buf. */
+char *clocksource_names(char *buf, size_t buf_len);
 struct clocksource *clocksource_find(const char *name);
 struct clocksource *clocksource_list(void);      /* first registered; follow ->next */
 
@@ -153,17 +171,18 @@ struct clocksource *clocksource_list(void);      /* first registered; follow ->n
  * (see the top of this file); late beyond max_cyc only costs accuracy, not correctness:
  * the conversion here uses a 128-bit product. */
 uint64_t time_ns(void);
-/* time_ns(), with `other` (e.g. the TSC) read right after the clocksource's counter, in the
- * same pass: a pair of readings of two clocks a few instructions apart, for mapping a
- * timestamp taken on `other` into time_ns() time. */
-uint64_t time_ns_paired(uint64_t (*other)(void), uint64_t *other_out);
-/* time_ns() with the TSC (ordered) read right before and right after the counter, nothing
- * else between them: the counter was sampled between *before and *after, and the time
- * returned is the start of the count it read (one count lasts 1e9 / freq_hz ns). So a TSC
- * stamp x took place between t - (*after - x) and t + count + (x - *before): what a
- * measurement that maps TSC stamps into time_ns() needs to state its own resolution. When
- * time_ns() runs on the TSC, *before == *after is the counter itself. */
-uint64_t time_ns_bracket_tsc(uint64_t *before, uint64_t *after);
+/* time_ns(), with `other`'s counter read right after the clocksource's, in the same pass: a
+ * pair of readings of two clocks a few instructions apart, for mapping a count of `other`
+ * into time_ns() time. `other` need not be registered. */
+uint64_t time_ns_paired(const struct clocksource *other, uint64_t *other_out);
+/* time_ns() with `ref`'s counter (the TSC, ordered) read right before and right after the
+ * clocksource's, nothing else between them: the counter was sampled between *before and
+ * *after, and the time returned is the start of the count it read (one count lasts
+ * 1e9 / freq_hz ns). So a stamp x of ref took place between t - (*after - x) and
+ * t + count + (x - *before): what a measurement that maps ref stamps into time_ns() needs
+ * to state its own resolution. When time_ns() runs on ref itself, *before == *after is the
+ * counter. `ref` need not be registered. */
+uint64_t time_ns_bracket(const struct clocksource *ref, uint64_t *before, uint64_t *after);
 
 /* Folds the cycles elapsed since the last accumulate into the base. Call it from the tick
  * (or an hrtimer) at least every timekeeping_max_idle_ns(). Returns 0, -ENODEV (no source

@@ -1,30 +1,30 @@
 /* lib/time/cs_measure.c - see cs_measure.h. */
 #include "ticklab/cs_measure.h"
 
-#include "ticklab/io.h"
 #include "ticklab/kstring.h"
 #include "ticklab/stats.h"
 
 static uint64_t samples[CS_MEASURE_MAX_READS];
 
-static uint64_t pair_overhead(uint32_t n)
+static uint64_t pair_overhead(const struct clocksource *tsc, uint32_t n)
 {
     for (uint32_t i = 0; i < n; i++) {
-        uint64_t t0 = rdtsc_ordered();
-        uint64_t t1 = rdtsc_ordered();
+        uint64_t t0 = cs_read(tsc);
+        uint64_t t1 = cs_read(tsc);
         samples[i] = t1 - t0;
     }
     sort_u64(samples, n);
     return percentile_sorted_u64(samples, n, 500);
 }
 
-static void read_cost(const struct clocksource *cs, uint32_t n, struct cs_measure *out)
+static void read_cost(const struct clocksource *cs, const struct clocksource *tsc, uint32_t n,
+                      struct cs_measure *out)
 {
-    uint64_t prev = cs->read(), step_min = 0;
+    uint64_t prev = cs_read(cs), step_min = 0;
     for (uint32_t i = 0; i < n; i++) {
-        uint64_t t0 = rdtsc_ordered();
-        uint64_t v = cs->read();
-        uint64_t t1 = rdtsc_ordered();
+        uint64_t t0 = cs_read(tsc);
+        uint64_t v = cs_read(cs);
+        uint64_t t1 = cs_read(tsc);
         uint64_t step = cs_delta(cs, v, prev);
         if (step && step <= cs->mask / 2 && (!step_min || step < step_min))
             step_min = step;
@@ -39,11 +39,12 @@ static void read_cost(const struct clocksource *cs, uint32_t n, struct cs_measur
     out->cost_p99_cyc = percentile_sorted_u64(samples, n, 990);
 }
 
-static void monotonicity(const struct clocksource *cs, uint64_t n, struct cs_measure *out)
+static void monotonicity(const struct clocksource *cs, const struct clocksource *tsc, uint64_t n,
+                         struct cs_measure *out)
 {
-    uint64_t t0 = rdtsc(), prev = cs->read();
+    uint64_t t0 = cs_read(tsc), prev = cs_read(cs);
     for (uint64_t i = 0; i < n; i++) {
-        uint64_t v = cs->read();
+        uint64_t v = cs_read(cs);
         uint64_t step = cs_delta(cs, v, prev);
         if (step > cs->mask / 2) {
             uint64_t back = cs_delta(cs, prev, v);
@@ -54,11 +55,11 @@ static void monotonicity(const struct clocksource *cs, uint64_t n, struct cs_mea
         prev = v;
     }
     out->mono_reads = n;
-    out->elapsed_tsc_cyc = rdtsc() - t0;
+    out->elapsed_tsc_cyc = cs_read(tsc) - t0;
 }
 
-void cs_measure(const struct clocksource *cs, uint32_t reads, uint64_t mono_reads,
-                struct cs_measure *out)
+void cs_measure(const struct clocksource *cs, const struct clocksource *tsc, uint32_t reads,
+                uint64_t mono_reads, struct cs_measure *out)
 {
     memset(out, 0, sizeof(*out));
     if (reads > CS_MEASURE_MAX_READS)
@@ -66,7 +67,7 @@ void cs_measure(const struct clocksource *cs, uint32_t reads, uint64_t mono_read
     if (reads == 0)
         reads = 1;
     out->reads = reads;
-    out->tsc_pair_overhead_cyc = pair_overhead(reads);
-    read_cost(cs, reads, out);
-    monotonicity(cs, mono_reads, out);
+    out->tsc_pair_overhead_cyc = pair_overhead(tsc, reads);
+    read_cost(cs, tsc, reads, out);
+    monotonicity(cs, tsc, mono_reads, out);
 }

@@ -18,11 +18,13 @@ struct cs_measure {
     uint64_t elapsed_tsc_cyc;         /* how long the monotonicity run took */
 };
 
-/* Times `reads` reads (at most CS_MEASURE_MAX_READS), then runs `mono_reads` back-to-back
- * reads looking for a step backwards: a masked delta above half the mask is a backward step
- * (no real interval between two adjacent reads is half a wrap). */
+/* Times `reads` reads (at most CS_MEASURE_MAX_READS) between two reads of `tsc` (the TSC's
+ * clocksource, whose read is ordered; the cost of a pair alone is measured and taken off),
+ * then runs `mono_reads` back-to-back reads looking for a step backwards: a masked delta
+ * above half the mask is a backward step (no real interval between two adjacent reads is
+ * half a wrap). */
 #define CS_MEASURE_MAX_READS 4096u
-void cs_measure(const struct clocksource *cs, uint32_t reads, uint64_t mono_reads,
-                struct cs_measure *out);
+void cs_measure(const struct clocksource *cs, const struct clocksource *tsc, uint32_t reads,
+                uint64_t mono_reads, struct cs_measure *out);
 
 #endif

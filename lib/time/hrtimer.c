@@ -49,21 +49,7 @@ int hrtimer_base_reclaim(struct hrtimer_base *base, struct tq_slot *slots, uint3
     if (rc)
         return rc;
     base->storm_limit = old.storm_limit;
-    base->interrupts = old.interrupts;
-    base->reprograms = old.reprograms;
-    base->shutdowns = old.shutdowns;
-    base->expired = old.expired;
-    base->retries = old.retries;
-    base->hangs = old.hangs;
-    base->max_hang_ns = old.max_hang_ns;
-    base->storm_detected = old.storm_detected;
-    base->program_errors = old.program_errors;
-    base->restart_errors = old.restart_errors;
-    base->rescued = old.rescued;
-    base->spurious = old.spurious;
-    base->stale = old.stale;
-    base->early_fires = old.early_fires;
-    base->early_max_ns = old.early_max_ns;
+    base->stats = old.stats;
     return 0;
 }
 
@@ -79,7 +65,7 @@ static int program(struct hrtimer_base *b, uint64_t expires, uint64_t now)
 {
     int err;
 
-    b->reprograms++;
+    b->stats.reprograms++;
     /* On time_ns() the device can be armed for the absolute moment (CE_ABS devices) and the
      * others get the delay from a fresh read; on any other clock only the delay is known. */
     if (b->clock->is_time_ns)
@@ -90,14 +76,14 @@ static int program(struct hrtimer_base *b, uint64_t expires, uint64_t now)
     b->armed_ns = expires;
     b->armed_at_ns = now;
     if (err)
-        b->program_errors++;
+        b->stats.program_errors++;
     return err;
 }
 
 static void shutdown(struct hrtimer_base *b)
 {
     clockevent_shutdown(b->dev);
-    b->shutdowns++;
+    b->stats.shutdowns++;
     b->armed = false;
 }
 
@@ -175,90 +161,100 @@ static bool run_due(struct hrtimer_base *b, uint64_t now, uint32_t *budget)
             return false;
         (*budget)--;
         tq_pop_first(&b->q);
-        b->expired++;
+        b->stats.expired++;
         b->running = t;
         enum hrtimer_restart rs = t->fn(t);
         b->running = NULL;
         if (rs == HRTIMER_RESTART && !tq_queued(&t->node) &&
             tq_insert(&b->q, &t->node, t->expires_ns) < 0)
-            b->restart_errors++;
+            b->stats.restart_errors++;
     }
     return true;
 }
 
-void hrtimer_interrupt(struct hrtimer_base *b)
+/* An interrupt that found nothing due. If it came before the moment the device was armed
+ * for, the device says why: an interrupt left from an earlier programming (stale), or the
+ * device fired early (a defect). Off the hot path. */
+static __attribute__((noinline)) void note_spurious(struct hrtimer_base *b,
+                                                    const struct tq_node *first, bool was_armed,
+                                                    uint64_t now)
 {
-    uint64_t entry, now, hang, delay;
-    uint32_t budget = b->storm_limit;
-    struct tq_node *head;
-    int tries = 0;
-
-    if (b->in_interrupt)
+    b->stats.spurious++;
+    if (!first || !was_armed || b->armed_ns <= now)
         return;
-    b->in_interrupt = true;
-    b->interrupts++;
-    bool was_armed = b->armed;
-    b->armed = false;          /* a one-shot device that fired is no longer armed */
-    b->hang_pending = false;
-    entry = now = b->now_ns();
-    struct tq_node *first = tq_first(&b->q);
-    b->entry_early = false;
-    if (!first || tq_deadline_ns(first) > now) {
-        b->spurious++;
-        if (first && was_armed && b->armed_ns > now) {
-            /* Before the moment the device was armed for: ask the device whether its event
-             * has happened. */
-            b->entry_early = true;
-            uint64_t delay = b->armed_ns > b->armed_at_ns ? b->armed_ns - b->armed_at_ns : 0;
-            /* The device's answer is read after `now`: a CPU taken away between the two
-             * (a host's scheduler under a VM) lets the device reach its moment meanwhile.
-             * So it only counts as early if time is still before that moment after the
-             * answer (the clock read again). */
-            bool fired = clockevent_pending(b->dev) == 0;
-            uint64_t after = b->now_ns();
-            if (fired && after < b->armed_ns &&
-                b->armed_ns - after > HRTIMER_EARLY_TOLERANCE_NS(delay)) {
-                b->early_fires++;
-                if (b->armed_ns - after > b->early_max_ns)
-                    b->early_max_ns = b->armed_ns - after;
-            } else {
-                b->stale++;
-            }
-        }
+    b->entry_early = true;
+    uint64_t early = clockevent_early_by(b->dev, b->armed_ns, b->armed_at_ns, b->now_ns);
+    if (!early) {
+        b->stats.stale++;
+        return;
     }
-    for (;;) {
+    b->stats.early_fires++;
+    if (early > b->stats.early_max_ns)
+        b->stats.early_max_ns = early;
+}
+
+/* Hang: the work outran the clock. Like Linux, back off for as long as this interrupt took
+ * (capped) so the rest of the system gets to run. */
+static __attribute__((noinline)) void back_off(struct hrtimer_base *b, uint64_t entry)
+{
+    uint64_t now = b->now_ns();
+    uint64_t hang = now > entry ? now - entry : 0;
+    b->stats.hangs++;
+    if (hang > b->stats.max_hang_ns)
+        b->stats.max_hang_ns = hang;
+    uint64_t pause = hang < HRTIMER_HANG_MAX_DELAY_NS ? hang : HRTIMER_HANG_MAX_DELAY_NS;
+    if (program(b, add_sat(now, pause), now) == 0)
+        b->hang_pending = true;
+}
+
+/* Runs what is due and arms the device for the new head, until the head is ahead of the
+ * clock once the device is armed; bounded by the storm limit and HRTIMER_MAX_TRIES. */
+static void expire(struct hrtimer_base *b, uint64_t entry)
+{
+    uint32_t budget = b->storm_limit;
+    uint64_t now = entry;
+
+    for (int tries = 0;; tries++) {
         if (!run_due(b, now, &budget)) {
             /* Storm: let the rest run one min delta from now. */
-            b->storm_detected++;
+            b->stats.storm_detected++;
             program(b, now, now);
-            break;
+            return;
         }
-        head = tq_first(&b->q);
+        struct tq_node *head = tq_first(&b->q);
         if (!head)
-            break;     /* the device fired and holds nothing: it stays in one-shot mode, so
+            return;    /* the device fired and holds nothing: it stays in one-shot mode, so
                           the next start arms it with one write (no state change) */
         uint64_t expires = tq_deadline_ns(head);
         int err = program(b, expires, now);
         now = b->now_ns();
         if (err == 0 && expires > now)
-            break;
+            return;
         if (err != 0 && err != -ETIME)
-            break;             /* a device error: counted, nothing more to try */
-        if (++tries >= HRTIMER_MAX_TRIES) {
-            /* Hang: the work outran the clock. Like Linux, back off for as long as this
-             * interrupt took (capped) so the rest of the system gets to run. */
-            now = b->now_ns();
-            hang = now > entry ? now - entry : 0;
-            b->hangs++;
-            if (hang > b->max_hang_ns)
-                b->max_hang_ns = hang;
-            delay = hang < HRTIMER_HANG_MAX_DELAY_NS ? hang : HRTIMER_HANG_MAX_DELAY_NS;
-            if (program(b, add_sat(now, delay), now) == 0)
-                b->hang_pending = true;
-            break;
+            return;            /* a device error: counted, nothing more to try */
+        if (tries + 1 >= HRTIMER_MAX_TRIES) {
+            back_off(b, entry);
+            return;
         }
-        b->retries++;
+        b->stats.retries++;
     }
+}
+
+void hrtimer_interrupt(struct hrtimer_base *b)
+{
+    if (b->in_interrupt)
+        return;
+    b->in_interrupt = true;
+    b->stats.interrupts++;
+    bool was_armed = b->armed;
+    b->armed = false;          /* a one-shot device that fired is no longer armed */
+    b->hang_pending = false;
+    b->entry_early = false;
+    uint64_t entry = b->now_ns();
+    struct tq_node *first = tq_first(&b->q);
+    if (!first || tq_deadline_ns(first) > entry)
+        note_spurious(b, first, was_armed, entry);
+    expire(b, entry);
     b->in_interrupt = false;
     b->entry_early = false;
 }
@@ -271,7 +267,7 @@ bool hrtimer_rescue(struct hrtimer_base *b, uint64_t grace_ns)
     uint64_t now = b->now_ns();
     if (add_sat(tq_deadline_ns(head), grace_ns) > now)
         return false;
-    b->rescued++;
+    b->stats.rescued++;
     clockevent_shutdown(b->dev);   /* an event still on its way would find nothing due */
     hrtimer_interrupt(b);
     return true;

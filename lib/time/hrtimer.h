@@ -59,21 +59,7 @@ struct hrtimer_clock {
 };
 extern const struct hrtimer_clock hrtimer_clock_time_ns;
 
-struct hrtimer_base {
-    struct tq q;
-    struct clockevent *dev;
-    const struct hrtimer_clock *clock;
-    uint64_t (*now_ns)(void);     /* clock->now_ns, kept here for the interrupt path */
-    uint32_t storm_limit;     /* HRTIMER_STORM_LIMIT after init; may be changed */
-    bool in_interrupt;        /* callbacks are running: no device programming */
-    bool armed;               /* the device is armed for armed_ns */
-    bool hang_pending;        /* a hang delay is armed: starts do not reprogram until it fires */
-    uint64_t armed_ns;
-    uint64_t armed_at_ns;     /* when it was armed for armed_ns */
-    bool entry_early;         /* the interrupt now running came before the earliest timer
-                                 was due (see stale, early_fires) */
-    struct hrtimer *running;  /* the timer whose callback runs, or NULL */
-    /* statistics */
+struct hrtimer_stats {
     uint64_t interrupts;      /* hrtimer_interrupt calls */
     uint64_t reprograms;      /* device programmings (clockevent_program_abs_ns/_ns) */
     uint64_t shutdowns;       /* device shutdowns (queue became empty) */
@@ -92,15 +78,27 @@ struct hrtimer_base {
     uint64_t stale;           /* the device still counts towards its moment: an interrupt
                                  left from an earlier programming (or one it cannot say) */
     uint64_t early_fires;     /* the device says its event happened, more than
-                                 HRTIMER_EARLY_TOLERANCE before the moment it was armed for:
+                                 CLOCKEVENT_EARLY_TOLERANCE_NS before the moment it was armed for:
                                  the device (or its programming) fired early, a defect */
     uint64_t early_max_ns;    /* the earliest of those, ns before the moment */
 };
 
-/* How early a device may fire and still count as on time: the clock mappings' error (an
- * absolute deadline converted through a pair of clock reads, rates calibrated to ppm):
- * 1 us plus 2000 ppm of the delay it was armed for. */
-#define HRTIMER_EARLY_TOLERANCE_NS(delay_ns) (1000ull + (delay_ns) / 500)
+struct hrtimer_base {
+    struct tq q;
+    struct clockevent *dev;
+    const struct hrtimer_clock *clock;
+    uint64_t (*now_ns)(void);     /* clock->now_ns, kept here for the interrupt path */
+    uint32_t storm_limit;     /* HRTIMER_STORM_LIMIT after init; may be changed */
+    bool in_interrupt;        /* callbacks are running: no device programming */
+    bool armed;               /* the device is armed for armed_ns */
+    bool hang_pending;        /* a hang delay is armed: starts do not reprogram until it fires */
+    uint64_t armed_ns;
+    uint64_t armed_at_ns;     /* when it was armed for armed_ns */
+    bool entry_early;         /* the interrupt now running came before the earliest timer
+                                 was due (see stale, early_fires) */
+    struct hrtimer *running;  /* the timer whose callback runs, or NULL */
+    struct hrtimer_stats stats;
+};
 
 /* The queue's structure is chosen when the library is compiled (TQ_IMPL, tqueue.h) and it
  * changes struct hrtimer_base's layout. The init's link name carries the choice, so code
@@ -123,7 +121,7 @@ int hrtimer_base_init(struct hrtimer_base *base, struct clockevent *dev,
  * fire; callers cancel them first. */
 void hrtimer_base_release(struct hrtimer_base *base);
 /* After a release: claims the same device again with an empty queue (as a fresh
- * hrtimer_base_init on the same slots) but keeps the statistics, so that counts taken
+ * hrtimer_base_init on the same slots) but keeps the statistics (stats), so that counts taken
  * across a loan of the device (interrupts, spurious, stale, ...) stay monotonic. Returns
  * hrtimer_base_init's result. */
 int hrtimer_base_reclaim(struct hrtimer_base *base, struct tq_slot *slots, uint32_t capacity);

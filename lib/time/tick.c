@@ -4,59 +4,37 @@
 #include "ticklab/io.h"
 #include "ticklab/clocksource.h"
 #include "ticklab/errno.h"
-#include "ticklab/kstring.h"
+#include "ticklab/fmt.h"
 #include "ticklab/muldiv.h"
 
-volatile uint64_t jiffies;
-
-static struct tick_info t;
-static bool running, nohz_stopped;
-static uint64_t last_ns, next_deadline_ns;
-static void (*hook)(uint64_t);
-
-/* Jiffies stand for a grid of period-long steps in time_ns(): `ref_ns` (and 1/65536 ns in
- * ref_frac) is the grid point the current jiffies value stands for, never later than the
- * last look at the clock. The period is kept to 1/65536 ns (the PIT at HZ=1000 makes
- * 999,847.47 ns), so the grid does not drift from the device over hours. */
-static uint64_t ref_ns, period_int;
-static uint32_t ref_frac, period_frac;
-static uint64_t measured_j0; /* jiffies at tick_info.measured_first_ns */
-static uint64_t ticks_all;   /* handler runs since boot */
-static uint64_t owed;        /* periods tick_sync() added that no interrupt has come for */
-
-void tick_set_hook(void (*fn)(uint64_t))
-{
-    hook = fn;
-}
-
 /* Whole periods from the grid point to now (none when now is before it). */
-static uint64_t periods_to(uint64_t now)
+static uint64_t periods_to(const struct tick *t, uint64_t now)
 {
-    if (now <= ref_ns)
+    if (now <= t->ref_ns)
         return 0;
-    uint64_t d = now - ref_ns;
-    uint64_t q16 = (period_int << 16) | period_frac;
+    uint64_t d = now - t->ref_ns;
+    uint64_t q16 = (t->period_int << 16) | t->period_frac;
     if (d < (1ull << 47))
-        return ((d << 16) - ref_frac) / q16;
-    return d / (period_int + 1);           /* days of idle: a period's fraction no longer
+        return ((d << 16) - t->ref_frac) / q16;
+    return d / (t->period_int + 1);        /* days of idle: a period's fraction no longer
                                               matters; the next look corrects it */
 }
 
-static void step(uint64_t n)
+static void step(struct tick *t, uint64_t n)
 {
-    uint64_t frac = n * period_frac + ref_frac;
-    ref_ns += n * period_int + (frac >> 16);
-    ref_frac = (uint32_t)(frac & 0xFFFF);
-    jiffies += n;
+    uint64_t frac = n * t->period_frac + t->ref_frac;
+    t->ref_ns += n * t->period_int + (frac >> 16);
+    t->ref_frac = (uint32_t)(frac & 0xFFFF);
+    t->jiffies += n;
 }
 
-void tick_sync(void)
+void tick_sync(struct tick *t)
 {
     unsigned long flags = irq_save();
-    if (running) {
-        uint64_t n = periods_to(time_ns());
-        step(n);
-        owed += n;
+    if (t->running) {
+        uint64_t n = periods_to(t, time_ns());
+        step(t, n);
+        t->owed += n;
     }
     irq_restore(flags);
 }
@@ -65,291 +43,358 @@ void tick_sync(void)
  * device said -ETIME through every retry, or refused) gets one more try a whole period
  * from now, which cannot have passed; if that fails too the tick has stopped, and says so
  * in `failures` and `stalled` instead of dying in silence. */
-static void rearm(void)
+static void rearm(struct tick *t)
 {
-    next_deadline_ns += t.period_ns;
+    struct tick_info *ti = &t->info;
+    t->next_deadline_ns += ti->period_ns;
     uint64_t now = time_ns();
     /* A late tick (lost periods, a rescue) skips the grid points already passed: armed for
      * each of them in turn, the device would fire back to back, once per missed period. */
-    if (next_deadline_ns <= now)
-        next_deadline_ns += ((now - next_deadline_ns) / t.period_ns + 1) * t.period_ns;
-    uint64_t delta = next_deadline_ns - now;
-    if (clockevent_program_ns(t.dev, delta) == 0)
+    if (t->next_deadline_ns <= now)
+        t->next_deadline_ns += ((now - t->next_deadline_ns) / ti->period_ns + 1) * ti->period_ns;
+    uint64_t delta = t->next_deadline_ns - now;
+    if (clockevent_program_ns(ti->dev, delta) == 0)
         return;
-    t.rearm_retries++;
-    next_deadline_ns = now + t.period_ns;
-    if (clockevent_program_ns(t.dev, t.period_ns) == 0)
+    ti->rearm_retries++;
+    t->next_deadline_ns = now + ti->period_ns;
+    if (clockevent_program_ns(ti->dev, ti->period_ns) == 0)
         return;
-    t.failures++;
-    t.stalled = true;
+    ti->failures++;
+    ti->stalled = true;
 }
 
-static void restart_periodic(void)
+static void restart_periodic(struct tick *t)
 {
     uint64_t p;
-    if (clockevent_set_periodic_ns(t.dev, t.period_ns, &p) != 0) {
-        t.failures++;
-        t.stalled = true;
+    if (clockevent_set_periodic_ns(t->info.dev, t->info.period_ns, &p) != 0) {
+        t->info.failures++;
+        t->info.stalled = true;
     }
 }
 
-static void restart_after_idle(uint64_t now)
+static void restart_after_idle(struct tick *t, uint64_t now)
 {
-    nohz_stopped = false;
-    if (t.periodic) {
-        restart_periodic();
+    t->nohz_stopped = false;
+    if (t->info.periodic) {
+        restart_periodic(t);
     } else {
-        next_deadline_ns = now;
-        rearm();
+        t->next_deadline_ns = now;
+        rearm(t);
+    }
+}
+
+/* The measured period: from the fourth handler run with a new period, until the first stop
+ * for idle. */
+static void measure(struct tick *t, uint64_t now)
+{
+    struct tick_info *ti = &t->info;
+    if (!ti->measured_first_ns) {
+        ti->measured_first_ns = now;
+        ti->measured_periods = 0;
+        t->measured_j0 = t->jiffies;
+    } else {
+        ti->measured_last_ns = now;
+        ti->measured_periods = t->jiffies - t->measured_j0;
     }
 }
 
 /* A handler run at `now`: jiffies move to the last grid point passed. An interrupt a little
- * before its grid point (under a quarter period: a device running a little faster than the
+ * before its grid point (TICK_EARLY_ALLOWANCE_DIV: a device running a little faster than the
  * clocksource says) still counts its period, and the grid moves back to now, so jiffies
  * never stand for a time still to come. Two or more periods at once: the interrupts of all
  * but one never came (lost). None: an interrupt for a period already counted, which either
  * came late after being counted lost (held past the next edge, or re-injected by a
  * hypervisor: KVM delivers missed periodic interrupts late: `late`, so lost - late never
- * came), or is one more than the device should make (`early`). Periods tick_sync() added count
- * here, when their interrupt comes. While stopped for idle the periods passed were not
- * wanted: skipped, not lost. */
-static void account(uint64_t now, bool was_idle)
+ * came), or is one more than the device should make (`early`). Periods tick_sync() added
+ * count here, when their interrupt comes. While stopped for idle the periods passed were
+ * not wanted: skipped, not lost. */
+static void account(struct tick *t, uint64_t now, bool was_idle)
 {
-    uint64_t gap = now - last_ns;
-    last_ns = now;
-    if (gap > t.max_gap_ns && !was_idle)
-        t.max_gap_ns = gap;
-    uint64_t j_before = jiffies;
-    uint64_t n = periods_to(now);
-    if (n == 0 && now + t.period_ns / 4 >= ref_ns + period_int) {
+    struct tick_info *ti = &t->info;
+    uint64_t gap = now - t->last_ns;
+    t->last_ns = now;
+    if (gap > ti->max_gap_ns && !was_idle)
+        ti->max_gap_ns = gap;
+    uint64_t j_before = t->jiffies;
+    uint64_t n = periods_to(t, now);
+    if (n == 0 && now + ti->period_ns / TICK_EARLY_ALLOWANCE_DIV >= t->ref_ns + t->period_int) {
         n = 1;
-        step(1);
-        if (ref_ns > now) {
-            ref_ns = now;
-            ref_frac = 0;
+        step(t, 1);
+        if (t->ref_ns > now) {
+            t->ref_ns = now;
+            t->ref_frac = 0;
         }
     } else {
-        step(n);
+        step(t, n);
     }
-    n += owed;
-    owed = 0;
-    if (!was_idle && jiffies != j_before && t.nohz_stops == 0 && t.ticks > 3) {
-        if (!t.measured_first_ns) {
-            t.measured_first_ns = now;
-            t.measured_periods = 0;
-            measured_j0 = jiffies;
-        } else {
-            t.measured_last_ns = now;
-            t.measured_periods = jiffies - measured_j0;
-        }
-    }
+    n += t->owed;
+    t->owed = 0;
+    if (!was_idle && t->jiffies != j_before && ti->nohz_stops == 0 && ti->ticks > 3)
+        measure(t, now);
     if (was_idle) {
-        t.idle_skipped += n ? n - 1 : 0;
+        ti->idle_skipped += n ? n - 1 : 0;
     } else if (n == 0) {
-        if (t.lost > t.late) {
-            t.late++;
-        } else {
-            t.early++;
-        }
+        if (ti->lost > ti->late)
+            ti->late++;
+        else
+            ti->early++;
     } else {
-        t.lost += n - 1;
+        ti->lost += n - 1;
     }
 }
 
 static void tick_event(struct clockevent *ce)
 {
-    (void)ce;
+    struct tick *t = ce->owner;
     uint64_t now;
     if (timekeeping_accumulate_ns(&now) != 0)
         now = time_ns();       /* it interrupted another writer, which completes the fold */
-    bool was_idle = nohz_stopped;
-    t.ticks++;
-    t.ticks_all_starts = ++ticks_all;
-    t.stalled = false;
-    account(now, was_idle);
+    bool was_idle = t->nohz_stopped;
+    t->info.ticks++;
+    t->info.ticks_all_starts++;
+    t->info.stalled = false;
+    account(t, now, was_idle);
     if (was_idle)
-        restart_after_idle(now);
-    else if (!t.periodic)
-        rearm();
-    if (hook)
-        hook(jiffies);
+        restart_after_idle(t, now);
+    else if (!t->info.periodic)
+        rearm(t);
+    if (t->hook)
+        t->hook(t->hook_ctx, t->jiffies);
 }
 
-bool tick_nohz_stop(uint64_t until_ns)
+bool tick_nohz_stop(struct tick *t, uint64_t until_ns)
 {
-    if (!running || nohz_stopped || !(t.dev->features & CE_ONESHOT))
+    if (!t->running || t->nohz_stopped || !(t->info.dev->features & CE_ONESHOT))
         return false;
     uint64_t now = time_ns();
-    if (until_ns <= now + 2 * t.period_ns)
+    if (until_ns <= now + 2 * t->info.period_ns)
         return false;                  /* not worth stopping for less than two ticks */
-    if (clockevent_program_ns(t.dev, until_ns - now) != 0) {
+    if (clockevent_program_ns(t->info.dev, until_ns - now) != 0) {
         /* The device could not be armed that far: the tick goes on as it was. */
-        restart_after_idle(now);
+        restart_after_idle(t, now);
         return false;
     }
-    nohz_stopped = true;
-    t.nohz_stops++;
+    t->nohz_stopped = true;
+    t->info.nohz_stops++;
     return true;
 }
 
-void tick_nohz_restart(void)
+void tick_nohz_restart(struct tick *t)
 {
-    if (!running || !nohz_stopped)
+    if (!t->running || !t->nohz_stopped)
         return;
     unsigned long flags = irq_save();
-    clockevent_shutdown(t.dev);
+    clockevent_shutdown(t->info.dev);
     uint64_t now = time_ns();
-    account(now, true);
+    account(t, now, true);
     timekeeping_accumulate();
-    restart_after_idle(now);
-    if (hook)
-        hook(jiffies);
+    restart_after_idle(t, now);
+    if (t->hook)
+        t->hook(t->hook_ctx, t->jiffies);
     irq_restore(flags);
 }
 
-bool tick_nohz_stopped(void)
+bool tick_nohz_stopped(const struct tick *t)
 {
-    return nohz_stopped;
+    return t->nohz_stopped;
 }
 
-uint64_t tick_measured_period_ps(void)
+uint64_t tick_measured_period_ps(const struct tick *t)
 {
-    if (t.measured_periods < 8 || t.measured_last_ns <= t.measured_first_ns)
+    const struct tick_info *ti = &t->info;
+    if (ti->measured_periods < 8 || ti->measured_last_ns <= ti->measured_first_ns)
         return 0;
-    return mul_div_u64_round(t.measured_last_ns - t.measured_first_ns, 1000,
-                             t.measured_periods);
+    return mul_div_u64_round(ti->measured_last_ns - ti->measured_first_ns, 1000,
+                             ti->measured_periods);
 }
 
-uint64_t tick_last_ns(void)
+uint64_t tick_last_ns(const struct tick *t)
 {
-    return last_ns;
+    return t->last_ns;
 }
 
-uint64_t tick_jiffies_ns(uint64_t j)
+uint64_t tick_jiffies_ns(struct tick *t, uint64_t j)
 {
     unsigned long flags = irq_save();
-    int64_t k = (int64_t)(j - jiffies);
-    uint64_t at = ref_ns;
+    int64_t k = (int64_t)(j - t->jiffies);
+    uint64_t at = t->ref_ns;
     if (k > 0) {
-        uint64_t frac = (uint64_t)k * period_frac + ref_frac;
-        at += (uint64_t)k * period_int + (frac >> 16);
+        uint64_t frac = (uint64_t)k * t->period_frac + t->ref_frac;
+        at += (uint64_t)k * t->period_int + (frac >> 16);
     } else if (k < 0) {
-        at -= (uint64_t)-k * period_int + (((uint64_t)-k * period_frac) >> 16);
+        at -= (uint64_t)-k * t->period_int + (((uint64_t)-k * t->period_frac) >> 16);
     }
     irq_restore(flags);
     return at;
 }
 
-bool tick_overdue(uint64_t now_ns)
+bool tick_overdue(const struct tick *t, uint64_t now_ns)
 {
-    return running && !nohz_stopped && now_ns > last_ns + 4 * t.period_ns + TICK_OVERDUE_NS;
+    return t->running && !t->nohz_stopped &&
+           now_ns > t->last_ns + 4 * t->info.period_ns + TICK_OVERDUE_NS;
 }
 
-void tick_rescue(void)
+void tick_rescue(struct tick *t)
 {
     unsigned long flags = irq_save();
-    if (running && !nohz_stopped) {
-        t.rescued++;
-        clockevent_shutdown(t.dev);
-        tick_event(t.dev);
-        if (t.periodic)
-            restart_periodic();
+    if (t->running && !t->nohz_stopped) {
+        t->info.rescued++;
+        clockevent_shutdown(t->info.dev);
+        tick_event(t->info.dev);
+        if (t->info.periodic)
+            restart_periodic(t);
     }
     irq_restore(flags);
 }
 
-static struct clockevent *choose(const char *device, bool oneshot, const struct clockevent *avoid,
-                                 char *why, unsigned why_len)
+/* ---- starting: the device choice ------------------------------------------------------- */
+
+/* The mode a device ticks in: periodic if it has it and one-shot was not asked for, else
+ * re-armed one-shots; -1 when it has neither that could. */
+static int mode_for(const struct clockevent *ce, bool oneshot)
 {
-    /* A named device ticks in the mode it has: periodic if it can (and one-shot was not
-     * asked for), else re-armed one-shots. Without a name (or with one that is unknown),
-     * the best periodic device, else the best one-shot. */
-    struct clockevent *asked = device ? clockevent_find(device, 0) : 0;
-    bool periodic_first = !oneshot && (!asked || (asked->features & CE_PERIODIC));
-    struct clockevent *ce = 0;
-    if (periodic_first)
-        ce = clockevent_select(device, CE_PERIODIC, 0, avoid, why, why_len);
-    if (ce && (!asked || ce == asked))
-        return ce;
-    struct clockevent *one = clockevent_select(device, CE_ONESHOT, 0, avoid, why, why_len);
-    if (!ce || (asked && one == asked))
-        ce = one;            /* the named one-shot device, or nothing periodic at all */
-    return ce;
+    if (!oneshot && (ce->features & CE_PERIODIC))
+        return CE_STATE_PERIODIC;
+    return ce->features & CE_ONESHOT ? CE_STATE_ONESHOT : -1;
 }
 
-int tick_start(uint64_t hz, const char *device, bool oneshot, char *why, unsigned why_len)
+/* Claims ce and starts it at period_ns in its mode; on failure ce is released. */
+static int start_on(struct tick *t, struct clockevent *ce, uint64_t period_ns, bool oneshot)
 {
-    if (hz == 0)
-        return -EINVAL;
-    return tick_start_ns(1000000000ull / hz, device, oneshot, why, why_len);
-}
-
-int tick_start_ns(uint64_t period_ns, const char *device, bool oneshot, char *why,
-                  unsigned why_len)
-{
-    if (period_ns < TICK_MIN_PERIOD_NS)
-        return -ERANGE;
-    if (period_ns > 1000000000ull)
-        return -EINVAL;
-    if (running)
-        tick_stop();
-    struct clockevent *ce = choose(device, oneshot, 0, why, why_len);
-    if (!ce)
-        return -ENODEV;
-    memset(&t, 0, sizeof(t));
-    t.ticks_all_starts = ticks_all;
-    t.dev = ce;
-    t.hz = (1000000000ull + period_ns / 2) / period_ns;
-    t.periodic = !oneshot && (ce->features & CE_PERIODIC) != 0;
-    t.jiffies_start = (1ull << 32) - JIFFIES_BEFORE_WRAP_S * t.hz;
-    jiffies = t.jiffies_start;
+    struct tick_info *ti = &t->info;
+    uint64_t all = ti->ticks_all_starts;
+    *ti = (struct tick_info){ .ticks_all_starts = all, .dev = ce,
+                              .hz = tick_hz_of_period(period_ns),
+                              .periodic = mode_for(ce, oneshot) == CE_STATE_PERIODIC };
+    ti->jiffies_start = (1ull << 32) - JIFFIES_BEFORE_WRAP_S * ti->hz;
+    t->jiffies = ti->jiffies_start;
+    t->nohz_stopped = false;
 
     unsigned long flags = irq_save();
-    int rc = clockevent_claim(ce, tick_event, &t);
+    int rc = clockevent_claim(ce, tick_event, t);
     if (rc == 0) {
-        last_ns = next_deadline_ns = ref_ns = time_ns();
-        ref_frac = 0;
-        owed = 0;
-        if (t.periodic) {
-            rc = clockevent_set_periodic_ns(ce, period_ns, &t.period_ns);
+        t->last_ns = t->next_deadline_ns = t->ref_ns = time_ns();
+        t->ref_frac = 0;
+        t->owed = 0;
+        if (ti->periodic) {
+            rc = clockevent_set_periodic_ns(ce, period_ns, &ti->period_ns);
             /* the period to 1/65536 ns, from the whole device cycles it counts */
-            uint64_t cyc = mul_div_u64_round(period_ns, ce->freq_hz, 1000000000ull);
-            uint64_t q16 = mul_div_u64_round(cyc << 16, 1000000000ull, ce->freq_hz);
-            period_int = q16 >> 16;
-            period_frac = (uint32_t)(q16 & 0xFFFF);
+            uint64_t cyc = mul_div_u64_round(period_ns, ce->freq_hz, NSEC_PER_SEC);
+            uint64_t q16 = mul_div_u64_round(cyc << 16, NSEC_PER_SEC, ce->freq_hz);
+            t->period_int = q16 >> 16;
+            t->period_frac = (uint32_t)(q16 & 0xFFFF);
         } else {
-            t.period_ns = period_ns;
-            period_int = period_ns;
-            period_frac = 0;
-            next_deadline_ns += period_ns;
+            ti->period_ns = period_ns;
+            t->period_int = period_ns;
+            t->period_frac = 0;
+            t->next_deadline_ns += period_ns;
             rc = clockevent_program_ns(ce, period_ns);
         }
         if (rc)
             clockevent_release(ce);
     }
-    running = rc == 0;
+    t->running = rc == 0;
     irq_restore(flags);
     return rc;
 }
 
-void tick_stop(void)
+/* Whether ce is one the tick may take: on t's CPU, free, with a mode it could tick in. */
+static bool candidate(const struct tick *t, const struct clockevent *ce, bool oneshot)
 {
-    if (!running)
+    return ce->cpu == t->cpu && clockevent_is_free(ce) && mode_for(ce, oneshot) >= 0;
+}
+
+/* Why the preferred device was not used, for the caller's record. */
+static void explain(char *why, size_t why_len, const struct clockevent *prefer, bool oneshot,
+                    uint64_t period_ns, int rc, const struct clockevent *used)
+{
+    const char *on = used ? used->name : "none";
+    if (!why || !why_len)
         return;
-    nohz_stopped = false;
+    if (!prefer->usable)
+        fmt_snprintf(why, why_len, "clockevent=%s: unusable (%s); ticking on %s", prefer->name,
+                     prefer->unusable_reason ? prefer->unusable_reason : "no reason given", on);
+    else if (mode_for(prefer, oneshot) < 0)
+        fmt_snprintf(why, why_len, "clockevent=%s: lacks ONESHOT; ticking on %s", prefer->name,
+                     on);
+    else if (prefer->cpu != 0 || !clockevent_is_free(prefer))
+        fmt_snprintf(why, why_len, "clockevent=%s: in use (it or its hardware); ticking on %s",
+                     prefer->name, on);
+    else
+        fmt_snprintf(why, why_len, "clockevent=%s cannot tick at %llu ns (error %d); ticking "
+                     "on %s", prefer->name, (unsigned long long)period_ns, rc, on);
+}
+
+int tick_start_ns(struct tick *t, uint64_t period_ns, struct clockevent *prefer, bool oneshot,
+                  char *why, size_t why_len)
+{
+    if (why && why_len)
+        why[0] = '\0';
+    if (period_ns < TICK_MIN_PERIOD_NS || period_ns > TICK_MAX_PERIOD_NS)
+        return -ERANGE;
+    tick_stop(t);
+    int rc = -ENODEV, prefer_rc = -ENODEV;
+    if (prefer && candidate(t, prefer, oneshot)) {
+        prefer_rc = rc = start_on(t, prefer, period_ns, oneshot);
+        if (rc == 0)
+            return 0;
+    }
+    /* The best by rating that can: periodic devices first (unless oneshot), then one-shot;
+     * each refusal (a period outside its range) moves on to the next, in the order of
+     * (rating, registration). */
+    for (int pass = oneshot ? 1 : 0; pass < 2; pass++) {
+        unsigned need = pass == 0 ? CE_PERIODIC : CE_ONESHOT;
+        int last_rating = 0;
+        unsigned last_i = 0;
+        for (bool first = true;; first = false) {
+            struct clockevent *best = 0;
+            unsigned i = 0, best_i = 0;
+            for (struct clockevent *ce = clockevent_list(); ce; ce = ce->next, i++) {
+                bool after = first || ce->rating < last_rating ||
+                             (ce->rating == last_rating && i > last_i);
+                if (after && ce != prefer && (ce->features & need) == need &&
+                    candidate(t, ce, pass == 1) && (!best || ce->rating > best->rating)) {
+                    best = ce;
+                    best_i = i;
+                }
+            }
+            if (!best)
+                break;
+            last_rating = best->rating;
+            last_i = best_i;
+            rc = start_on(t, best, period_ns, pass == 1);
+            if (rc == 0) {
+                if (prefer)
+                    explain(why, why_len, prefer, oneshot, period_ns, prefer_rc, best);
+                return 0;
+            }
+        }
+    }
+    if (prefer)
+        explain(why, why_len, prefer, oneshot, period_ns, prefer_rc, 0);
+    return rc;
+}
+
+int tick_start(struct tick *t, uint64_t hz, struct clockevent *prefer, bool oneshot, char *why,
+               size_t why_len)
+{
+    if (hz == 0)
+        return -EINVAL;
+    return tick_start_ns(t, tick_period_of_hz(hz), prefer, oneshot, why, why_len);
+}
+
+void tick_stop(struct tick *t)
+{
+    if (!t->running)
+        return;
+    t->nohz_stopped = false;
     unsigned long flags = irq_save();
-    clockevent_release(t.dev);
-    running = false;
+    clockevent_release(t->info.dev);
+    t->running = false;
     irq_restore(flags);
 }
 
-bool tick_running(void)
+bool tick_running(const struct tick *t)
 {
-    return running;
-}
-
-const struct tick_info *tick_info(void)
-{
-    return &t;
+    return t->running;
 }

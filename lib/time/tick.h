@@ -6,10 +6,15 @@
  * can make, not 1e9/HZ: the PIT at HZ=1000 counts 1193 input clocks, 999,847 ns, 1000.152 Hz.
  * tick_start() reports the real period.
  *
+ * A tick is an object (struct tick), bound to one CPU's devices (tick->cpu), like an hrtimer
+ * base: a kernel keeps one per CPU that ticks. Its jiffies are its own (tick->jiffies).
+ *
  * Jiffies are 64 bits and start 2 s before the low 32 bits wrap, so every run that ticks
  * for two seconds crosses the wrap. Jiffies keep pace with time_ns(): they count the whole
- * periods passed since the tick started (on a grid kept to 1/65536 ns), never one that has
- * not yet come, so a wheel timer never runs before its jiffy in real time. A tick handler
+ * periods passed since the tick started (on a grid kept to 1/65536 ns). One exception, for a
+ * device a little faster than the clocksource says: an interrupt less than a quarter period
+ * before its grid point still counts its period, and the grid moves back to that moment
+ * (TICK_EARLY_ALLOWANCE_DIV). A tick handler
  * run that finds two or more periods passed counts all but one as lost (their interrupts
  * had not come); one that finds none is an interrupt that came late after its period was
  * counted lost (held past the next edge, or re-injected by a hypervisor: counted as late,
@@ -22,20 +27,37 @@
 #ifndef TICKLAB_TIME_TICK_H
 #define TICKLAB_TIME_TICK_H
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "ticklab/clockevent.h"
+#include "ticklab/units.h"
 
 #define JIFFIES_BEFORE_WRAP_S 2
 /* The shortest tick: 20 us (50 kHz). Below it the handler alone can take the whole period on
  * an emulator, and the interrupt storm would starve the run: a command line must never be
  * able to hang ticklab. */
 #define TICK_MIN_PERIOD_NS 20000ull
+/* The longest: one second. */
+#define TICK_MAX_PERIOD_NS NSEC_PER_SEC
+/* An interrupt this fraction of a period before its grid point (or less) still counts its
+ * period: a device running a little faster than the clocksource says. */
+#define TICK_EARLY_ALLOWANCE_DIV 4
+
+/* hz <-> period: the one conversion, rounded to nearest (0 for 0). */
+static inline uint64_t tick_period_of_hz(uint64_t hz)
+{
+    return hz ? (NSEC_PER_SEC + hz / 2) / hz : 0;
+}
+static inline uint64_t tick_hz_of_period(uint64_t period_ns)
+{
+    return period_ns ? (NSEC_PER_SEC + period_ns / 2) / period_ns : 0;
+}
 
 struct tick_info {
     struct clockevent *dev;     /* claimed by the tick while it runs */
     bool periodic;              /* device periodic mode, or one-shot re-armed each tick */
-    uint64_t hz;                /* requested */
+    uint64_t hz;                /* requested (the nearest whole rate for tick_start_ns) */
     uint64_t period_ns;         /* what the device really makes */
     uint64_t jiffies_start;
     uint64_t ticks;             /* handler runs */
@@ -60,30 +82,55 @@ struct tick_info {
      * which moves the phase): the first and the last run
      * with a new period, and the periods (jiffies) between them. See tick_measured_period_ps. */
     uint64_t measured_first_ns, measured_last_ns, measured_periods;
-    uint64_t ticks_all_starts;  /* handler runs since boot, across every tick_start */
+    uint64_t ticks_all_starts;  /* handler runs since the struct was zeroed, across every
+                                   tick_start */
 };
 
-extern volatile uint64_t jiffies;
+/* One tick. Zero it, set cpu (the CPU whose devices it may take; 0: the boot CPU) and, if
+ * wanted, the hook; then tick_start(). The rest is the tick's own state. */
+struct tick {
+    unsigned cpu;
+    void (*hook)(void *ctx, uint64_t jiffies);  /* from every handler run, with the new
+                                                   jiffies (the wheel's advance) */
+    void *hook_ctx;
+    volatile uint64_t jiffies;
+    struct tick_info info;
+    /* ---- private ---- */
+    bool running, nohz_stopped;
+    uint64_t last_ns, next_deadline_ns;
+    /* Jiffies stand for a grid of period-long steps in time_ns(): ref_ns (and 1/65536 ns in
+     * ref_frac) is the grid point the current jiffies value stands for, never later than
+     * the last look at the clock. The period is kept to 1/65536 ns (the PIT at HZ=1000
+     * makes 999,847.47 ns), so the grid does not drift from the device over hours. */
+    uint64_t ref_ns, period_int;
+    uint32_t ref_frac, period_frac;
+    uint64_t measured_j0;       /* jiffies at info.measured_first_ns */
+    uint64_t owed;              /* periods tick_sync() added that no interrupt has come for */
+};
 
-/* Starts the tick at hz on the boot CPU's named device (NULL: the best free periodic one,
- * else the best free one-shot), claiming it (a running tick is stopped first).
- * oneshot: re-arm a one-shot every tick even on a device with a periodic mode
- * (tickmode=oneshot: the deadlines are absolute, start + k * period, so re-arming does not
- * drift). Fills *why when the named device could not be used. Returns 0 or a negative
- * errno (-ENODEV: no usable free device, -ERANGE: a period under TICK_MIN_PERIOD_NS, or
- * the device's refusal). */
-int tick_start(uint64_t hz, const char *device, bool oneshot, char *why, unsigned why_len);
-/* The same with the period in ns (the hz reported is the nearest whole rate): how the
- * experiments run ticks of 300 us. -ERANGE under TICK_MIN_PERIOD_NS, -EINVAL above 1 s. */
-int tick_start_ns(uint64_t period_ns, const char *device, bool oneshot, char *why,
-                  unsigned why_len);
-void tick_stop(void);
-bool tick_running(void);
+/* Starts t at period_ns (TICK_MIN_PERIOD_NS .. TICK_MAX_PERIOD_NS) on a device of t->cpu,
+ * claiming it (a running t is stopped first). The device choice, the one place it is made:
+ * `prefer` if given and it can tick at this period, else the best one that can (by rating:
+ * a free device with a periodic mode whose range holds the period, unless `oneshot`, else
+ * one with a one-shot mode, re-armed each tick at absolute deadlines start + k * period).
+ * A preferred device that cannot is said in *why ("clockevent=rtc cannot tick at 1000000 ns
+ * (-22); ticking on lapic"); why is "" otherwise. Returns 0; -ERANGE (a period out of
+ * range), -ENODEV (no device can make it), or the last device's refusal. */
+int tick_start_ns(struct tick *t, uint64_t period_ns, struct clockevent *prefer, bool oneshot,
+                  char *why, size_t why_len);
+/* The same at hz (the period tick_period_of_hz(hz)); -EINVAL for hz 0. */
+int tick_start(struct tick *t, uint64_t hz, struct clockevent *prefer, bool oneshot, char *why,
+               size_t why_len);
+void tick_stop(struct tick *t);
+bool tick_running(const struct tick *t);
 /* Jiffies brought up to date with time_ns() now (the periods passed since the last tick
  * whose interrupt has not come yet); a no-op when the tick is not running. Call before
  * reading jiffies to add a timer outside the tick. Any context. */
-void tick_sync(void);
-const struct tick_info *tick_info(void);
+void tick_sync(struct tick *t);
+static inline const struct tick_info *tick_info(const struct tick *t)
+{
+    return &t->info;
+}
 
 /* Tickless idle. tick_nohz_stop(): when nothing is due before until_ns (absolute time_ns),
  * stop the periodic tick and arm a one-shot on the same device for until_ns; false when the
@@ -91,16 +138,16 @@ const struct tick_info *tick_info(void);
  * less than two periods away. The wake-up's tick catches jiffies up (counted as
  * idle_skipped, not lost) and restarts the periodic tick. tick_nohz_restart() does the same
  * at once (leaving idle early). Interrupts off for both. */
-bool tick_nohz_stop(uint64_t until_ns);
-void tick_nohz_restart(void);
-bool tick_nohz_stopped(void);
+bool tick_nohz_stop(struct tick *t, uint64_t until_ns);
+void tick_nohz_restart(struct tick *t);
+bool tick_nohz_stopped(const struct tick *t);
 /* The tick's period as measured by time_ns() (struct tick_info.measured_*), in ps; 0 until
  * two handler runs with eight periods between them have been seen. */
-uint64_t tick_measured_period_ps(void);
+uint64_t tick_measured_period_ps(const struct tick *t);
 /* time_ns() of the last tick handler run. */
-uint64_t tick_last_ns(void);
+uint64_t tick_last_ns(const struct tick *t);
 /* time_ns() at which jiffies reach j on the tick's grid (j may be past). */
-uint64_t tick_jiffies_ns(uint64_t j);
+uint64_t tick_jiffies_ns(struct tick *t, uint64_t j);
 
 /* A tick that stopped coming: the tick runs (not stopped for idle) and nothing ran for four
  * periods and TICK_OVERDUE_NS more. tick_rescue() then runs the tick's work by hand (jiffies
@@ -109,10 +156,7 @@ uint64_t tick_jiffies_ns(uint64_t j);
  * wake-up, so a dead device ends in a count, never in a run without a tick. Interrupts
  * off; not from the tick itself. */
 #define TICK_OVERDUE_NS 50000000ull
-bool tick_overdue(uint64_t now_ns);
-void tick_rescue(void);
-
-/* Wheel hook: called from the tick with the new jiffies value. */
-void tick_set_hook(void (*fn)(uint64_t jiffies));
+bool tick_overdue(const struct tick *t, uint64_t now_ns);
+void tick_rescue(struct tick *t);
 
 #endif

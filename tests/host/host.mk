@@ -67,13 +67,13 @@ HOST_LIB_SRCS += drivers/pit8254.c drivers/pic8259.c drivers/cpuid.c \
 HOST_HDRS += drivers/pit8254.h drivers/pic8259.h \
              lib/time/cs_measure.h lib/time/tick.h
 
-# kernel/timers/halt.c (HLT with a backup wake-up), compiled apart: it asks kernel/smp/smp.h
-# which CPU it runs on, and the real answer reads %gs, which a host process does not set up.
-# tests/host/shim/ comes first on the quote include path of this one file only, and its
-# kernel/smp/smp.h lets the test say which CPU it is on (fake_smp_cpu).
+# kernel/timers/halt.c (HLT with a backup wake-up), compiled apart: it asks
+# kernel/arch/percpu.h which CPU it runs on, and the real answer reads %gs, which a host
+# process does not set up. tests/host/shim/ comes first on the quote include path of this one
+# file only, and its kernel/arch/percpu.h lets the test say which CPU it is on (fake_smp_cpu).
 HOST_HALT_OBJ := build/host/halt.o
 $(HOST_HALT_OBJ): kernel/timers/halt.c kernel/timers/halt.h kernel/arch/cpu.h \
-                  tests/host/shim/kernel/smp/smp.h $(HOST_HDRS) tests/host/host.mk | deps $(HDR_FARM)
+                  tests/host/shim/kernel/arch/percpu.h $(HOST_HDRS) tests/host/host.mk | deps $(HDR_FARM)
 	@mkdir -p $(@D)
 	$(HOST_CC) $(HOST_CFLAGS) -iquote tests/host/shim -c -o $@ $<
 

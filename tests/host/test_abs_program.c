@@ -10,7 +10,11 @@
 
 static uint64_t count;            /* the fake counter's true count */
 static uint64_t mask;
-static uint64_t fake_read(void) { return count & mask; }
+static uint64_t fake_read(const struct clocksource *cs)
+{
+    (void)cs;
+    return count & mask;
+}
 static struct clocksource cs, other;
 
 static void source(uint64_t freq_hz, unsigned bits, uint64_t start)
@@ -236,8 +240,20 @@ TEST(clockevent_program_abs_without_abs_reads_the_clock_fresh)
 /* time_ns_paired(): the same time as time_ns() at the same count, and the other clock read
  * after the counter, in the same pass. */
 static uint64_t order_log[4], order_n;
-static uint64_t logged_read(void) { order_log[order_n++ & 3] = 1; return count & mask; }
-static uint64_t other_clock(void) { order_log[order_n++ & 3] = 2; return 777; }
+static uint64_t logged_read(const struct clocksource *cs)
+{
+    (void)cs;
+    order_log[order_n++ & 3] = 1;
+    return count & mask;
+}
+static uint64_t other_clock(const struct clocksource *cs)
+{
+    (void)cs;
+    order_log[order_n++ & 3] = 2;
+    return 777;
+}
+static const struct clocksource other_cs = { .name = "other", .read = other_clock,
+                                            .mask = 0xFFFF };
 
 TEST(time_ns_paired_reads_the_counter_then_the_other_clock)
 {
@@ -247,7 +263,7 @@ TEST(time_ns_paired_reads_the_counter_then_the_other_clock)
     cs.read = logged_read;
     order_n = 0;
     uint64_t other_val = 0;
-    CHECK_EQ_U64(time_ns_paired(other_clock, &other_val), want);
+    CHECK_EQ_U64(time_ns_paired(&other_cs, &other_val), want);
     CHECK_EQ_U64(other_val, 777);
     CHECK_EQ_U64(order_n, 2);
     CHECK_EQ_U64(order_log[0], 1);

@@ -19,6 +19,11 @@
 #include "ticklab/pit8254.h"
 #include "test.h"
 
+/* The drivers' state, as the kernel keeps it. */
+static struct hpet the_hpet;
+static struct clocksource the_pit_cs;
+static struct acpi_pm the_pm;
+
 typedef unsigned __int128 u128;
 
 #define MS 1000000ull
@@ -27,29 +32,43 @@ typedef unsigned __int128 u128;
 #define TSC_TRUE_HZ (FAKE_TSC_DEFAULT_HZ + FAKE_TSC_DEFAULT_HZ / 1000000 * TSC_ERR_PPM)
 #define PIT_PROBE_CYC 2100000ull   /* pit_clocksource_init's check that channel 2 counts: 1 ms */
 
-static uint64_t tsc_ordered(void) { return rdtsc_ordered(); }
-static uint64_t tsc_frozen(void) { return 12345; }
+static uint64_t tsc_ordered(const struct clocksource *cs)
+{
+    (void)cs;
+    return rdtsc_ordered();
+}
+static uint64_t tsc_frozen(const struct clocksource *cs)
+{
+    (void)cs;
+    return 12345;
+}
+/* The TSC as a calibration target: ordered reads, and one that never moves. */
+static const struct clocksource tsc_ordered_cs = { .name = "tsc", .read = tsc_ordered,
+                                                   .mask = CLOCKSOURCE_MASK(64) };
+static const struct clocksource tsc_frozen_cs = { .name = "tsc", .read = tsc_frozen,
+                                                  .mask = CLOCKSOURCE_MASK(64) };
 
 /* Every reference read goes through here, so a test can make one read (or every read
  * from a given one on) take longer: the stall happens inside the read, before the value is
  * sampled, as an SMI between the instructions would. */
-static uint64_t (*raw_read)(void);
+static const struct clocksource *raw;
 static uint64_t nreads, stall_at, stall_ns;
 static bool stall_every;
 
-static uint64_t hooked_read(void)
+static uint64_t hooked_read(const struct clocksource *cs)
 {
+    (void)cs;
     nreads++;
     if (stall_at && (nreads == stall_at || (stall_every && nreads > stall_at)))
         vclock_advance_ns(stall_ns);
-    return raw_read();
+    return cs_read(raw);
 }
 
 static struct clocksource ref;
 
-static void use_ref(const char *name, uint64_t (*read)(void), uint64_t mask, uint64_t hz)
+static void use_ref(const char *name, const struct clocksource *src, uint64_t mask, uint64_t hz)
 {
-    raw_read = read;
+    raw = src;
     nreads = stall_at = stall_ns = 0;
     stall_every = false;
     ref = (struct clocksource){ .name = name, .read = hooked_read, .mask = mask, .freq_hz = hz };
@@ -66,14 +85,14 @@ static void use_driver(const struct clocksource *cs)
 {
     if (!CHECK(cs != NULL))
         return;
-    use_ref(cs->name, cs->read, cs->mask, cs->freq_hz);
+    use_ref(cs->name, cs, cs->mask, cs->freq_hz);
 }
 
 static void use_pm(void)
 {
     const char *why = NULL;
-    CHECK_EQ_I64(acpi_pm_init(FAKE_PMTIMER_PORT, false, &why), 0);
-    use_driver(acpi_pm_clocksource());
+    CHECK_EQ_I64(acpi_pm_init(&the_pm, FAKE_PMTIMER_PORT, false, &why), 0);
+    use_driver(acpi_pm_clocksource(&the_pm));
 }
 
 /* The HPET initialised by its driver (comparators quiet, legacy routing off), the main
@@ -81,10 +100,10 @@ static void use_pm(void)
 static void use_hpet(bool enable)
 {
     struct hpet_info info;
-    CHECK_EQ_I64(hpet_init(FAKE_HPET_BASE, false, &info), 0);
+    CHECK_EQ_I64(hpet_init(&the_hpet, FAKE_HPET_BASE, false, &info), 0);
     if (enable)
-        hpet_enable();
-    use_driver(hpet_clocksource());
+        hpet_enable(&the_hpet);
+    use_driver(hpet_clocksource(&the_hpet));
 }
 
 static void use_hpet64(void)
@@ -95,7 +114,7 @@ static void use_hpet64(void)
 /* Channel 2 free-running (gate on, speaker off, mode 2, count 65536), checked to count. */
 static void use_pit(void)
 {
-    struct clocksource *cs = pit_clocksource_init(PIT_PROBE_CYC);
+    struct clocksource *cs = pit_clocksource_init(&the_pit_cs, PIT_PROBE_CYC);
     CHECK(cs->usable);
     use_driver(cs);
 }
@@ -152,7 +171,7 @@ TEST(calibrate_tsc_50ppm_fast_against_pm_timer)
 
     machine();
     use_pm();
-    CHECK_EQ_I64(calibrate_tsc(&ref, tsc_ordered, 300 * MS, &r), 0);
+    CHECK_EQ_I64(calibrate_tsc(&ref, &tsc_ordered_cs, 300 * MS, &r), 0);
     show("pm 300 ms", &r);
     check_tsc(&r);
     CHECK_EQ_STR(r.ref, "acpi_pm");
@@ -170,7 +189,7 @@ TEST(calibrate_tsc_50ppm_fast_against_hpet_64bit)
 
     machine();
     use_hpet64();
-    CHECK_EQ_I64(calibrate_tsc(&ref, tsc_ordered, 20 * MS, &r), 0);
+    CHECK_EQ_I64(calibrate_tsc(&ref, &tsc_ordered_cs, 20 * MS, &r), 0);
     show("hpet64 20 ms", &r);
     check_tsc(&r);
     CHECK_EQ_STR(r.ref, "hpet");
@@ -186,7 +205,7 @@ TEST(calibrate_tsc_against_hpet_32bit_across_its_wrap)
     fake_hpet_set_counter(0xFFFFFF00u);
     use_hpet(true);
     CHECK_EQ_U64(ref.mask, CLOCKSOURCE_MASK(32));
-    CHECK_EQ_I64(calibrate_tsc(&ref, tsc_ordered, 20 * MS, &r), 0);
+    CHECK_EQ_I64(calibrate_tsc(&ref, &tsc_ordered_cs, 20 * MS, &r), 0);
     show("hpet32 20 ms, wraps", &r);
     check_tsc(&r);
     CHECK(fake_hpet_counter() < 0xFFFFFF00u);   /* it did wrap */
@@ -198,7 +217,7 @@ TEST(calibrate_tsc_against_pit_ch2_across_many_wraps)
 
     machine();
     use_pit();
-    CHECK_EQ_I64(calibrate_tsc(&ref, tsc_ordered, 500 * MS, &r), 0);
+    CHECK_EQ_I64(calibrate_tsc(&ref, &tsc_ordered_cs, 500 * MS, &r), 0);
     show("pit 500 ms", &r);
     check_tsc(&r);
     CHECK_EQ_STR(r.ref, "pit");
@@ -215,7 +234,7 @@ TEST(calibrate_tsc_pm_timer_window_longer_than_two_wraps)
     machine();
     fake_cost.port_ns = 100000;
     use_pm();
-    CHECK_EQ_I64(calibrate_tsc(&ref, tsc_ordered, 10000 * MS, &r), 0);
+    CHECK_EQ_I64(calibrate_tsc(&ref, &tsc_ordered_cs, 10000 * MS, &r), 0);
     show("pm 10 s, 100 us reads", &r);
     check_tsc(&r);
     CHECK(r.ref_cyc > 2 * (1ull << 24));
@@ -234,7 +253,7 @@ TEST(calibrate_stall_in_start_endpoint_is_resampled)
     use_pm();
     stall_at = CAL_WARMUP_SAMPLES + 1;
     stall_ns = 1 * MS;
-    CHECK_EQ_I64(calibrate_tsc(&ref, tsc_ordered, 200 * MS, &r), 0);
+    CHECK_EQ_I64(calibrate_tsc(&ref, &tsc_ordered_cs, 200 * MS, &r), 0);
     show("pm 200 ms, 1 ms start stall", &r);
     check_tsc(&r);
     CHECK_EQ_U64(r.retries, 1);
@@ -249,14 +268,14 @@ TEST(calibrate_stall_in_end_endpoint_is_resampled)
 
     machine();
     use_pm();
-    CHECK_EQ_I64(calibrate_tsc(&ref, tsc_ordered, 200 * MS, &clean), 0);
+    CHECK_EQ_I64(calibrate_tsc(&ref, &tsc_ordered_cs, 200 * MS, &clean), 0);
     uint64_t last_read = nreads;
 
     machine();
     use_pm();
     stall_at = last_read;
     stall_ns = 1 * MS;
-    CHECK_EQ_I64(calibrate_tsc(&ref, tsc_ordered, 200 * MS, &r), 0);
+    CHECK_EQ_I64(calibrate_tsc(&ref, &tsc_ordered_cs, 200 * MS, &r), 0);
     show("pm 200 ms, 1 ms end stall", &r);
     check_tsc(&r);
     CHECK_EQ_U64(r.retries, 1);
@@ -276,14 +295,14 @@ TEST(calibrate_stall_longer_than_pit_wrap_restarts_window)
 
     machine();
     use_pit();
-    CHECK_EQ_I64(calibrate_tsc(&ref, tsc_ordered, 500 * MS, &clean), 0);
+    CHECK_EQ_I64(calibrate_tsc(&ref, &tsc_ordered_cs, 500 * MS, &clean), 0);
     uint64_t reads = nreads;
 
     machine();
     use_pit();
     stall_at = reads / 2;
     stall_ns = 60 * MS;
-    CHECK_EQ_I64(calibrate_tsc(&ref, tsc_ordered, 500 * MS, &r), 0);
+    CHECK_EQ_I64(calibrate_tsc(&ref, &tsc_ordered_cs, 500 * MS, &r), 0);
     show("pit 500 ms, 60 ms mid stall", &r);
     check_tsc(&r);
     CHECK_EQ_U64(r.retries, 1);
@@ -302,7 +321,7 @@ TEST(calibrate_every_endpoint_stalled_spends_budget_and_widens_bound)
     stall_at = CAL_WARMUP_SAMPLES + 1;
     stall_ns = 1 * MS;
     stall_every = true;
-    CHECK_EQ_I64(calibrate_tsc(&ref, tsc_ordered, 100 * MS, &r), 0);
+    CHECK_EQ_I64(calibrate_tsc(&ref, &tsc_ordered_cs, 100 * MS, &r), 0);
     show("pm 100 ms, every read +1 ms", &r);
     CHECK_EQ_U64(r.status, CAL_OK);
     CHECK_EQ_U64(r.retries, CAL_MAX_RETRIES);
@@ -323,7 +342,7 @@ TEST(calibrate_lost_wraps_every_window_fails_with_eio)
     stall_at = 1;
     stall_ns = 20 * MS;
     stall_every = true;
-    CHECK_EQ_I64(calibrate_tsc(&ref, tsc_ordered, 200 * MS, &r), -EIO);
+    CHECK_EQ_I64(calibrate_tsc(&ref, &tsc_ordered_cs, 200 * MS, &r), -EIO);
     show("pit, every read +20 ms", &r);
     CHECK_EQ_U64(r.status, CAL_FAIL);
     CHECK_EQ_STR(r.reason, "poll gaps long enough to lose a wrap; retries exhausted");
@@ -341,7 +360,7 @@ TEST(calibrate_stuck_pm_timer_times_out_quickly)
     fake_pmtimer_set_stuck(true);
     use_pm();
     uint64_t t0 = vclock_now_ns();
-    CHECK_EQ_I64(calibrate_tsc(&ref, tsc_ordered, 1000 * MS, &r), -ETIMEDOUT);
+    CHECK_EQ_I64(calibrate_tsc(&ref, &tsc_ordered_cs, 1000 * MS, &r), -ETIMEDOUT);
     uint64_t took_ns = vclock_now_ns() - t0;
     show("pm stuck", &r);
     CHECK_EQ_U64(r.status, CAL_FAIL);
@@ -358,7 +377,7 @@ TEST(calibrate_disabled_hpet_times_out_quickly)
     machine();
     use_hpet(false);
     uint64_t t0 = vclock_now_ns();
-    CHECK_EQ_I64(calibrate_tsc(&ref, tsc_ordered, 100 * MS, &r), -ETIMEDOUT);
+    CHECK_EQ_I64(calibrate_tsc(&ref, &tsc_ordered_cs, 100 * MS, &r), -ETIMEDOUT);
     show("hpet disabled", &r);
     CHECK_EQ_STR(r.reason, "reference does not count");
     CHECK(vclock_now_ns() - t0 < 50 * MS);
@@ -372,7 +391,7 @@ TEST(calibrate_stuck_tsc_and_stuck_reference_end_by_poll_cap)
     machine();
     fake_pmtimer_set_stuck(true);
     use_pm();
-    CHECK_EQ_I64(calibrate_tsc(&ref, tsc_frozen, 1000 * MS, &r), -ETIMEDOUT);
+    CHECK_EQ_I64(calibrate_tsc(&ref, &tsc_frozen_cs, 1000 * MS, &r), -ETIMEDOUT);
     CHECK_EQ_STR(r.reason, "neither counter moved (poll cap)");
     CHECK_EQ_U64(r.polls, CAL_STUCK_POLLS);
 }
@@ -383,7 +402,7 @@ TEST(calibrate_stuck_tsc_against_counting_reference_is_eio)
 
     machine();
     use_pm();
-    CHECK_EQ_I64(calibrate_tsc(&ref, tsc_frozen, 1 * MS, &r), -EIO);
+    CHECK_EQ_I64(calibrate_tsc(&ref, &tsc_frozen_cs, 1 * MS, &r), -EIO);
     CHECK_EQ_STR(r.reason, "target did not count");
     CHECK_EQ_U64(r.freq_hz, 0);
 }
@@ -396,15 +415,23 @@ TEST(calibrate_stuck_tsc_against_counting_reference_is_eio)
 #define LAPIC_CURRENT   0x390
 #define LAPIC_DIVIDE    0x3E0
 
-static uint64_t lapic_up(void)
+static uint64_t lapic_up(const struct clocksource *cs)
 {
+    (void)cs;
     return 0xFFFFFFFFu - mmio_read32(FAKE_LAPIC_BASE + LAPIC_CURRENT);
 }
 
-static uint64_t tsc_plain(void) { return rdtsc(); }
+static const struct clocksource lapic_up_cs = { .name = "lapic", .read = lapic_up,
+                                                .mask = 0xFFFFFFFFu };
+
+static uint64_t tsc_plain(const struct clocksource *cs)
+{
+    (void)cs;
+    return rdtsc();
+}
 
 /* Periodic, masked, divide by 16 (1 GHz / 16 = 62.5 MHz), counting from 0xFFFFFFFF. */
-static void lapic_timer_freerun(void)
+static void freerun_div16(void)
 {
     mmio_write32(FAKE_LAPIC_BASE + LAPIC_SVR, 0x1FF);
     mmio_write32(FAKE_LAPIC_BASE + LAPIC_LVT_TIMER, (1u << 17) | (1u << 16) | 0x40);
@@ -418,15 +445,13 @@ TEST(calibrate_lapic_timer_against_calibrated_tsc)
 
     machine();
     use_hpet64();
-    REQUIRE(calibrate_tsc(&ref, tsc_ordered, 20 * MS, &tsc_r) == 0);
+    REQUIRE(calibrate_tsc(&ref, &tsc_ordered_cs, 20 * MS, &tsc_r) == 0);
     struct clocksource tsc_cs = {
         .name = "tsc", .read = tsc_plain, .mask = CLOCKSOURCE_MASK(64),
         .freq_hz = tsc_r.freq_hz,
     };
-    const struct cal_target lapic = {
-        .name = "lapic", .read = lapic_up, .mask = 0xFFFFFFFFu, .max_hz = 1000000000u,
-    };
-    lapic_timer_freerun();
+    const struct cal_target lapic = { .cs = &lapic_up_cs, .max_hz = 1000000000u };
+    freerun_div16();
     CHECK_EQ_I64(calibrate_pair(&lapic, &tsc_cs, tsc_r.uncertainty_ppb, 20 * MS, &r), 0);
     show("lapic/16 vs tsc 20 ms", &r);
     CHECK_EQ_U64(r.status, CAL_OK);
@@ -448,10 +473,8 @@ TEST(calibrate_result_above_max_hz_is_erange)
         .name = "tsc", .read = tsc_plain, .mask = CLOCKSOURCE_MASK(64),
         .freq_hz = TSC_TRUE_HZ,
     };
-    const struct cal_target lapic = {
-        .name = "lapic", .read = lapic_up, .mask = 0xFFFFFFFFu, .max_hz = 60000000u,
-    };
-    lapic_timer_freerun();
+    const struct cal_target lapic = { .cs = &lapic_up_cs, .max_hz = 60000000u };
+    freerun_div16();
     CHECK_EQ_I64(calibrate_pair(&lapic, &tsc_cs, 0, 10 * MS, &r), -ERANGE);
     CHECK_EQ_U64(r.status, CAL_FAIL);
 }
@@ -464,29 +487,34 @@ TEST(calibrate_rejects_bad_arguments)
 
     machine();
     use_pm();
-    CHECK_EQ_I64(calibrate_tsc(NULL, tsc_ordered, 100 * MS, &r), -ENODEV);
+    CHECK_EQ_I64(calibrate_tsc(NULL, &tsc_ordered_cs, 100 * MS, &r), -ENODEV);
     CHECK_EQ_U64(r.status, CAL_SKIP);
     CHECK_EQ_STR(r.reason, "no reference");
     CHECK_EQ_STR(r.ref, "none");
 
-    CHECK_EQ_I64(calibrate_tsc(&ref, tsc_ordered, CAL_MIN_WINDOW_NS - 1, &r), -EINVAL);
+    CHECK_EQ_I64(calibrate_tsc(&ref, &tsc_ordered_cs, CAL_MIN_WINDOW_NS - 1, &r), -EINVAL);
     CHECK_EQ_U64(r.status, CAL_FAIL);
-    CHECK_EQ_I64(calibrate_tsc(&ref, tsc_ordered, CAL_MAX_WINDOW_NS + 1, &r), -EINVAL);
+    CHECK_EQ_I64(calibrate_tsc(&ref, &tsc_ordered_cs, CAL_MAX_WINDOW_NS + 1, &r), -EINVAL);
     CHECK_EQ_I64(calibrate_tsc(&ref, NULL, 100 * MS, &r), -EINVAL);
 
     struct clocksource bad = ref;
     bad.freq_hz = 0;
-    CHECK_EQ_I64(calibrate_tsc(&bad, tsc_ordered, 100 * MS, &r), -EINVAL);
+    CHECK_EQ_I64(calibrate_tsc(&bad, &tsc_ordered_cs, 100 * MS, &r), -EINVAL);
     CHECK_EQ_STR(r.reason, "reference frequency unknown or out of range");
     bad = ref;
     bad.mask = 0x7F;
-    CHECK_EQ_I64(calibrate_tsc(&bad, tsc_ordered, 100 * MS, &r), -EINVAL);
+    CHECK_EQ_I64(calibrate_tsc(&bad, &tsc_ordered_cs, 100 * MS, &r), -EINVAL);
     bad = ref;
     bad.read = NULL;
-    CHECK_EQ_I64(calibrate_tsc(&bad, tsc_ordered, 100 * MS, &r), -EINVAL);
+    CHECK_EQ_I64(calibrate_tsc(&bad, &tsc_ordered_cs, 100 * MS, &r), -EINVAL);
 
-    const struct cal_target no_max = { .name = "x", .read = tsc_ordered, .mask = 1 };
+    const struct cal_target no_max = { .cs = &tsc_ordered_cs };
     CHECK_EQ_I64(calibrate_pair(&no_max, &ref, 0, 100 * MS, &r), -EINVAL);
+    const struct clocksource no_read = { .name = "x", .mask = 1 };
+    const struct cal_target unreadable = { .cs = &no_read, .max_hz = 1000000000u };
+    CHECK_EQ_I64(calibrate_pair(&unreadable, &ref, 0, 100 * MS, &r), -EINVAL);
+    const struct cal_target nothing = { .max_hz = 1000000000u };
+    CHECK_EQ_I64(calibrate_pair(&nothing, &ref, 0, 100 * MS, &r), -EINVAL);
     CHECK_EQ_I64(calibrate_pair(NULL, &ref, 0, 100 * MS, &r), -EINVAL);
     CHECK_EQ_U64(nreads, 0);                    /* no argument error touched hardware */
 }
@@ -500,7 +528,7 @@ TEST(calibrate_uses_nominal_hz_when_reference_has_no_freq)
     use_pm();
     ref.freq_hz = 0;
     ref.nominal_hz = FAKE_PMTIMER_HZ;
-    CHECK_EQ_I64(calibrate_tsc(&ref, tsc_ordered, 200 * MS, &r), 0);
+    CHECK_EQ_I64(calibrate_tsc(&ref, &tsc_ordered_cs, 200 * MS, &r), 0);
     check_tsc(&r);
 }
 

@@ -10,6 +10,9 @@
 #include "ticklab/errno.h"
 #include "test.h"
 
+/* The drivers' state, as the kernel keeps it. */
+static struct hpet the_hpet;
+
 #define BASE 0xFED00000u
 #define GSI  20u
 
@@ -49,11 +52,11 @@ TEST(ce_search_hpet_finds_the_race_window)
     clockevent_test_reset();
     seen = 0;
     fake_set_irq_handler(on_irq, 0);
-    REQUIRE(hpet_init(BASE, false, &info) == 0);
-    hpet_enable();
+    REQUIRE(hpet_init(&the_hpet, BASE, false, &info) == 0);
+    hpet_enable(&the_hpet);
     irq_enable();
-    REQUIRE(hpet_comparator_route(0, GSI) == 0);
-    REQUIRE(hpet_channel_init(&ch, 0, 0, NULL) == 0);
+    REQUIRE(hpet_comparator_route(&the_hpet, 0, GSI) == 0);
+    REQUIRE(hpet_channel_init(&ch, &the_hpet, 0, 0, NULL) == 0);
     REQUIRE(clockevent_register(&ch.ce) == 0);
     REQUIRE(clockevent_claim(&ch.ce, count_event, &seen) == 0);
     struct clockevent *ce = &ch.ce;

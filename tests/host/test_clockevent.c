@@ -544,7 +544,8 @@ TEST(clockevent_select_named_but_refused_explains)
 
     selection_machine();
     CHECK(clockevent_select("nope", CE_PERIODIC, 0, NULL, why, sizeof(why)) == &sel_lapic);
-    CHECK_EQ_STR(why, "clockevent=nope: unknown; using lapic");
+    CHECK_EQ_STR(why, "clockevent=nope: no such device here (registered: pit, lapic, hpet, rtc, "
+                      "tsc_deadline, broken); using lapic");
     CHECK(clockevent_select("broken", CE_PERIODIC, 0, NULL, why, sizeof(why)) == &sel_lapic);
     CHECK_EQ_STR(why, "clockevent=broken: unusable (never fires); using lapic");
     CHECK(clockevent_select("rtc", CE_ONESHOT, 0, NULL, why, sizeof(why)) == &sel_dl);
@@ -566,7 +567,7 @@ TEST(clockevent_select_none_usable)
     CHECK(clockevent_select(NULL, 0, 0, NULL, why, sizeof(why)) == NULL);
     CHECK_EQ_STR(why, "no usable clockevent");
     CHECK(clockevent_select("pit", 0, 0, NULL, why, sizeof(why)) == NULL);
-    CHECK_EQ_STR(why, "clockevent=pit: unknown; using none usable");
+    CHECK_EQ_STR(why, "clockevent=pit: no such device here (none registered); using none usable");
 }
 
 TEST(clockevent_feature_names_joined)

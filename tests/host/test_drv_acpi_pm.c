@@ -7,6 +7,9 @@
 #include "ticklab/errno.h"
 #include "test.h"
 
+/* The drivers' state, as the kernel keeps it. */
+static struct acpi_pm the_pm;
+
 #define PORT        FAKE_PMTIMER_PORT
 #define GLITCH_PORT 0x1008
 #define MASK24      0xFFFFFFu
@@ -55,9 +58,9 @@ TEST(drv_acpi_pm_init_clocksource_fields)
     const char *why = "unset";
 
     fake_reset();
-    REQUIRE(acpi_pm_init(PORT, false, &why) == 0);
+    REQUIRE(acpi_pm_init(&the_pm, PORT, false, &why) == 0);
     CHECK_EQ_STR(why, NULL);
-    struct clocksource *cs = acpi_pm_clocksource();
+    struct clocksource *cs = acpi_pm_clocksource(&the_pm);
     REQUIRE(cs != NULL);
     CHECK_EQ_STR(cs->name, "acpi_pm");
     CHECK_EQ_U64(cs->mask, MASK24);
@@ -65,7 +68,7 @@ TEST(drv_acpi_pm_init_clocksource_fields)
     CHECK_EQ_U64(cs->freq_hz, 3579545);
     CHECK_EQ_I64(cs->rating, 200);
     CHECK(cs->usable);
-    CHECK(!acpi_pm_uses_verified_read());
+    CHECK(!the_pm.verified);
 }
 
 /* FADT PM_TMR_BLK 0: no timer. An unclaimed port reads all ones. */
@@ -74,13 +77,13 @@ TEST(drv_acpi_pm_absent_is_enodev)
     const char *why = NULL;
 
     fake_reset();
-    CHECK_EQ_I64(acpi_pm_init(0, false, &why), -ENODEV);
+    CHECK_EQ_I64(acpi_pm_init(&the_pm, 0, false, &why), -ENODEV);
     CHECK_EQ_STR(why, "no PM timer port");
-    CHECK(acpi_pm_clocksource() == NULL);
+    CHECK(acpi_pm_clocksource(&the_pm) == NULL);
     fake_pmtimer_remove();
-    CHECK_EQ_I64(acpi_pm_init(PORT, false, &why), -ENODEV);
+    CHECK_EQ_I64(acpi_pm_init(&the_pm, PORT, false, &why), -ENODEV);
     CHECK_EQ_STR(why, "port reads all ones: nothing there");
-    CHECK_EQ_I64(acpi_pm_init(PORT, true, NULL), -ENODEV);
+    CHECK_EQ_I64(acpi_pm_init(&the_pm, PORT, true, NULL), -ENODEV);
 }
 
 /* ---- reads --------------------------------------------------------------------------------- */
@@ -90,13 +93,13 @@ TEST(drv_acpi_pm_absent_is_enodev)
 TEST(drv_acpi_pm_24bit_wraps)
 {
     fake_reset();
-    REQUIRE(acpi_pm_init(PORT, false, NULL) == 0);
-    struct clocksource *cs = acpi_pm_clocksource();
+    REQUIRE(acpi_pm_init(&the_pm, PORT, false, NULL) == 0);
+    struct clocksource *cs = acpi_pm_clocksource(&the_pm);
     fake_pmtimer_set_value(0xFFFFF0);
-    uint64_t a = acpi_pm_read();
+    uint64_t a = acpi_pm_read(&the_pm);
     CHECK_EQ_U64(a, 0xFFFFF3);
     fake_run_for_ns(10000);
-    uint64_t b = acpi_pm_read();
+    uint64_t b = acpi_pm_read(&the_pm);
     CHECK_EQ_U64(b, 0x1A);
     CHECK_EQ_U64(cs_delta(cs, b, a), 39);
 }
@@ -106,18 +109,18 @@ TEST(drv_acpi_pm_32bit_mode_wraps_at_2_pow_32)
 {
     fake_reset();
     fake_pmtimer_set_32bit(true);
-    REQUIRE(acpi_pm_init(PORT, true, NULL) == 0);
-    struct clocksource *cs = acpi_pm_clocksource();
+    REQUIRE(acpi_pm_init(&the_pm, PORT, true, NULL) == 0);
+    struct clocksource *cs = acpi_pm_clocksource(&the_pm);
     CHECK_EQ_U64(cs->mask, 0xFFFFFFFFu);
     fake_pmtimer_set_value(0xFFFFFFF0u);
-    uint64_t a = cs->read();
+    uint64_t a = cs_read(cs);
     CHECK_EQ_U64(a, 0xFFFFFFF3u);
     fake_run_for_ns(10000);
-    uint64_t b = cs->read();
+    uint64_t b = cs_read(cs);
     CHECK_EQ_U64(b, 0x1A);
     CHECK_EQ_U64(cs_delta(cs, b, a), 39);
     fake_pmtimer_set_value(0x12345678u);             /* above 24 bits: all 32 count */
-    CHECK_EQ_U64(cs->read(), 0x12345678u + 3);
+    CHECK_EQ_U64(cs_read(cs), 0x12345678u + 3);
 }
 
 /* Bits 31:24 of a 24-bit timer are reserved: whatever the chipset puts there is masked off.
@@ -126,35 +129,34 @@ TEST(drv_acpi_pm_24bit_masks_reserved_bits)
 {
     fake_reset();
     fake_pmtimer_set_32bit(true);
-    REQUIRE(acpi_pm_init(PORT, false, NULL) == 0);
+    REQUIRE(acpi_pm_init(&the_pm, PORT, false, NULL) == 0);
     fake_pmtimer_set_value(0xAB123456u);
-    CHECK_EQ_U64(acpi_pm_read(), 0x123456u + 3);
+    CHECK_EQ_U64(acpi_pm_read(&the_pm), 0x123456u + 3);
 }
 
 /* The counter runs from power on; a stuck one is caught within the TSC bound. */
 TEST(drv_acpi_pm_counting_check)
 {
     fake_reset();
-    REQUIRE(acpi_pm_init(PORT, false, NULL) == 0);
-    CHECK(acpi_pm_counting(21000));                  /* 10 us at 2.1 GHz */
-    CHECK(acpi_pm_clocksource()->usable);
+    REQUIRE(acpi_pm_init(&the_pm, PORT, false, NULL) == 0);
+    CHECK(acpi_pm_counting(&the_pm, 21000));                  /* 10 us at 2.1 GHz */
+    CHECK(acpi_pm_clocksource(&the_pm)->usable);
     fake_pmtimer_set_stuck(true);
     uint64_t t0 = vclock_now_ns();
-    CHECK(!acpi_pm_counting(21000));
+    CHECK(!acpi_pm_counting(&the_pm, 21000));
     CHECK(vclock_now_ns() - t0 < 20000);
-    CHECK(!acpi_pm_clocksource()->usable);
-    CHECK_EQ_STR(acpi_pm_clocksource()->unusable_reason, "counter does not count");
+    CHECK(!acpi_pm_clocksource(&the_pm)->usable);
+    CHECK_EQ_STR(acpi_pm_clocksource(&the_pm)->unusable_reason, "counter does not count");
 }
 
 /* A sound timer passes the monotonic check, across a wrap too, and keeps the plain read. */
 TEST(drv_acpi_pm_monotonic_check_passes_on_sound_timer)
 {
     fake_reset();
-    REQUIRE(acpi_pm_init(PORT, false, NULL) == 0);
+    REQUIRE(acpi_pm_init(&the_pm, PORT, false, NULL) == 0);
     fake_pmtimer_set_value(MASK24 - 1000);           /* 1000 reads = 3580 ticks: wraps */
-    CHECK(acpi_pm_check_monotonic(1000));
-    CHECK(!acpi_pm_uses_verified_read());
-    CHECK(acpi_pm_clocksource()->read == acpi_pm_read);
+    CHECK(acpi_pm_check_monotonic(&the_pm, 1000));
+    CHECK(!the_pm.verified);
 }
 
 /* PIIX4-like glitches (one read in 25): the plain read steps backwards, the check sees it
@@ -164,15 +166,14 @@ TEST(drv_acpi_pm_glitching_timer_switches_to_verified_read)
 {
     fake_reset();
     glitching_timer(25, 7);
-    REQUIRE(acpi_pm_init(GLITCH_PORT, false, NULL) == 0);
-    struct clocksource *cs = acpi_pm_clocksource();
-    CHECK(!acpi_pm_check_monotonic(200));
-    CHECK(acpi_pm_uses_verified_read());
-    REQUIRE(cs->read == acpi_pm_read_verified);
-    uint64_t last = cs->read();
+    REQUIRE(acpi_pm_init(&the_pm, GLITCH_PORT, false, NULL) == 0);
+    struct clocksource *cs = acpi_pm_clocksource(&the_pm);
+    CHECK(!acpi_pm_check_monotonic(&the_pm, 200));
+    REQUIRE(the_pm.verified);
+    uint64_t last = cs_read(cs);
     for (int i = 0; i < 2000; i++) {
         uint64_t before = fake_pmtimer_value();
-        uint64_t v = cs->read();
+        uint64_t v = cs_read(cs);
         uint64_t after = fake_pmtimer_value();
         if (!CHECK(within(v, before, after, MASK24)) || !CHECK(within(v, last, after, MASK24)))
             break;
@@ -187,10 +188,10 @@ TEST(drv_acpi_pm_verified_read_rejects_a_glitch_in_any_position)
     for (unsigned phase = 0; phase < 4; phase++) {
         fake_reset();
         glitching_timer(4, phase);
-        REQUIRE(acpi_pm_init(GLITCH_PORT, false, NULL) == 0);
+        REQUIRE(acpi_pm_init(&the_pm, GLITCH_PORT, false, NULL) == 0);
         for (int i = 0; i < 50; i++) {
             uint64_t before = fake_pmtimer_value();
-            uint64_t v = acpi_pm_read_verified();
+            uint64_t v = acpi_pm_read_verified(&the_pm);
             uint64_t after = fake_pmtimer_value();
             if (!CHECK(within(v, before, after, MASK24)))
                 break;
@@ -204,10 +205,10 @@ TEST(drv_acpi_pm_verified_read_is_bounded)
 {
     fake_reset();
     glitching_timer(3, 1);
-    REQUIRE(acpi_pm_init(GLITCH_PORT, false, NULL) == 0);
+    REQUIRE(acpi_pm_init(&the_pm, GLITCH_PORT, false, NULL) == 0);
     glitch.reads = 0;                                /* count from the first of the triple */
     uint64_t reads = fake_stats.port_reads;
-    (void)acpi_pm_read_verified();
+    (void)acpi_pm_read_verified(&the_pm);
     CHECK_EQ_U64(fake_stats.port_reads - reads, 3 * ACPI_PM_VERIFY_TRIES);
 }
 
@@ -217,9 +218,9 @@ TEST(drv_acpi_pm_clocksource_with_core_across_wraps)
 {
     fake_reset();
     clocksource_test_reset();
-    REQUIRE(acpi_pm_init(PORT, false, NULL) == 0);
-    REQUIRE(clocksource_register(acpi_pm_clocksource()) == 0);
-    REQUIRE(clocksource_select("acpi_pm", NULL, 0) == acpi_pm_clocksource());
+    REQUIRE(acpi_pm_init(&the_pm, PORT, false, NULL) == 0);
+    REQUIRE(clocksource_register(acpi_pm_clocksource(&the_pm)) == 0);
+    REQUIRE(clocksource_select("acpi_pm", NULL, 0) == acpi_pm_clocksource(&the_pm));
     uint64_t t0 = time_ns();
     for (int i = 0; i < 10; i++) {
         fake_run_for_ns(1000000000);
@@ -227,5 +228,41 @@ TEST(drv_acpi_pm_clocksource_with_core_across_wraps)
     }
     uint64_t dt = time_ns() - t0;
     CHECK(dt >= 10000000000ull - 1000 && dt <= 10000000000ull + 30000);
+    clocksource_test_reset();
+}
+
+/* Two PM timers at once (the driver keeps its state in the struct it is given, not in
+ * statics): a second one, at another port, whose count runs 5000 ticks ahead of the model's.
+ * Each reads its own port, both register (the second under another name), and time_ns()
+ * runs on whichever is selected. */
+static uint64_t ahead_read(void *ctx, uint64_t off, unsigned size)
+{
+    (void)ctx, (void)size;
+    return ((fake_pmtimer_value() + 5000u) & MASK24) >> (8 * off);
+}
+
+static const struct fake_io_ops ahead_ops = { ahead_read, glitch_write };
+
+TEST(drv_acpi_pm_two_timers_coexist)
+{
+    static struct acpi_pm second;
+    fake_reset();
+    clocksource_test_reset();
+    REQUIRE(fake_port_register(GLITCH_PORT, 4, &ahead_ops, NULL) == 0);
+    REQUIRE(acpi_pm_init(&the_pm, PORT, false, NULL) == 0);
+    REQUIRE(acpi_pm_init(&second, GLITCH_PORT, false, NULL) == 0);
+    CHECK_EQ_U64(the_pm.port, PORT);            /* the second init left the first alone */
+    struct clocksource *a = acpi_pm_clocksource(&the_pm), *b = acpi_pm_clocksource(&second);
+    uint64_t ra = cs_read(a), rb = cs_read(b);
+    /* b was read 1 us (3.58 ticks) after a */
+    CHECK(cs_delta(b, rb, ra) >= 5000 && cs_delta(b, rb, ra) <= 5004);
+    second.cs.name = "acpi_pm1";
+    CHECK_EQ_I64(clocksource_register(a), 0);
+    CHECK_EQ_I64(clocksource_register(b), 0);
+    CHECK(clocksource_select("acpi_pm1", NULL, 0) == b);
+    uint64_t t0 = time_ns();
+    fake_run_for_ns(1000000000);
+    uint64_t dt = time_ns() - t0;
+    CHECK(dt >= 1000000000ull - 1000 && dt <= 1000000000ull + 3000);
     clocksource_test_reset();
 }

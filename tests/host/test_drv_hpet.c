@@ -9,6 +9,9 @@
 #include "ticklab/errno.h"
 #include "test.h"
 
+/* The drivers' state, as the kernel keeps it. */
+static struct hpet the_hpet;
+
 #define BASE      FAKE_HPET_BASE
 #define GSI       20              /* in q35's INT_ROUTE_CAP */
 #define TN_CONF0  0x100
@@ -24,7 +27,7 @@ static void on_irq(int line, void *ctx)
     if (irqs.total <= 64)
         cnt_at_irq[irqs.total - 1] = fake_hpet_counter();
     if (ack_in_handler)
-        hpet_ack(0);
+        hpet_ack(&the_hpet, 0);
 }
 
 static void machine(void)
@@ -39,11 +42,11 @@ static void machine(void)
 /* Initialised, enabled, comparator 0 routed to GSI, interrupts on. */
 static bool running_hpet(bool access32)
 {
-    if (!CHECK_EQ_I64(hpet_init(BASE, access32, &info), 0))
+    if (!CHECK_EQ_I64(hpet_init(&the_hpet, BASE, access32, &info), 0))
         return false;
-    hpet_enable();
+    hpet_enable(&the_hpet);
     irq_enable();
-    return CHECK_EQ_I64(hpet_comparator_route(0, GSI), 0);
+    return CHECK_EQ_I64(hpet_comparator_route(&the_hpet, 0, GSI), 0);
 }
 
 /* ---- init ---------------------------------------------------------------------------------- */
@@ -53,7 +56,7 @@ static bool running_hpet(bool access32)
 TEST(drv_hpet_init_decodes_capabilities)
 {
     machine();
-    REQUIRE(hpet_init(BASE, false, &info) == 0);
+    REQUIRE(hpet_init(&the_hpet, BASE, false, &info) == 0);
     CHECK_EQ_U64(info.period_fs, 10000000);
     CHECK_EQ_U64(info.nominal_hz, 100000000);
     CHECK_EQ_U64(info.comparators, 3);
@@ -62,7 +65,7 @@ TEST(drv_hpet_init_decodes_capabilities)
     CHECK_EQ_U64(info.vendor, 0x8086);
     CHECK_EQ_U64(info.rev, 1);
     CHECK_EQ_STR(info.reason, NULL);
-    struct clocksource *cs = hpet_clocksource();
+    struct clocksource *cs = hpet_clocksource(&the_hpet);
     REQUIRE(cs != NULL);
     CHECK_EQ_STR(cs->name, "hpet");
     CHECK_EQ_U64(cs->mask, UINT64_MAX);
@@ -72,13 +75,37 @@ TEST(drv_hpet_init_decodes_capabilities)
     CHECK(cs->usable);
 }
 
+/* The counter read the time core makes in line (struct clocksource.direct): with a 64-bit
+ * counter and 64-bit access it is one load of the main counter, and it agrees with the
+ * driver's read(); with 32-bit access only, the driver's high-low-high read is called. */
+TEST(drv_hpet_direct_read_is_one_load_and_agrees)
+{
+    machine();
+    REQUIRE(hpet_init(&the_hpet, BASE, false, &info) == 0);
+    hpet_enable(&the_hpet);
+    struct clocksource *cs = hpet_clocksource(&the_hpet);
+    CHECK_EQ_U64(cs->direct.kind, IO_COUNTER_MMIO64);
+    CHECK_EQ_U64(cs->direct.mmio, BASE + 0xF0);
+    uint64_t reads = fake_stats.mmio_reads;
+    uint64_t a = cs_read(cs), b = cs->read(cs), c = cs_read(cs);
+    CHECK_EQ_U64(fake_stats.mmio_reads - reads, 3);
+    CHECK(a < b && b < c && c - a <= 30);      /* 100 ns per access: 10 clocks each */
+
+    REQUIRE(hpet_init(&the_hpet, BASE, true, &info) == 0);
+    hpet_enable(&the_hpet);
+    CHECK_EQ_U64(cs->direct.kind, IO_COUNTER_CALL);
+    reads = fake_stats.mmio_reads;
+    a = cs_read(cs);
+    CHECK_EQ_U64(fake_stats.mmio_reads - reads, 3);   /* high, low, high */
+}
+
 /* The 14.31818 MHz HPET of many Intel chipsets: 69841279 fs. 1e15 / 69841279 =
  * 14318179.6 Hz, rounded to nearest. */
 TEST(drv_hpet_nominal_hz_rounds_the_period)
 {
     machine();
     fake_hpet_set_period_fs(69841279);
-    REQUIRE(hpet_init(BASE, false, &info) == 0);
+    REQUIRE(hpet_init(&the_hpet, BASE, false, &info) == 0);
     CHECK_EQ_U64(info.nominal_hz, 14318180);
 }
 
@@ -98,13 +125,13 @@ TEST(drv_hpet_absent_all_ones_or_zeros_is_enodev)
 {
     machine();
     fake_hpet_remove();
-    CHECK_EQ_I64(hpet_init(BASE, false, &info), -ENODEV);
+    CHECK_EQ_I64(hpet_init(&the_hpet, BASE, false, &info), -ENODEV);
     CHECK_EQ_STR(info.reason, "capabilities read all ones: nothing there");
-    CHECK(hpet_clocksource() == NULL);
-    CHECK_EQ_I64(hpet_set_oneshot(0, 1000), -ENODEV);
-    CHECK_EQ_I64(hpet_init(BASE, true, &info), -ENODEV);
+    CHECK(hpet_clocksource(&the_hpet) == NULL);
+    CHECK_EQ_I64(hpet_set_oneshot(&the_hpet, 0, 1000), -ENODEV);
+    CHECK_EQ_I64(hpet_init(&the_hpet, BASE, true, &info), -ENODEV);
     REQUIRE(fake_mmio_register(BASE, HPET_MMIO_BYTES, &zeros, NULL) == 0);
-    CHECK_EQ_I64(hpet_init(BASE, false, &info), -ENODEV);
+    CHECK_EQ_I64(hpet_init(&the_hpet, BASE, false, &info), -ENODEV);
     CHECK_EQ_STR(info.reason, "capabilities read zero: nothing there");
 }
 
@@ -114,14 +141,14 @@ TEST(drv_hpet_bad_period_rejected_with_reason)
 {
     machine();
     fake_hpet_set_period_fs(99999);
-    CHECK_EQ_I64(hpet_init(BASE, false, &info), -EINVAL);
+    CHECK_EQ_I64(hpet_init(&the_hpet, BASE, false, &info), -EINVAL);
     CHECK_EQ_STR(info.reason, "period under 100000 fs");
     CHECK_EQ_U64(info.period_fs, 99999);
-    CHECK(hpet_clocksource() == NULL);
+    CHECK(hpet_clocksource(&the_hpet) == NULL);
     fake_hpet_set_period_fs(100000);
-    CHECK_EQ_I64(hpet_init(BASE, false, &info), 0);
+    CHECK_EQ_I64(hpet_init(&the_hpet, BASE, false, &info), 0);
     fake_hpet_set_period_fs(100000000);
-    CHECK_EQ_I64(hpet_init(BASE, false, &info), 0);
+    CHECK_EQ_I64(hpet_init(&the_hpet, BASE, false, &info), 0);
     CHECK_EQ_U64(info.nominal_hz, 10000000);
 }
 
@@ -132,16 +159,16 @@ TEST(drv_hpet_legacy_replacement_off_unless_asked)
     machine();
     mmio_write32(BASE + 0x010, 0x2);                 /* firmware left LEG_RT on */
     REQUIRE(fake_hpet_legacy_active());
-    REQUIRE(hpet_init(BASE, false, &info) == 0);
+    REQUIRE(hpet_init(&the_hpet, BASE, false, &info) == 0);
     CHECK(!fake_hpet_legacy_active());
     CHECK_EQ_U64(mmio_read32(BASE + 0x010) & 1, 0);  /* still disabled */
-    CHECK_EQ_I64(hpet_legacy_replacement(true), 0);
+    CHECK_EQ_I64(hpet_legacy_replacement(&the_hpet, true), 0);
     CHECK(fake_hpet_legacy_active());
-    CHECK_EQ_I64(hpet_legacy_replacement(false), 0);
+    CHECK_EQ_I64(hpet_legacy_replacement(&the_hpet, false), 0);
     CHECK(!fake_hpet_legacy_active());
     fake_hpet_set_legacy_cap(false);
-    REQUIRE(hpet_init(BASE, false, &info) == 0);
-    CHECK_EQ_I64(hpet_legacy_replacement(true), -ENOTSUP);
+    REQUIRE(hpet_init(&the_hpet, BASE, false, &info) == 0);
+    CHECK_EQ_I64(hpet_legacy_replacement(&the_hpet, true), -ENOTSUP);
     CHECK(!fake_hpet_legacy_active());
 }
 
@@ -152,7 +179,7 @@ TEST(drv_hpet_init_disarms_leftover_comparators)
     mmio_write64(BASE + TN_CONF0, (uint64_t)GSI << 9 | 1u << 2);   /* INT_ENB, route */
     mmio_write64(BASE + TN_CONF0 + 8, 1000);
     mmio_write32(BASE + 0x010, 1);
-    REQUIRE(hpet_init(BASE, false, &info) == 0);
+    REQUIRE(hpet_init(&the_hpet, BASE, false, &info) == 0);
     irq_enable();
     fake_run_for_ns(100000);
     CHECK_EQ_U64(irqs.total, 0);
@@ -164,29 +191,29 @@ TEST(drv_hpet_init_disarms_leftover_comparators)
 TEST(drv_hpet_enable_disable_counter)
 {
     machine();
-    REQUIRE(hpet_init(BASE, false, &info) == 0);
-    uint64_t a = hpet_read();
+    REQUIRE(hpet_init(&the_hpet, BASE, false, &info) == 0);
+    uint64_t a = hpet_read(&the_hpet);
     fake_run_for_ns(10000);
-    CHECK_EQ_U64(hpet_read(), a);
-    hpet_enable();
+    CHECK_EQ_U64(hpet_read(&the_hpet), a);
+    hpet_enable(&the_hpet);
     fake_run_for_ns(10000);
-    uint64_t b = hpet_read();
+    uint64_t b = hpet_read(&the_hpet);
     CHECK(b >= a + 1000 && b <= a + 1100);
-    hpet_disable();
-    uint64_t c = hpet_read();
+    hpet_disable(&the_hpet);
+    uint64_t c = hpet_read(&the_hpet);
     fake_run_for_ns(10000);
-    CHECK_EQ_U64(hpet_read(), c);
+    CHECK_EQ_U64(hpet_read(&the_hpet), c);
 }
 
 /* A 64-bit counter with 64-bit access: one read per sample. */
 TEST(drv_hpet_64bit_read_is_one_access)
 {
     machine();
-    REQUIRE(hpet_init(BASE, false, &info) == 0);
-    hpet_enable();
+    REQUIRE(hpet_init(&the_hpet, BASE, false, &info) == 0);
+    hpet_enable(&the_hpet);
     fake_hpet_set_counter(0x123456789ABull);
     uint64_t reads = fake_stats.mmio_reads;
-    uint64_t v = hpet_read();
+    uint64_t v = hpet_read(&the_hpet);
     CHECK_EQ_U64(fake_stats.mmio_reads - reads, 1);
     CHECK_EQ_U64(v, 0x123456789ABull + 10);          /* 100 ns later */
 }
@@ -197,16 +224,16 @@ TEST(drv_hpet_32bit_counter_read_across_wrap)
 {
     machine();
     fake_hpet_set_counter_32bit(true);
-    REQUIRE(hpet_init(BASE, false, &info) == 0);
+    REQUIRE(hpet_init(&the_hpet, BASE, false, &info) == 0);
     CHECK(!info.counter_64bit);
-    struct clocksource *cs = hpet_clocksource();
+    struct clocksource *cs = hpet_clocksource(&the_hpet);
     CHECK_EQ_U64(cs->mask, 0xFFFFFFFFu);
-    hpet_enable();
+    hpet_enable(&the_hpet);
     fake_hpet_set_counter(0xFFFFFF00u);
-    uint64_t a = cs->read();
+    uint64_t a = cs_read(cs);
     CHECK_EQ_U64(a, 0xFFFFFF0Au);
     fake_run_for_ns(10000);                          /* 1000 ticks */
-    uint64_t b = cs->read();
+    uint64_t b = cs_read(cs);
     CHECK(b < a);
     CHECK_EQ_U64(b, 0x2FC);                          /* 0xFFFFFF00 + 1020 ticks - 2^32 */
     CHECK_EQ_U64(cs_delta(cs, b, a), 1010);
@@ -219,11 +246,11 @@ TEST(drv_hpet_32bit_counter_read_across_wrap)
 TEST(drv_hpet_high_low_high_when_low_half_rolls_between_reads)
 {
     machine();
-    REQUIRE(hpet_init(BASE, true, &info) == 0);
-    hpet_enable();
+    REQUIRE(hpet_init(&the_hpet, BASE, true, &info) == 0);
+    hpet_enable(&the_hpet);
     fake_hpet_set_counter((1ull << 33) - 15);
     uint64_t reads = fake_stats.mmio_reads;
-    CHECK_EQ_U64(hpet_read(), 0x200000019ull);
+    CHECK_EQ_U64(hpet_read(&the_hpet), 0x200000019ull);
     CHECK_EQ_U64(fake_stats.mmio_reads - reads, 5);
 
     fake_hpet_set_counter((1ull << 33) - 15);        /* the hazard is real in the model */
@@ -235,12 +262,12 @@ TEST(drv_hpet_high_low_high_when_low_half_rolls_between_reads)
 TEST(drv_hpet_high_low_high_every_phase_of_the_roll)
 {
     machine();
-    REQUIRE(hpet_init(BASE, true, &info) == 0);
-    hpet_enable();
+    REQUIRE(hpet_init(&the_hpet, BASE, true, &info) == 0);
+    hpet_enable(&the_hpet);
     for (uint64_t off = 0; off <= 80; off++) {
         fake_hpet_set_counter((3ull << 32) - off);
         uint64_t before = fake_hpet_counter();
-        uint64_t v = hpet_read();
+        uint64_t v = hpet_read(&the_hpet);
         uint64_t after = fake_hpet_counter();
         if (!CHECK(v >= before && v <= after))
             printf("  off %" PRIu64 ": 0x%" PRIx64 " not in [0x%" PRIx64 ", 0x%" PRIx64 "]\n",
@@ -253,19 +280,19 @@ TEST(drv_hpet_high_low_high_every_phase_of_the_roll)
 TEST(drv_hpet_stuck_counter_detected)
 {
     machine();
-    REQUIRE(hpet_init(BASE, false, &info) == 0);
-    CHECK(!hpet_counting(21000));
-    CHECK_EQ_STR(hpet_clocksource()->unusable_reason, "counter not enabled");
-    REQUIRE(hpet_init(BASE, false, &info) == 0);
-    hpet_enable();
-    CHECK(hpet_counting(21000));
-    CHECK(hpet_clocksource()->usable);
+    REQUIRE(hpet_init(&the_hpet, BASE, false, &info) == 0);
+    CHECK(!hpet_counting(&the_hpet, 21000));
+    CHECK_EQ_STR(hpet_clocksource(&the_hpet)->unusable_reason, "counter not enabled");
+    REQUIRE(hpet_init(&the_hpet, BASE, false, &info) == 0);
+    hpet_enable(&the_hpet);
+    CHECK(hpet_counting(&the_hpet, 21000));
+    CHECK(hpet_clocksource(&the_hpet)->usable);
     fake_hpet_set_stuck(true);
     uint64_t t0 = vclock_now_ns();
-    CHECK(!hpet_counting(21000));                    /* 10 us at 2.1 GHz */
+    CHECK(!hpet_counting(&the_hpet, 21000));                    /* 10 us at 2.1 GHz */
     CHECK(vclock_now_ns() - t0 < 20000);
-    CHECK(!hpet_clocksource()->usable);
-    CHECK_EQ_STR(hpet_clocksource()->unusable_reason, "counter does not count");
+    CHECK(!hpet_clocksource(&the_hpet)->usable);
+    CHECK_EQ_STR(hpet_clocksource(&the_hpet)->unusable_reason, "counter does not count");
 }
 
 /* With the time core: registered at the stated rate, selected, and time_ns() follows the
@@ -275,11 +302,11 @@ TEST(drv_hpet_clocksource_with_core_across_wrap)
     machine();
     clocksource_test_reset();
     fake_hpet_set_counter_32bit(true);
-    REQUIRE(hpet_init(BASE, false, &info) == 0);
-    hpet_enable();
+    REQUIRE(hpet_init(&the_hpet, BASE, false, &info) == 0);
+    hpet_enable(&the_hpet);
     fake_hpet_set_counter(0xFFFF0000u);
-    REQUIRE(clocksource_register(hpet_clocksource()) == 0);
-    REQUIRE(clocksource_select("hpet", NULL, 0) == hpet_clocksource());
+    REQUIRE(clocksource_register(hpet_clocksource(&the_hpet)) == 0);
+    REQUIRE(clocksource_select("hpet", NULL, 0) == hpet_clocksource(&the_hpet));
     uint64_t t0 = time_ns();
     fake_run_for_ns(2000000);                        /* 200,000 ticks: past 2^32 */
     uint64_t dt = time_ns() - t0;
@@ -296,18 +323,18 @@ TEST(drv_hpet_comparator_caps)
 
     machine();
     fake_hpet_set_periodic_cap(2, false);
-    REQUIRE(hpet_init(BASE, false, &info) == 0);
-    REQUIRE(hpet_comparator_caps(0, &c) == 0);
+    REQUIRE(hpet_init(&the_hpet, BASE, false, &info) == 0);
+    REQUIRE(hpet_comparator_caps(&the_hpet, 0, &c) == 0);
     CHECK(c.periodic);
     CHECK(c.size_64bit);
     CHECK(!c.fsb);
     CHECK_EQ_U64(c.route_cap, FAKE_HPET_ROUTE_CAP);
     CHECK_EQ_U64(c.cmp_mask, UINT64_MAX);
-    REQUIRE(hpet_comparator_caps(2, &c) == 0);
+    REQUIRE(hpet_comparator_caps(&the_hpet, 2, &c) == 0);
     CHECK(!c.periodic);
-    CHECK_EQ_I64(hpet_comparator_caps(3, &c), -EINVAL);
-    REQUIRE(hpet_init(BASE, true, &info) == 0);      /* 32-bit access: 32-bit compares */
-    REQUIRE(hpet_comparator_caps(0, &c) == 0);
+    CHECK_EQ_I64(hpet_comparator_caps(&the_hpet, 3, &c), -EINVAL);
+    REQUIRE(hpet_init(&the_hpet, BASE, true, &info) == 0);      /* 32-bit access: 32-bit compares */
+    REQUIRE(hpet_comparator_caps(&the_hpet, 0, &c) == 0);
     CHECK_EQ_U64(c.cmp_mask, UINT32_MAX);
 }
 
@@ -316,21 +343,21 @@ TEST(drv_hpet_comparator_caps)
 TEST(drv_hpet_route_cap_respected)
 {
     machine();
-    REQUIRE(hpet_init(BASE, false, &info) == 0);
-    CHECK_EQ_I64(hpet_comparator_route(0, 3), -EINVAL);
-    CHECK_EQ_I64(hpet_comparator_route(0, 24), -EINVAL);
-    CHECK_EQ_I64(hpet_comparator_route(0, 32), -EINVAL);
-    CHECK_EQ_I64(hpet_comparator_route(5, 2), -EINVAL);
-    CHECK_EQ_I64(hpet_comparator_route(0, 2), 0);
-    CHECK_EQ_I64(hpet_comparator_route(1, 23), 0);
+    REQUIRE(hpet_init(&the_hpet, BASE, false, &info) == 0);
+    CHECK_EQ_I64(hpet_comparator_route(&the_hpet, 0, 3), -EINVAL);
+    CHECK_EQ_I64(hpet_comparator_route(&the_hpet, 0, 24), -EINVAL);
+    CHECK_EQ_I64(hpet_comparator_route(&the_hpet, 0, 32), -EINVAL);
+    CHECK_EQ_I64(hpet_comparator_route(&the_hpet, 5, 2), -EINVAL);
+    CHECK_EQ_I64(hpet_comparator_route(&the_hpet, 0, 2), 0);
+    CHECK_EQ_I64(hpet_comparator_route(&the_hpet, 1, 23), 0);
     fake_hpet_set_route_cap(0, 0x4);
-    CHECK_EQ_I64(hpet_comparator_route(0, GSI), -EINVAL);
-    CHECK_EQ_I64(hpet_comparator_route(0, 2), 0);
+    CHECK_EQ_I64(hpet_comparator_route(&the_hpet, 0, GSI), -EINVAL);
+    CHECK_EQ_I64(hpet_comparator_route(&the_hpet, 0, 2), 0);
     CHECK_EQ_U64((mmio_read32(BASE + TN_CONF0) >> 9) & 0x1F, 2);
-    hpet_enable();
+    hpet_enable(&the_hpet);
     irq_enable();
-    uint64_t now = hpet_read();
-    CHECK_EQ_I64(hpet_set_oneshot(0, now + 1000), 0);
+    uint64_t now = hpet_read(&the_hpet);
+    CHECK_EQ_I64(hpet_set_oneshot(&the_hpet, 0, now + 1000), 0);
     fake_run_for_ns(20000);
     CHECK_EQ_U64(irqs.total, 1);
     CHECK_EQ_I64(fake_hpet_route(0), 2);
@@ -343,17 +370,17 @@ TEST(drv_hpet_oneshot_behind_counter_is_etime_and_retry_fires)
 {
     machine();
     REQUIRE(running_hpet(false));
-    uint64_t now = hpet_read();
-    CHECK_EQ_I64(hpet_set_oneshot(0, now - 1), -ETIME);
-    now = hpet_read();
-    CHECK_EQ_I64(hpet_set_oneshot(0, now + 5), -ETIME);
-    now = hpet_read();
-    CHECK_EQ_I64(hpet_set_oneshot(0, now + 30), -ETIME);   /* equal when the write lands */
+    uint64_t now = hpet_read(&the_hpet);
+    CHECK_EQ_I64(hpet_set_oneshot(&the_hpet, 0, now - 1), -ETIME);
+    now = hpet_read(&the_hpet);
+    CHECK_EQ_I64(hpet_set_oneshot(&the_hpet, 0, now + 5), -ETIME);
+    now = hpet_read(&the_hpet);
+    CHECK_EQ_I64(hpet_set_oneshot(&the_hpet, 0, now + 30), -ETIME);   /* equal when the write lands */
     fake_run_for_ns(1000000000);
     CHECK_EQ_U64(fake_irq_stats(FAKE_IRQ_HPET(0))->raised, 0);
 
-    now = hpet_read();
-    CHECK_EQ_I64(hpet_set_oneshot(0, now + 1000), 0);
+    now = hpet_read(&the_hpet);
+    CHECK_EQ_I64(hpet_set_oneshot(&the_hpet, 0, now + 1000), 0);
     fake_run_for_ns(20000);
     REQUIRE(irqs.n == 1);
     CHECK_EQ_I64(irqs.e[0].line, FAKE_IRQ_HPET(0));
@@ -367,15 +394,15 @@ TEST(drv_hpet_oneshot_just_ahead_fires)
 {
     machine();
     REQUIRE(running_hpet(false));
-    uint64_t now = hpet_read();
+    uint64_t now = hpet_read(&the_hpet);
     /* conf read, conf write, comparator write, check read: the check reads now + 40 */
-    CHECK_EQ_I64(hpet_set_oneshot(0, now + 40 + HPET_CMP_MARGIN_CYC), 0);
+    CHECK_EQ_I64(hpet_set_oneshot(&the_hpet, 0, now + 40 + HPET_CMP_MARGIN_CYC), 0);
     fake_run_for_ns(1000);
     REQUIRE(irqs.n == 1);
     CHECK_EQ_U64(cnt_at_irq[0], now + 40 + HPET_CMP_MARGIN_CYC);
-    hpet_comparator_stop(0);
-    now = hpet_read();
-    CHECK_EQ_I64(hpet_set_oneshot(0, now + 40 + HPET_CMP_MARGIN_CYC - 1), -ETIME);
+    hpet_comparator_stop(&the_hpet, 0);
+    now = hpet_read(&the_hpet);
+    CHECK_EQ_I64(hpet_set_oneshot(&the_hpet, 0, now + 40 + HPET_CMP_MARGIN_CYC - 1), -ETIME);
     fake_run_for_ns(1000);
     CHECK_EQ_U64(irqs.total, 2);                       /* the grey zone: it came anyway */
 }
@@ -387,8 +414,8 @@ TEST(drv_hpet_oneshot_reached_between_write_and_check)
 {
     machine();
     REQUIRE(running_hpet(false));
-    uint64_t now = hpet_read();
-    CHECK_EQ_I64(hpet_set_oneshot(0, now + 40), -ETIME);
+    uint64_t now = hpet_read(&the_hpet);
+    CHECK_EQ_I64(hpet_set_oneshot(&the_hpet, 0, now + 40), -ETIME);
     fake_run_for_ns(1000);
     CHECK_EQ_U64(irqs.total, 1);
 }
@@ -401,15 +428,15 @@ TEST(drv_hpet_oneshot_missed_32bit_fires_a_wrap_later)
     fake_hpet_set_counter_32bit(true);
     REQUIRE(running_hpet(false));
     fake_hpet_set_counter(0xFFFFFFF0u);              /* start just before the wrap */
-    uint64_t now = hpet_read();
-    CHECK_EQ_I64(hpet_set_oneshot(0, now + 5), -ETIME);
+    uint64_t now = hpet_read(&the_hpet);
+    CHECK_EQ_I64(hpet_set_oneshot(&the_hpet, 0, now + 5), -ETIME);
     fake_run_for_ns(42000000000ull);
     CHECK_EQ_U64(irqs.total, 0);
     fake_run_for_ns(1000000000ull);
     CHECK_EQ_U64(irqs.total, 1);
-    hpet_comparator_stop(0);
-    now = hpet_read();                               /* ahead across the wrap: fine */
-    CHECK_EQ_I64(hpet_set_oneshot(0, (now + 100) & 0xFFFFFFFFu), 0);
+    hpet_comparator_stop(&the_hpet, 0);
+    now = hpet_read(&the_hpet);                               /* ahead across the wrap: fine */
+    CHECK_EQ_I64(hpet_set_oneshot(&the_hpet, 0, (now + 100) & 0xFFFFFFFFu), 0);
     fake_run_for_ns(2000);
     CHECK_EQ_U64(irqs.total, 2);
 }
@@ -421,8 +448,8 @@ TEST(drv_hpet_oneshot_32bit_access_uses_32mode)
     machine();
     REQUIRE(running_hpet(true));
     fake_hpet_set_counter(0x5FFFFFF00ull);
-    uint64_t now = hpet_read();
-    CHECK_EQ_I64(hpet_set_oneshot(0, now + 1000), 0);
+    uint64_t now = hpet_read(&the_hpet);
+    CHECK_EQ_I64(hpet_set_oneshot(&the_hpet, 0, now + 1000), 0);
     CHECK(mmio_read32(BASE + TN_CONF0) & (1u << 8));
     fake_run_for_ns(20000);
     REQUIRE(irqs.n == 1);
@@ -438,7 +465,7 @@ static void check_periodic(bool access32)
     REQUIRE(running_hpet(access32));
     fake_hpet_set_counter(0xFFFF0000u);              /* crosses 2^32 on the way */
     uint64_t t0 = vclock_now_ns();
-    REQUIRE(hpet_set_periodic(0, 100000) == 0);      /* 1 ms */
+    REQUIRE(hpet_set_periodic(&the_hpet, 0, 100000) == 0);      /* 1 ms */
     fake_run_until_ns(t0 + 10500000);
     REQUIRE(irqs.n == 10);
     CHECK(irqs.e[0].t_ns >= t0 + 1000000 && irqs.e[0].t_ns <= t0 + 1001000);
@@ -463,10 +490,10 @@ TEST(drv_hpet_periodic_refusals)
     machine();
     fake_hpet_set_periodic_cap(2, false);
     REQUIRE(running_hpet(true));
-    CHECK_EQ_I64(hpet_set_periodic(2, 1000), -ENOTSUP);
-    CHECK_EQ_I64(hpet_set_periodic(0, 0), -EINVAL);
-    CHECK_EQ_I64(hpet_set_periodic(0, 1ull << 31), -ERANGE);   /* 32-bit compares */
-    CHECK_EQ_I64(hpet_set_periodic(0, 10), -ETIME);           /* 100 ns: passed in the write */
+    CHECK_EQ_I64(hpet_set_periodic(&the_hpet, 2, 1000), -ENOTSUP);
+    CHECK_EQ_I64(hpet_set_periodic(&the_hpet, 0, 0), -EINVAL);
+    CHECK_EQ_I64(hpet_set_periodic(&the_hpet, 0, 1ull << 31), -ERANGE);   /* 32-bit compares */
+    CHECK_EQ_I64(hpet_set_periodic(&the_hpet, 0, 10), -ETIME);           /* 100 ns: passed in the write */
 }
 
 /* Stopping a periodic comparator: no more interrupts. */
@@ -474,10 +501,10 @@ TEST(drv_hpet_comparator_stop)
 {
     machine();
     REQUIRE(running_hpet(false));
-    REQUIRE(hpet_set_periodic(0, 10000) == 0);
+    REQUIRE(hpet_set_periodic(&the_hpet, 0, 10000) == 0);
     fake_run_for_ns(350000);
     CHECK_EQ_U64(irqs.total, 3);
-    CHECK_EQ_I64(hpet_comparator_stop(0), 0);
+    CHECK_EQ_I64(hpet_comparator_stop(&the_hpet, 0), 0);
     fake_run_for_ns(1000000);
     CHECK_EQ_U64(irqs.total, 3);
 }
@@ -488,13 +515,13 @@ TEST(drv_hpet_level_triggered_needs_ack)
 {
     machine();
     REQUIRE(running_hpet(false));
-    REQUIRE(hpet_comparator_level(0, true) == 0);
-    REQUIRE(hpet_set_periodic(0, 100000) == 0);
+    REQUIRE(hpet_comparator_level(&the_hpet, 0, true) == 0);
+    REQUIRE(hpet_set_periodic(&the_hpet, 0, 100000) == 0);
     fake_run_for_ns(5500000);
     CHECK_EQ_U64(irqs.total, 1);
     CHECK(mmio_read32(BASE + 0x020) & 1);
     CHECK_EQ_U64(fake_irq_stats(FAKE_IRQ_HPET(0))->dropped, 4);
-    hpet_ack(0);
+    hpet_ack(&the_hpet, 0);
     CHECK_EQ_U64(mmio_read32(BASE + 0x020) & 1, 0);
     ack_in_handler = true;
     fake_run_for_ns(5000000);
@@ -506,15 +533,15 @@ TEST(drv_hpet_legacy_replacement_routes_comparator_0_to_irq0)
 {
     machine();
     REQUIRE(running_hpet(false));
-    REQUIRE(hpet_legacy_replacement(true) == 0);
-    uint64_t now = hpet_read();
-    REQUIRE(hpet_set_oneshot(0, now + 1000) == 0);
+    REQUIRE(hpet_legacy_replacement(&the_hpet, true) == 0);
+    uint64_t now = hpet_read(&the_hpet);
+    REQUIRE(hpet_set_oneshot(&the_hpet, 0, now + 1000) == 0);
     fake_run_for_ns(20000);
     REQUIRE(irqs.n == 1);
     CHECK_EQ_I64(irqs.e[0].line, FAKE_IRQ_ISA(0));
-    REQUIRE(hpet_legacy_replacement(false) == 0);
-    now = hpet_read();
-    REQUIRE(hpet_set_oneshot(0, now + 1000) == 0);
+    REQUIRE(hpet_legacy_replacement(&the_hpet, false) == 0);
+    now = hpet_read(&the_hpet);
+    REQUIRE(hpet_set_oneshot(&the_hpet, 0, now + 1000) == 0);
     fake_run_for_ns(20000);
     REQUIRE(irqs.n == 2);
     CHECK_EQ_I64(irqs.e[1].line, FAKE_IRQ_HPET(0));

@@ -11,6 +11,9 @@
 #include "ticklab/errno.h"
 #include "test.h"
 
+/* The drivers' state, as the kernel keeps it. */
+static struct hpet the_hpet;
+
 #define GSI 20
 #define TN_CMP0 0x108
 
@@ -46,14 +49,14 @@ static bool channel_machine(uint64_t mmio_ns, const struct clockevent_line *line
     irqs.then = entry;
     fake_set_irq_handler(fake_irq_log_handler, &irqs);
     events_seen = cnt_at_event = 0;
-    if (!CHECK_EQ_I64(hpet_init(FAKE_HPET_BASE, false, &info), 0))
+    if (!CHECK_EQ_I64(hpet_init(&the_hpet, FAKE_HPET_BASE, false, &info), 0))
         return false;
-    hpet_enable();
-    struct clocksource *cs = hpet_clocksource();
+    hpet_enable(&the_hpet);
+    struct clocksource *cs = hpet_clocksource(&the_hpet);
     if (!CHECK_EQ_I64(clocksource_register(cs), 0) ||
         !CHECK(clocksource_select("hpet", NULL, 0) == cs) ||
-        !CHECK_EQ_I64(hpet_comparator_route(0, GSI), 0) ||
-        !CHECK_EQ_I64(hpet_channel_init(&ch, 0, 0, line), 0) ||
+        !CHECK_EQ_I64(hpet_comparator_route(&the_hpet, 0, GSI), 0) ||
+        !CHECK_EQ_I64(hpet_channel_init(&ch, &the_hpet, 0, 0, line), 0) ||
         !CHECK_EQ_I64(clockevent_register(&ch.ce), 0) ||
         !CHECK_EQ_I64(clockevent_claim(&ch.ce, count_event, &owner), 0))
         return false;
@@ -72,14 +75,14 @@ TEST(hpet_channel_describes_itself)
     CHECK_EQ_U64(ch.ce.min_delta_cyc, HPET_CMP_MARGIN_CYC);
     CHECK_EQ_U64(ch.ce.max_delta_cyc, UINT64_MAX >> 1);
     CHECK_EQ_I64(ch.ce.rating, HPET_CE_RATING);
-    CHECK(ch.ce.abs_cs == hpet_clocksource());
+    CHECK(ch.ce.abs_cs == hpet_clocksource(&the_hpet));
     CHECK(ch.ce.usable);
-    REQUIRE(hpet_channel_init(&c1, 1, 0, NULL) == 0);
+    REQUIRE(hpet_channel_init(&c1, &the_hpet, 1, 0, NULL) == 0);
     CHECK_EQ_STR(c1.ce.name, "hpet1");
     fake_hpet_set_periodic_cap(1, false);
-    REQUIRE(hpet_channel_init(&c1, 1, 0, NULL) == 0);
+    REQUIRE(hpet_channel_init(&c1, &the_hpet, 1, 0, NULL) == 0);
     CHECK_EQ_U64(c1.ce.features, CE_ONESHOT | CE_ABS);
-    CHECK_EQ_I64(hpet_channel_init(&c1, 3, 0, NULL), -EINVAL);   /* 3 comparators: 0..2 */
+    CHECK_EQ_I64(hpet_channel_init(&c1, &the_hpet, 3, 0, NULL), -EINVAL);   /* 3 comparators: 0..2 */
 }
 
 /* Per event an HPET comparator needs one comparator write and the counter read that checks
@@ -131,7 +134,7 @@ TEST(hpet_channel_abs_deadline_fires_at_its_count)
     fake_run_for_ns(200000);
     REQUIRE(events_seen == 1);
     uint64_t cyc;
-    REQUIRE(timekeeping_cycles_at(deadline, hpet_clocksource(), &cyc) == 0);
+    REQUIRE(timekeeping_cycles_at(deadline, hpet_clocksource(&the_hpet), &cyc) == 0);
     CHECK_EQ_U64(cnt_at_event, cyc);
     CHECK_EQ_U64(ch.ce.abs_programs, 1);
     CHECK_EQ_U64(ch.ce.etime_retries, 0);
@@ -259,7 +262,7 @@ TEST(hpet_channel_line_unmasked_leaving_shutdown_masked_entering_it)
 TEST(hpet_channel_level_triggered_acknowledged_in_irq)
 {
     REQUIRE(channel_machine(100, NULL));
-    REQUIRE(hpet_comparator_level(0, true) == 0);
+    REQUIRE(hpet_comparator_level(&the_hpet, 0, true) == 0);
     REQUIRE(clockevent_program_ns(&ch.ce, 5000) == 0);           /* takes the level bit */
     fake_run_for_ns(10000);
     CHECK_EQ_U64(events_seen, 1);
@@ -290,10 +293,10 @@ TEST(hpet_oneshot_survives_32bit_wrap)
     fake_set_irq_handler(fake_irq_log_handler, &irqs);
     readme_seen = 0;
 
-    REQUIRE(hpet_init(FAKE_HPET_BASE, false, &info) == 0);
-    hpet_enable();
-    REQUIRE(hpet_comparator_route(0, 20) == 0);
-    REQUIRE(hpet_channel_init(&ch, 0, 0, NULL) == 0);
+    REQUIRE(hpet_init(&the_hpet, FAKE_HPET_BASE, false, &info) == 0);
+    hpet_enable(&the_hpet);
+    REQUIRE(hpet_comparator_route(&the_hpet, 0, 20) == 0);
+    REQUIRE(hpet_channel_init(&ch, &the_hpet, 0, 0, NULL) == 0);
     REQUIRE(clockevent_register(&ch.ce) == 0);
     REQUIRE(clockevent_claim(&ch.ce, readme_count, &readme_owner) == 0);
     REQUIRE(clockevent_program_ns(&ch.ce, 10000) == 0);

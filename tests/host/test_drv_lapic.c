@@ -10,6 +10,9 @@
 #include "ticklab/errno.h"
 #include "test.h"
 
+/* The drivers' state, as the kernel keeps it. */
+static struct lapic the_apic;
+
 #define VEC 0x40
 #define SPURIOUS 0xFF
 #define ERRVEC 0xFE
@@ -34,18 +37,18 @@ TEST(drv_lapic_xapic_init_and_id_layout)
 {
     machine(false);
     fake_lapic_set_id(5);
-    REQUIRE(lapic_init(FAKE_LAPIC_BASE, false, SPURIOUS, ERRVEC, &li) == 0);
+    REQUIRE(lapic_init(&the_apic, FAKE_LAPIC_BASE, false, SPURIOUS, ERRVEC, &li) == 0);
     CHECK(!li.x2apic);
     CHECK_EQ_U64(li.id, 5);
-    CHECK_EQ_U64(lapic_read(LAPIC_ID), 5u << 24);
+    CHECK_EQ_U64(lapic_read(&the_apic, LAPIC_ID), 5u << 24);
     CHECK_EQ_U64(li.base_phys, FAKE_LAPIC_BASE);
     CHECK_EQ_U64(li.version, 0x14);
     CHECK_EQ_U64(li.max_lvt, 6);
-    CHECK_EQ_U64(lapic_read(LAPIC_SVR), SVR_ENABLE | SPURIOUS);
-    CHECK_EQ_U64(lapic_read(LAPIC_LVT_TIMER), LVT_MASKED);
+    CHECK_EQ_U64(lapic_read(&the_apic, LAPIC_SVR), SVR_ENABLE | SPURIOUS);
+    CHECK_EQ_U64(lapic_read(&the_apic, LAPIC_LVT_TIMER), LVT_MASKED);
     /* regression (lapic_init wrote the LVTs before enabling in SVR): the error LVT must
      * come out unmasked */
-    CHECK_EQ_U64(lapic_read(LAPIC_LVT_ERROR), ERRVEC);
+    CHECK_EQ_U64(lapic_read(&the_apic, LAPIC_LVT_ERROR), ERRVEC);
 }
 
 /* x2APIC: the ID is the whole 32-bit register (IDs above 255 exist), every register is an
@@ -54,18 +57,18 @@ TEST(drv_lapic_x2apic_registers_are_msrs_and_id_is_32_bits)
 {
     machine(true);
     fake_lapic_set_id(0x12345);
-    REQUIRE(lapic_init(FAKE_LAPIC_BASE, true, SPURIOUS, ERRVEC, &li) == 0);
+    REQUIRE(lapic_init(&the_apic, FAKE_LAPIC_BASE, true, SPURIOUS, ERRVEC, &li) == 0);
     CHECK(li.x2apic);
     CHECK_EQ_U64(li.id, 0x12345);
     CHECK_EQ_U64(rdmsr(0x802), 0x12345);             /* 0x800 + 0x020 / 16 */
     uint64_t msr_reads = fake_stats.msr_reads, mmio_reads = fake_stats.mmio_reads;
-    CHECK_EQ_U64(lapic_read(LAPIC_VERSION), 0x00050014u);
+    CHECK_EQ_U64(lapic_read(&the_apic, LAPIC_VERSION), 0x00050014u);
     CHECK_EQ_U64(fake_stats.msr_reads - msr_reads, 1);
     CHECK_EQ_U64(fake_stats.mmio_reads, mmio_reads);
     CHECK_EQ_U64(rdmsr(0x80F), SVR_ENABLE | SPURIOUS);   /* SVR 0x0F0 -> 0x80F */
     CHECK_EQ_U64(mmio_read32(FAKE_LAPIC_BASE + LAPIC_VERSION), 0xFFFFFFFFu);
     uint64_t writes = fake_stats.msr_writes;
-    lapic_write(LAPIC_TPR, 0x20);
+    lapic_write(&the_apic, LAPIC_TPR, 0x20);
     CHECK_EQ_U64(fake_stats.msr_writes - writes, 1);
     CHECK_EQ_U64(rdmsr(0x808), 0x20);                /* TPR 0x080 -> 0x808 */
 }
@@ -75,17 +78,17 @@ TEST(drv_lapic_x2apic_registers_are_msrs_and_id_is_32_bits)
 static void check_eoi(bool x2apic)
 {
     machine(x2apic);
-    REQUIRE(lapic_init(FAKE_LAPIC_BASE, x2apic, SPURIOUS, ERRVEC, &li) == 0);
-    lapic_write(LAPIC_TIMER_DIV, 0xB);               /* divide 1 */
-    lapic_write(LAPIC_LVT_TIMER, VEC);
-    lapic_write(LAPIC_TIMER_INIT, 1000);
+    REQUIRE(lapic_init(&the_apic, FAKE_LAPIC_BASE, x2apic, SPURIOUS, ERRVEC, &li) == 0);
+    lapic_write(&the_apic, LAPIC_TIMER_DIV, 0xB);               /* divide 1 */
+    lapic_write(&the_apic, LAPIC_LVT_TIMER, VEC);
+    lapic_write(&the_apic, LAPIC_TIMER_INIT, 1000);
     irq_enable();
     fake_run_for_ns(2000);
     REQUIRE(irqs.n == 1);
-    CHECK(lapic_in_service(VEC));
+    CHECK(lapic_in_service(&the_apic, VEC));
     CHECK(fake_lapic_in_service(VEC));
-    lapic_eoi();
-    CHECK(!lapic_in_service(VEC));
+    lapic_eoi(&the_apic);
+    CHECK(!lapic_in_service(&the_apic, VEC));
     CHECK_EQ_U64(fake_lapic_stats()->eois, 1);
     CHECK_EQ_U64(fake_lapic_stats()->eoi_without_isr, 0);
 }
@@ -105,35 +108,35 @@ TEST(drv_lapic_eoi_x2apic)
 TEST(drv_lapic_error_status_latched_by_write)
 {
     machine(false);
-    REQUIRE(lapic_init(FAKE_LAPIC_BASE, false, SPURIOUS, ERRVEC, &li) == 0);
-    CHECK_EQ_U64(lapic_error_status(), 0);
-    lapic_write(LAPIC_TIMER_DIV, 0xB);
-    lapic_write(LAPIC_LVT_TIMER, 5);
-    lapic_write(LAPIC_TIMER_INIT, 100);
+    REQUIRE(lapic_init(&the_apic, FAKE_LAPIC_BASE, false, SPURIOUS, ERRVEC, &li) == 0);
+    CHECK_EQ_U64(lapic_error_status(&the_apic), 0);
+    lapic_write(&the_apic, LAPIC_TIMER_DIV, 0xB);
+    lapic_write(&the_apic, LAPIC_LVT_TIMER, 5);
+    lapic_write(&the_apic, LAPIC_TIMER_INIT, 100);
     fake_run_for_ns(1000);
-    CHECK_EQ_U64(lapic_error_status(), 0x40);
-    CHECK_EQ_U64(lapic_error_status(), 0);
+    CHECK_EQ_U64(lapic_error_status(&the_apic), 0x40);
+    CHECK_EQ_U64(lapic_error_status(&the_apic), 0);
 }
 
 /* MADT LAPIC NMI entry: NMI delivery on the LINT pin, active low for INTI polarity 11. */
 TEST(drv_lapic_set_nmi_polarity)
 {
     machine(false);
-    REQUIRE(lapic_init(FAKE_LAPIC_BASE, false, SPURIOUS, ERRVEC, &li) == 0);
-    lapic_set_nmi(1, 0x3);
-    CHECK_EQ_U64(lapic_read(LAPIC_LVT_LINT1), LVT_NMI | LVT_ACTIVE_LOW);
-    lapic_set_nmi(0, 0x1);
-    CHECK_EQ_U64(lapic_read(LAPIC_LVT_LINT0), LVT_NMI);
+    REQUIRE(lapic_init(&the_apic, FAKE_LAPIC_BASE, false, SPURIOUS, ERRVEC, &li) == 0);
+    lapic_set_nmi(&the_apic, 1, 0x3);
+    CHECK_EQ_U64(lapic_read(&the_apic, LAPIC_LVT_LINT1), LVT_NMI | LVT_ACTIVE_LOW);
+    lapic_set_nmi(&the_apic, 0, 0x1);
+    CHECK_EQ_U64(lapic_read(&the_apic, LAPIC_LVT_LINT0), LVT_NMI);
 }
 
 /* xAPIC self IPI goes through the ICR with the "self" shorthand (the model stores it). */
 TEST(drv_lapic_self_ipi_xapic_uses_icr_shorthand)
 {
     machine(false);
-    REQUIRE(lapic_init(FAKE_LAPIC_BASE, false, SPURIOUS, ERRVEC, &li) == 0);
-    lapic_self_ipi(0x50);
-    CHECK_EQ_U64(lapic_read(LAPIC_ICR_LO), ICR_SELF | 0x50);
-    CHECK_EQ_U64(lapic_read(LAPIC_ICR_HI), 0);
+    REQUIRE(lapic_init(&the_apic, FAKE_LAPIC_BASE, false, SPURIOUS, ERRVEC, &li) == 0);
+    lapic_self_ipi(&the_apic, 0x50);
+    CHECK_EQ_U64(lapic_read(&the_apic, LAPIC_ICR_LO), ICR_SELF | 0x50);
+    CHECK_EQ_U64(lapic_read(&the_apic, LAPIC_ICR_HI), 0);
 }
 
 /* ---- a small I/O APIC model --------------------------------------------------------------- */

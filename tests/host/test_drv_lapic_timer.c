@@ -13,6 +13,11 @@
 #include "ticklab/errno.h"
 #include "test.h"
 
+/* The drivers' state, as the kernel keeps it. */
+static struct lapic the_apic;
+static struct lapic_timer_cs the_lapic_cs;
+static struct tsc the_tsc;
+
 #define VEC 0x40
 
 static struct fake_irq_log irqs;
@@ -21,7 +26,7 @@ static struct lapic_info li;
 static void eoi(int line, void *ctx)
 {
     (void)line, (void)ctx;
-    lapic_eoi();
+    lapic_eoi(&the_apic);
 }
 
 /* LAPIC enabled (x2APIC when asked), handler logging and sending EOI, interrupts on. */
@@ -33,7 +38,7 @@ static bool setup(bool x2apic)
     fake_set_irq_handler(fake_irq_log_handler, &irqs);
     if (x2apic)
         fake_cpuid_set_bit(1, FAKE_ECX, FAKE_CPUID1_ECX_X2APIC, true);
-    if (!CHECK_EQ_I64(lapic_init(FAKE_LAPIC_BASE, x2apic, 0xFF, 0xFE, &li), 0))
+    if (!CHECK_EQ_I64(lapic_init(&the_apic, FAKE_LAPIC_BASE, x2apic, 0xFF, 0xFE, &li), 0))
         return false;
     irq_enable();
     return true;
@@ -81,16 +86,16 @@ TEST(drv_lapic_timer_oneshot_every_divide)
         uint32_t code;
         if (!setup(false))
             return;
-        REQUIRE(lapic_timer_oneshot(VEC, 1000, divide) == 0);
+        REQUIRE(lapic_timer_oneshot(&the_apic, VEC, 1000, divide) == 0);
         uint64_t t0 = vclock_now_ns();
         REQUIRE(lapic_timer_divide_code(divide, &code) == 0);
-        CHECK_EQ_U64(lapic_read(LAPIC_TIMER_DIV), code);
+        CHECK_EQ_U64(lapic_read(&the_apic, LAPIC_TIMER_DIV), code);
         fake_run_for_ns(1000ull * divide * 3);
         if (!CHECK_EQ_U64(irqs.n, 1))
             return;
         CHECK_EQ_U64(irqs.e[0].t_ns - t0, 1000ull * divide);
         CHECK_EQ_I64(irqs.e[0].vector, VEC);
-        CHECK_EQ_U64(lapic_timer_current(), 0);      /* one-shot: stays at 0 */
+        CHECK_EQ_U64(lapic_timer_current(&the_apic), 0);      /* one-shot: stays at 0 */
     }
 }
 
@@ -99,39 +104,39 @@ TEST(drv_lapic_timer_oneshot_every_divide)
 TEST(drv_lapic_timer_periodic_reloads)
 {
     REQUIRE(setup(false));
-    REQUIRE(lapic_timer_periodic(VEC, 10000, 4) == 0);     /* 40 us */
+    REQUIRE(lapic_timer_periodic(&the_apic, VEC, 10000, 4) == 0);     /* 40 us */
     uint64_t t0 = vclock_now_ns();
     fake_run_for_ns(405000);
     REQUIRE(irqs.n == 10);
     CHECK_EQ_U64(irqs.e[0].t_ns - t0, 40000);
     for (unsigned i = 1; i < irqs.n; i++)
         CHECK_EQ_U64(irqs.e[i].t_ns - irqs.e[i - 1].t_ns, 40000);
-    CHECK(lapic_timer_current() > 0);
+    CHECK(lapic_timer_current(&the_apic) > 0);
 }
 
 /* The current-count register counts down at timer_hz / divide. */
 TEST(drv_lapic_timer_current_count)
 {
     REQUIRE(setup(false));
-    REQUIRE(lapic_timer_oneshot(VEC, 1000000, 1) == 0);
+    REQUIRE(lapic_timer_oneshot(&the_apic, VEC, 1000000, 1) == 0);
     fake_run_for_ns(100000);
-    CHECK_EQ_U64(lapic_timer_current(), 1000000 - 100000 - 100);   /* the read takes 100 ns */
-    REQUIRE(lapic_timer_oneshot(VEC, 1000000, 8) == 0);
+    CHECK_EQ_U64(lapic_timer_current(&the_apic), 1000000 - 100000 - 100);   /* the read takes 100 ns */
+    REQUIRE(lapic_timer_oneshot(&the_apic, VEC, 1000000, 8) == 0);
     fake_run_for_ns(800000 - 100);
-    CHECK_EQ_U64(lapic_timer_current(), 1000000 - 100000);
+    CHECK_EQ_U64(lapic_timer_current(&the_apic), 1000000 - 100000);
 }
 
 TEST(drv_lapic_timer_stop)
 {
     REQUIRE(setup(false));
-    REQUIRE(lapic_timer_periodic(VEC, 10000, 1) == 0);
+    REQUIRE(lapic_timer_periodic(&the_apic, VEC, 10000, 1) == 0);
     fake_run_for_ns(35000);
     CHECK_EQ_U64(irqs.total, 3);
-    lapic_timer_stop();
+    lapic_timer_stop(&the_apic);
     fake_run_for_ns(1000000);
     CHECK_EQ_U64(irqs.total, 3);
-    CHECK_EQ_U64(lapic_timer_current(), 0);
-    CHECK(lapic_read(LAPIC_LVT_TIMER) & LVT_MASKED);
+    CHECK_EQ_U64(lapic_timer_current(&the_apic), 0);
+    CHECK(lapic_read(&the_apic, LAPIC_LVT_TIMER) & LVT_MASKED);
 }
 
 /* Vectors 0-31 are the CPU's; a zero count never fires; divides are powers of two to 128.
@@ -140,11 +145,11 @@ TEST(drv_lapic_timer_refuses_bad_arguments)
 {
     REQUIRE(setup(false));
     uint64_t writes = fake_stats.mmio_writes;
-    CHECK_EQ_I64(lapic_timer_oneshot(31, 1000, 1), -EINVAL);
-    CHECK_EQ_I64(lapic_timer_oneshot(VEC, 0, 1), -EINVAL);
-    CHECK_EQ_I64(lapic_timer_periodic(VEC, 1000, 3), -EINVAL);
-    CHECK_EQ_I64(lapic_timer_periodic(VEC, 1000, 256), -EINVAL);
-    CHECK_EQ_I64(lapic_timer_deadline_mode(15), -EINVAL);
+    CHECK_EQ_I64(lapic_timer_oneshot(&the_apic, 31, 1000, 1), -EINVAL);
+    CHECK_EQ_I64(lapic_timer_oneshot(&the_apic, VEC, 0, 1), -EINVAL);
+    CHECK_EQ_I64(lapic_timer_periodic(&the_apic, VEC, 1000, 3), -EINVAL);
+    CHECK_EQ_I64(lapic_timer_periodic(&the_apic, VEC, 1000, 256), -EINVAL);
+    CHECK_EQ_I64(lapic_timer_deadline_mode(&the_apic, 15), -EINVAL);
     CHECK_EQ_U64(fake_stats.mmio_writes, writes);
 }
 
@@ -152,7 +157,7 @@ TEST(drv_lapic_timer_refuses_bad_arguments)
 
 /* CPUID.1:ECX[24] clear (QEMU TCG): cpu_probe() says so, and the "tsc_deadline" device is
  * listed unusable with the reason; nothing touches the LVT. (The CPUID check moved out of
- * lapic_timer_deadline_mode(), which no longer runs CPUID at all.) */
+ * lapic_timer_deadline_mode(&the_apic, ), which no longer runs CPUID at all.) */
 TEST(drv_lapic_timer_deadline_device_unusable_without_cpuid_bit)
 {
     struct cpu_info ci;
@@ -163,15 +168,15 @@ TEST(drv_lapic_timer_deadline_device_unusable_without_cpuid_bit)
     clockevent_test_reset();
     cpu_probe(&ci);
     CHECK(!ci.tsc_deadline);
-    uint32_t lvt = lapic_read(LAPIC_LVT_TIMER);
+    uint32_t lvt = lapic_read(&the_apic, LAPIC_LVT_TIMER);
     uint64_t writes = fake_stats.mmio_writes;
-    lapic_timer_ce_init(&t, 0, VEC, 1000000000, NULL, &ci);
+    lapic_timer_ce_init(&t, &the_apic, 0, VEC, 1000000000, NULL, &ci);
     CHECK(!t.deadline.usable);
     CHECK_EQ_STR(t.deadline.unusable_reason,
                  "CPUID.1:ECX[24] is clear (QEMU TCG never offers it)");
     REQUIRE(clockevent_register(&t.deadline) == 0);
     CHECK_EQ_I64(clockevent_claim(&t.deadline, count_event, &owner), -ENODEV);
-    CHECK_EQ_U64(lapic_read(LAPIC_LVT_TIMER), lvt);
+    CHECK_EQ_U64(lapic_read(&the_apic, LAPIC_LVT_TIMER), lvt);
     CHECK_EQ_U64(fake_stats.mmio_writes, writes);
 }
 
@@ -180,7 +185,7 @@ TEST(drv_lapic_timer_deadline_device_unusable_without_cpuid_bit)
 TEST(drv_lapic_timer_deadline_ignored_by_cpu_without_cpuid_bit)
 {
     REQUIRE(setup(false));
-    lapic_write(LAPIC_LVT_TIMER, LAPIC_TIMER_MODE_DEADLINE | VEC);
+    lapic_write(&the_apic, LAPIC_LVT_TIMER, LAPIC_TIMER_MODE_DEADLINE | VEC);
     lapic_timer_set_deadline(1);
     lapic_timer_set_deadline(rdtsc() + 2100);
     fake_run_for_ns(1000000);
@@ -198,8 +203,8 @@ static void check_deadline_fires(bool x2apic)
     struct cpu_info ci;
     cpu_probe(&ci);
     CHECK(ci.tsc_deadline);
-    REQUIRE(lapic_timer_deadline_mode(VEC) == 0);
-    CHECK_EQ_U64(lapic_read(LAPIC_LVT_TIMER), LAPIC_TIMER_MODE_DEADLINE | VEC);
+    REQUIRE(lapic_timer_deadline_mode(&the_apic, VEC) == 0);
+    CHECK_EQ_U64(lapic_read(&the_apic, LAPIC_LVT_TIMER), LAPIC_TIMER_MODE_DEADLINE | VEC);
     uint64_t d = rdtsc() + 2100000;                  /* 1 ms at 2.1 GHz */
     lapic_timer_set_deadline(d);
     CHECK_EQ_U64(fake_lapic_tsc_deadline(), d);
@@ -225,7 +230,7 @@ TEST(drv_lapic_timer_deadline_in_the_past_fires_at_once)
 {
     REQUIRE(setup(false));
     deadline_cpu();
-    REQUIRE(lapic_timer_deadline_mode(VEC) == 0);
+    REQUIRE(lapic_timer_deadline_mode(&the_apic, VEC) == 0);
     fake_run_for_ns(1000000);
     lapic_timer_set_deadline(rdtsc() - 1000);
     uint64_t t = vclock_now_ns();
@@ -239,13 +244,13 @@ TEST(drv_lapic_timer_deadline_zero_and_stop_disarm)
 {
     REQUIRE(setup(false));
     deadline_cpu();
-    REQUIRE(lapic_timer_deadline_mode(VEC) == 0);
+    REQUIRE(lapic_timer_deadline_mode(&the_apic, VEC) == 0);
     lapic_timer_set_deadline(rdtsc() + 21000);
     lapic_timer_set_deadline(0);
     fake_run_for_ns(1000000);
     CHECK_EQ_U64(irqs.total, 0);
     lapic_timer_set_deadline(rdtsc() + 21000);
-    lapic_timer_stop();
+    lapic_timer_stop(&the_apic);
     CHECK_EQ_U64(fake_lapic_tsc_deadline(), 0);
     fake_run_for_ns(1000000);
     CHECK_EQ_U64(irqs.total, 0);
@@ -260,7 +265,7 @@ TEST(drv_lapic_timer_deadline_writes_are_fenced)
     REQUIRE(setup(false));
     deadline_cpu();
     uint64_t cpuids = fake_stats.cpuid_calls, fences = fake_stats.fences;
-    REQUIRE(lapic_timer_deadline_mode(VEC) == 0);
+    REQUIRE(lapic_timer_deadline_mode(&the_apic, VEC) == 0);
     CHECK_EQ_U64(fake_stats.fences - fences, 1);
     fences = fake_stats.fences;
     uint64_t msrs = fake_stats.msr_writes;
@@ -280,12 +285,12 @@ TEST(drv_lapic_timer_arat_from_cpuid)
     fake_reset();
     cpu_probe(&ci);
     CHECK(ci.arat);
-    lapic_timer_ce_init(&t, 0, VEC, 1000000000, NULL, &ci);
+    lapic_timer_ce_init(&t, &the_apic, 0, VEC, 1000000000, NULL, &ci);
     CHECK_EQ_U64(t.lapic.features & CE_STOPS_IN_IDLE, 0);
     fake_cpuid_set_bit(6, FAKE_EAX, FAKE_CPUID6_EAX_ARAT, false);
     cpu_probe(&ci);
     CHECK(!ci.arat);
-    lapic_timer_ce_init(&t, 0, VEC, 1000000000, NULL, &ci);
+    lapic_timer_ce_init(&t, &the_apic, 0, VEC, 1000000000, NULL, &ci);
     CHECK(t.lapic.features & CE_STOPS_IN_IDLE);
     CHECK(t.deadline.features & CE_STOPS_IN_IDLE);
 }
@@ -297,15 +302,15 @@ TEST(drv_lapic_timer_arat_from_cpuid)
 TEST(drv_lapic_timer_clocksource_counts_up_without_interrupts)
 {
     REQUIRE(setup(false));
-    struct clocksource *cs = lapic_timer_clocksource_start();
+    struct clocksource *cs = lapic_timer_clocksource_start(&the_lapic_cs, &the_apic);
     CHECK_EQ_STR(cs->name, "lapic");
     CHECK_EQ_U64(cs->mask, 0xFFFFFFFFu);
     CHECK_EQ_I64(cs->rating, 50);
     CHECK_EQ_U64(cs->freq_hz, 0);
-    uint64_t a = cs->read();
+    uint64_t a = cs_read(cs);
     CHECK_EQ_U64(a, 100);                            /* one read, 100 ns, after the start */
     fake_run_for_ns(1000000);
-    CHECK_EQ_U64(cs_delta(cs, cs->read(), a), 1000100);
+    CHECK_EQ_U64(cs_delta(cs, cs_read(cs), a), 1000100);
     fake_run_for_ns(10000000000ull);
     CHECK_EQ_U64(irqs.total, 0);
     CHECK(fake_lapic_stats()->masked_fires >= 2);
@@ -316,12 +321,12 @@ TEST(drv_lapic_timer_clocksource_counts_up_without_interrupts)
 TEST(drv_lapic_timer_clocksource_delta_across_reload)
 {
     REQUIRE(setup(false));
-    struct clocksource *cs = lapic_timer_clocksource_start();
+    struct clocksource *cs = lapic_timer_clocksource_start(&the_lapic_cs, &the_apic);
     fake_run_for_ns(0xFFFFFFFFull - 1000);
-    uint64_t a = cs->read();
+    uint64_t a = cs_read(cs);
     CHECK(a > 0xFFFFF000u);
     fake_run_for_ns(5000);
-    uint64_t b = cs->read();
+    uint64_t b = cs_read(cs);
     CHECK(b < a);
     uint64_t d = cs_delta(cs, b, a);
     CHECK(d >= 5100 && d <= 5101);
@@ -336,7 +341,7 @@ static int owner;
 static void ce_entry(int line, void *ctx)
 {
     (void)line, (void)ctx;
-    lapic_eoi();
+    lapic_eoi(&the_apic);
     lapic_timer_ce_irq(&lt);
 }
 
@@ -345,7 +350,7 @@ static void ce_entry(int line, void *ctx)
 static struct clocksource tsc_copy;
 static struct clocksource *calibrated_tsc(const struct cpu_info *ci)
 {
-    tsc_copy = *tsc_clocksource_init(ci);
+    tsc_copy = *tsc_clocksource_init(&the_tsc, ci);
     tsc_copy.next = NULL;
     return &tsc_copy;
 }
@@ -367,7 +372,7 @@ static bool ce_machine(bool x2apic, bool tsc_deadline, struct cpu_info *ci)
         !CHECK_EQ_I64(clocksource_set_freq(tsc, FAKE_TSC_DEFAULT_HZ), 0) ||
         !CHECK(clocksource_select("tsc", NULL, 0) == tsc))
         return false;
-    lapic_timer_ce_init(&lt, 0, VEC, 1000000000, tsc, ci);
+    lapic_timer_ce_init(&lt, &the_apic, 0, VEC, 1000000000, tsc, ci);
     events_seen = 0;
     return CHECK_EQ_I64(clockevent_register(&lt.lapic), 0) &&
            CHECK_EQ_I64(clockevent_register(&lt.deadline), 0);
@@ -488,7 +493,7 @@ TEST(drv_lapic_timer_ce_deadline_on_amd_needs_no_fence)
     REQUIRE(clocksource_register(tsc) == 0);
     REQUIRE(clocksource_set_freq(tsc, FAKE_TSC_DEFAULT_HZ) == 0);
     irqs.then = ce_entry;
-    lapic_timer_ce_init(&lt, 0, VEC, 1000000000, tsc, &ci);
+    lapic_timer_ce_init(&lt, &the_apic, 0, VEC, 1000000000, tsc, &ci);
     CHECK(!lt.fence);
     REQUIRE(clockevent_register(&lt.deadline) == 0);
     REQUIRE(clockevent_claim(&lt.deadline, count_event, &owner) == 0);
@@ -559,7 +564,7 @@ TEST(drv_lapic_timer_ce_unusable_without_calibration)
     deadline_cpu();
     cpu_probe(&ci);
     clockevent_test_reset();
-    lapic_timer_ce_init(&lt, 0, VEC, 0, NULL, &ci);
+    lapic_timer_ce_init(&lt, &the_apic, 0, VEC, 0, NULL, &ci);
     CHECK(!lt.lapic.usable);
     CHECK_EQ_STR(lt.lapic.unusable_reason, "LAPIC timer frequency not calibrated");
     CHECK(!lt.deadline.usable);
@@ -568,9 +573,9 @@ TEST(drv_lapic_timer_ce_unusable_without_calibration)
     CHECK_EQ_I64(clockevent_register(&lt.lapic), 0);
     CHECK_EQ_I64(clockevent_register(&lt.deadline), 0);
     static struct lapic_timer_ce t1;
-    struct clocksource uncalibrated = *tsc_clocksource_init(&ci);
+    struct clocksource uncalibrated = *tsc_clocksource_init(&the_tsc, &ci);
     uncalibrated.freq_hz = 0;
-    lapic_timer_ce_init(&t1, 1, VEC, 0, &uncalibrated, &ci);
+    lapic_timer_ce_init(&t1, &the_apic, 1, VEC, 0, &uncalibrated, &ci);
     CHECK(!t1.deadline.usable);
     CHECK_EQ_STR(t1.deadline.unusable_reason, "no calibrated TSC");
     CHECK_EQ_I64(clockevent_register(&t1.deadline), 0);

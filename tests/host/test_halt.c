@@ -17,6 +17,13 @@
 #include "fake/fake.h"
 #include "test.h"
 
+static struct tick tk;          /* the tick under test */
+
+/* The drivers' state, as the kernel keeps it. */
+static struct lapic the_apic;
+static struct hpet the_hpet;
+static struct tsc the_tsc;
+
 #define VEC 0x40
 #define GSI 20
 #define MS 1000000ull
@@ -42,7 +49,7 @@ static void entry(int line, void *ctx)
     (void)ctx;
     irq_events++;
     if (line == FAKE_IRQ_LAPIC_TIMER) {
-        lapic_eoi();
+        lapic_eoi(&the_apic);
         lapic_timer_ce_irq(&lt);
     } else if (line == FAKE_IRQ_HPET(0)) {
         hpet_channel_irq(&ch);
@@ -64,26 +71,27 @@ static bool machine(void)
     fake_smp_cpu = 0;
     halt_backup_stop();
     idle_configure(IDLE_HALT, false);
-    tick_stop();
+    tick_stop(&tk);
+    halt_set_tick(&tk);
     fake_reset();
     clocksource_test_reset();
     clockevent_test_reset();
     fake_set_irq_handler(entry, NULL);
     fake_cpuid_set_bit(1, FAKE_ECX, FAKE_CPUID1_ECX_TSC_DEADLINE, true);
     cpu_probe(&ci);
-    tsc = *tsc_clocksource_init(&ci);
+    tsc = *tsc_clocksource_init(&the_tsc, &ci);
     tsc.next = NULL;
     if (!CHECK_EQ_I64(clocksource_register(&tsc), 0) ||
         !CHECK_EQ_I64(clocksource_set_freq(&tsc, FAKE_TSC_DEFAULT_HZ), 0) ||
         !CHECK(clocksource_select("tsc", NULL, 0) == &tsc) ||
-        !CHECK_EQ_I64(lapic_init(FAKE_LAPIC_BASE, false, 0xFF, 0xFE, &li), 0) ||
-        !CHECK_EQ_I64(hpet_init(FAKE_HPET_BASE, false, &hi), 0))
+        !CHECK_EQ_I64(lapic_init(&the_apic, FAKE_LAPIC_BASE, false, 0xFF, 0xFE, &li), 0) ||
+        !CHECK_EQ_I64(hpet_init(&the_hpet, FAKE_HPET_BASE, false, &hi), 0))
         return false;
-    hpet_enable();
-    lapic_timer_ce_init(&lt, 0, VEC, 1000000000, &tsc, &ci);
+    hpet_enable(&the_hpet);
+    lapic_timer_ce_init(&lt, &the_apic, 0, VEC, 1000000000, &tsc, &ci);
     pit_clockevent_init(&pit, NULL);
-    if (!CHECK_EQ_I64(hpet_comparator_route(0, GSI), 0) ||
-        !CHECK_EQ_I64(hpet_channel_init(&ch, 0, 0, NULL), 0) ||
+    if (!CHECK_EQ_I64(hpet_comparator_route(&the_hpet, 0, GSI), 0) ||
+        !CHECK_EQ_I64(hpet_channel_init(&ch, &the_hpet, 0, 0, NULL), 0) ||
         !CHECK_EQ_I64(clockevent_register(&lt.lapic), 0) ||
         !CHECK_EQ_I64(clockevent_register(&lt.deadline), 0) ||
         !CHECK_EQ_I64(clockevent_register(&ch.ce), 0) ||
@@ -128,15 +136,15 @@ TEST(halt_backup_never_the_tick_device_or_an_owned_one)
 {
     static int someone;
     REQUIRE(machine());
-    REQUIRE(tick_start(1000, "lapic", false, NULL, 0) == 0);
+    REQUIRE(tick_start(&tk, 1000, clockevent_find("lapic", 0), false, NULL, 0) == 0);
     CHECK(backup_for(NULL) == &ch.ce);               /* not lapic, not tsc_deadline */
     REQUIRE(clockevent_claim(&ch.ce, other_owner_event, &someone) == 0);
     CHECK(backup_for(NULL) == &pit.ce);
     clockevent_release(&ch.ce);
-    tick_stop();
-    REQUIRE(tick_start(1000, "pit", false, NULL, 0) == 0);
+    tick_stop(&tk);
+    REQUIRE(tick_start(&tk, 1000, clockevent_find("pit", 0), false, NULL, 0) == 0);
     CHECK(backup_for(&ch.ce) == &lt.deadline);
-    tick_stop();
+    tick_stop(&tk);
 }
 
 /* Nothing else will interrupt: the backup ends the HLT after HALT_BACKUP_NS, counted as a
@@ -192,7 +200,7 @@ TEST(halt_once_on_the_boot_cpu_folds_and_rescues_a_stopped_tick)
 {
     struct timekeeping_stats st0, st;
     REQUIRE(machine());
-    REQUIRE(tick_start(1000, "pit", false, NULL, 0) == 0);
+    REQUIRE(tick_start(&tk, 1000, clockevent_find("pit", 0), false, NULL, 0) == 0);
     irq_enable();
     fake_run_for_ns(10 * MS);
     irq_disable();
@@ -203,15 +211,15 @@ TEST(halt_once_on_the_boot_cpu_folds_and_rescues_a_stopped_tick)
         halt_once();
     timekeeping_get_stats(&st);
     CHECK(st.accumulates >= st0.accumulates + 3);
-    CHECK(tick_info()->rescued >= 1);
-    CHECK(!tick_overdue(time_ns()));
+    CHECK(tick_info(&tk)->rescued >= 1);
+    CHECK(!tick_overdue(&tk, time_ns()));
     halt_backup_stop();
 
-    tick_stop();
+    tick_stop(&tk);
 
     /* CPU 1 backs its waits up with its own device, and its wake-ups fold nothing. */
-    REQUIRE(hpet_comparator_route(1, GSI + 1) == 0);
-    REQUIRE(hpet_channel_init(&ch1, 1, 1, NULL) == 0);
+    REQUIRE(hpet_comparator_route(&the_hpet, 1, GSI + 1) == 0);
+    REQUIRE(hpet_channel_init(&ch1, &the_hpet, 1, 1, NULL) == 0);
     REQUIRE(clockevent_register(&ch1.ce) == 0);
     fake_smp_cpu = 1;
     REQUIRE(halt_backup_start(NULL));

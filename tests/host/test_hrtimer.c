@@ -104,8 +104,9 @@ static void setup(uint64_t min_cyc, uint64_t max_cyc)
  * fake_now (selected at fake_now 0, so time_ns() == fake_now exactly), and a CE_ABS device
  * comparing against that counter, registered (the core keeps its ns limits), under a base
  * on hrtimer_clock_time_ns: every deadline at least min_delta away is armed by its count. */
-static uint64_t ns_counter_read(void)
+static uint64_t ns_counter_read(const struct clocksource *cs)
 {
+    (void)cs;
     return fake_now;
 }
 static struct clocksource ns_counter;
@@ -331,10 +332,10 @@ static void model_check(bool time_ns_abs)
     CHECK(ref_head() == NULL);
     CHECK(tq_empty(&base.q));
     CHECK_EQ_U64(model_errors, 0);
-    CHECK_EQ_U64(base.reprograms, exp_reprograms);
-    CHECK_EQ_U64(base.shutdowns, exp_shutdowns);
-    CHECK_EQ_U64(base.expired, exp_fired);
-    CHECK_EQ_U64(base.hangs + base.retries + base.storm_detected + base.program_errors, 0);
+    CHECK_EQ_U64(base.stats.reprograms, exp_reprograms);
+    CHECK_EQ_U64(base.stats.shutdowns, exp_shutdowns);
+    CHECK_EQ_U64(base.stats.expired, exp_fired);
+    CHECK_EQ_U64(base.stats.hangs + base.stats.retries + base.stats.storm_detected + base.stats.program_errors, 0);
     CHECK(exp_fired > 100000);
     CHECK(!dev_armed);
     if (time_ns_abs) {
@@ -410,19 +411,19 @@ TEST(hrtimer_reprogram_only_on_head_change)
     setup(1, UINT64_MAX / 2);
     fired = 0;
     CHECK_EQ_I64(hrtimer_start(&base, &a, 5000, HRTIMER_MODE_ABS), 0);
-    CHECK_EQ_U64(base.reprograms, 1);
+    CHECK_EQ_U64(base.stats.reprograms, 1);
     CHECK_EQ_U64(dev_last_cyc, 4000);
     CHECK_EQ_I64(hrtimer_start(&base, &b, 6000, HRTIMER_MODE_ABS), 0);   /* not head */
     CHECK_EQ_I64(hrtimer_start(&base, &c, 5000, HRTIMER_MODE_ABS), 0);   /* tie: not head */
-    CHECK_EQ_U64(base.reprograms, 1);
+    CHECK_EQ_U64(base.stats.reprograms, 1);
     CHECK(hrtimer_cancel(&base, &a));        /* head goes, same deadline remains */
-    CHECK_EQ_U64(base.reprograms, 1);
+    CHECK_EQ_U64(base.stats.reprograms, 1);
     CHECK(hrtimer_cancel(&base, &c));        /* head deadline moves to 6000 */
-    CHECK_EQ_U64(base.reprograms, 2);
+    CHECK_EQ_U64(base.stats.reprograms, 2);
     CHECK_EQ_U64(dev_last_cyc, 5000);
     CHECK(!hrtimer_cancel(&base, &c));
     CHECK(hrtimer_cancel(&base, &b));
-    CHECK_EQ_U64(base.shutdowns, 1);
+    CHECK_EQ_U64(base.stats.shutdowns, 1);
     CHECK(!dev_armed);
     CHECK_EQ_I64(hrtimer_start(&base, &a, 10, HRTIMER_MODE_ABS), 0);     /* past: min delta */
     CHECK_EQ_U64(dev_last_cyc, 1);
@@ -431,7 +432,7 @@ TEST(hrtimer_reprogram_only_on_head_change)
     CHECK_EQ_I64(fired, 1);
     /* Empty after the interrupt: the fired one-shot is left in ONESHOT, not shut down, so
      * the next start is one device write and no state change. */
-    CHECK_EQ_U64(base.shutdowns, 1);
+    CHECK_EQ_U64(base.stats.shutdowns, 1);
     CHECK(dev.state == CE_STATE_ONESHOT);
     uint64_t changes = dev.state_changes, calls = dev_calls;
     CHECK_EQ_I64(hrtimer_start(&base, &b, 5000, HRTIMER_MODE_ABS), 0);
@@ -453,17 +454,17 @@ TEST(hrtimer_hang_device_always_etime)
     dev_etime = 1;
     /* Start: -ETIME after the retries, so the handler runs by hand and gives up bounded. */
     CHECK_EQ_I64(hrtimer_start(&base, &a, 5000, HRTIMER_MODE_ABS), 0);
-    CHECK_EQ_U64(base.interrupts, 1);
-    CHECK_EQ_U64(base.hangs, 1);
-    CHECK_EQ_U64(base.retries, HRTIMER_MAX_TRIES - 1);
-    CHECK_EQ_U64(base.reprograms, 1 + HRTIMER_MAX_TRIES + 1);
+    CHECK_EQ_U64(base.stats.interrupts, 1);
+    CHECK_EQ_U64(base.stats.hangs, 1);
+    CHECK_EQ_U64(base.stats.retries, HRTIMER_MAX_TRIES - 1);
+    CHECK_EQ_U64(base.stats.reprograms, 1 + HRTIMER_MAX_TRIES + 1);
     CHECK_EQ_I64(fired, 0);
     CHECK(!base.armed && !base.in_interrupt);
-    CHECK(dev_calls <= (uint64_t)(1 + CLOCKEVENT_ETIME_RETRIES) * base.reprograms);
+    CHECK(dev_calls <= (uint64_t)(1 + CLOCKEVENT_ETIME_RETRIES) * base.stats.reprograms);
     fake_now = 6000;
     clockevent_handle_irq(&dev);
     CHECK_EQ_I64(fired, 1);
-    CHECK_EQ_U64(base.hangs, 1);             /* empty after running: nothing to program */
+    CHECK_EQ_U64(base.stats.hangs, 1);             /* empty after running: nothing to program */
 }
 
 static enum hrtimer_restart slow_cb(struct hrtimer *t)
@@ -483,20 +484,20 @@ TEST(hrtimer_hang_clock_jumps)
     clock_jump = 1000;                       /* every read of the clock moves 1 us */
     clockevent_handle_irq(&dev);
     clock_jump = 0;
-    CHECK_EQ_U64(base.hangs, 1);
+    CHECK_EQ_U64(base.stats.hangs, 1);
     CHECK_EQ_I64(fired, HRTIMER_MAX_TRIES);
-    CHECK(base.max_hang_ns >= 1000 * HRTIMER_MAX_TRIES);
+    CHECK(base.stats.max_hang_ns >= 1000 * HRTIMER_MAX_TRIES);
     CHECK(base.hang_pending && base.armed);
-    CHECK_EQ_U64(dev_last_cyc, base.max_hang_ns);   /* breathe as long as it hung */
+    CHECK_EQ_U64(dev_last_cyc, base.stats.max_hang_ns);   /* breathe as long as it hung */
     /* While the breathing delay is armed, a new earlier head does not reprogram. */
-    uint64_t rp = base.reprograms;
+    uint64_t rp = base.stats.reprograms;
     struct hrtimer b = { .fn = count_cb };
     CHECK_EQ_I64(hrtimer_start(&base, &b, fake_now + 1, HRTIMER_MODE_ABS), 0);
-    CHECK_EQ_U64(base.reprograms, rp);
-    fake_now += base.max_hang_ns;
+    CHECK_EQ_U64(base.stats.reprograms, rp);
+    fake_now += base.stats.max_hang_ns;
     clockevent_handle_irq(&dev);
     CHECK(!base.hang_pending);
-    CHECK_EQ_U64(base.hangs, 1);
+    CHECK_EQ_U64(base.stats.hangs, 1);
 }
 
 static enum hrtimer_restart rearm_past_cb(struct hrtimer *t)
@@ -516,7 +517,7 @@ TEST(hrtimer_storm_bounded)
     fake_now = 2000;
     clockevent_handle_irq(&dev);
     CHECK_EQ_I64(fired, 50);
-    CHECK_EQ_U64(base.storm_detected, 1);
+    CHECK_EQ_U64(base.stats.storm_detected, 1);
     CHECK(hrtimer_queued(&a) && base.armed);
     CHECK_EQ_U64(dev_last_cyc, 1);           /* the rest runs min delta later */
     CHECK(hrtimer_cancel(&base, &a));
@@ -622,7 +623,7 @@ TEST(hrtimer_bases_per_device_have_no_cap)
                 return;
     }
     for (int i = 0; i < MANY; i++) {
-        CHECK_EQ_U64(many_base[i].interrupts, 1);
+        CHECK_EQ_U64(many_base[i].stats.interrupts, 1);
         hrtimer_base_release(&many_base[i]);
     }
 }
@@ -681,9 +682,9 @@ TEST(hrtimer_rescue_runs_a_lost_event_once_overdue)
     fake_now = 5000 + 1000;                    /* the event was lost: rescued */
     CHECK(hrtimer_rescue(&base, 1000));
     CHECK_EQ_I64(fired_a, 1);
-    CHECK_EQ_U64(base.rescued, 1);
+    CHECK_EQ_U64(base.stats.rescued, 1);
     CHECK(!hrtimer_rescue(&base, 1000));       /* nothing queued any more */
-    CHECK_EQ_U64(base.rescued, 1);
+    CHECK_EQ_U64(base.stats.rescued, 1);
 }
 
 /* ---- interrupts before the armed moment ---------------------------------------------- */
@@ -723,24 +724,24 @@ TEST(hrtimer_interrupt_before_its_moment_is_stale_or_early)
     dev_pending_answer = 1;
     fire_device();
     CHECK_EQ_I64(fired, 0);
-    CHECK_EQ_U64(base.spurious, 1);
-    CHECK_EQ_U64(base.stale, 1);
-    CHECK_EQ_U64(base.early_fires, 0);
+    CHECK_EQ_U64(base.stats.spurious, 1);
+    CHECK_EQ_U64(base.stats.stale, 1);
+    CHECK_EQ_U64(base.stats.early_fires, 0);
     CHECK(dev_armed && dev_last_cyc == 30000);          /* armed again for its moment */
 
     dev_pending_answer = 0;
     fire_device();
     CHECK_EQ_I64(fired, 0);
-    CHECK_EQ_U64(base.stale, 1);
-    CHECK_EQ_U64(base.early_fires, 1);
-    CHECK_EQ_U64(base.early_max_ns, 30000);
+    CHECK_EQ_U64(base.stats.stale, 1);
+    CHECK_EQ_U64(base.stats.early_fires, 1);
+    CHECK_EQ_U64(base.stats.early_max_ns, 30000);
 
     /* 1 us early against a 100 us delay: within the tolerance (1 us + 2000 ppm) */
     CHECK_EQ_I64(hrtimer_start(&base, &t, 171000, HRTIMER_MODE_ABS), 0);
     fake_now = 171000 - 1000;
     fire_device();
-    CHECK_EQ_U64(base.early_fires, 1);
-    CHECK_EQ_U64(base.stale, 2);          /* counted with what the device cannot tell apart */
+    CHECK_EQ_U64(base.stats.early_fires, 1);
+    CHECK_EQ_U64(base.stats.stale, 2);          /* counted with what the device cannot tell apart */
 
     /* the loop runs the timer after an early entry: the clock passes the moment while the
      * device is reprogrammed */
@@ -765,18 +766,18 @@ TEST(hrtimer_base_reclaim_keeps_the_statistics)
     fake_now = 6000;
     fire_device();
     fire_device();                                      /* nothing due: spurious */
-    CHECK_EQ_U64(base.interrupts, 2);
-    CHECK_EQ_U64(base.spurious, 1);
+    CHECK_EQ_U64(base.stats.interrupts, 2);
+    CHECK_EQ_U64(base.stats.spurious, 1);
     hrtimer_base_release(&base);
     CHECK(clockevent_is_free(&dev));
     CHECK_EQ_I64(hrtimer_base_reclaim(&base, slots, NT), 0);
     CHECK(!clockevent_is_free(&dev));
-    CHECK_EQ_U64(base.interrupts, 2);
-    CHECK_EQ_U64(base.spurious, 1);
-    CHECK_EQ_U64(base.expired, 1);
+    CHECK_EQ_U64(base.stats.interrupts, 2);
+    CHECK_EQ_U64(base.stats.spurious, 1);
+    CHECK_EQ_U64(base.stats.expired, 1);
     CHECK(tq_first(&base.q) == NULL);
     CHECK_EQ_I64(hrtimer_start(&base, &t, 9000, HRTIMER_MODE_ABS), 0);
     fake_now = 9000;
     fire_device();
-    CHECK_EQ_U64(base.expired, 2);
+    CHECK_EQ_U64(base.stats.expired, 2);
 }

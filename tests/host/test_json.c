@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "ticklab/errno.h"
 #include "ticklab/json.h"
 #include "test.h"
 
@@ -212,7 +213,7 @@ TEST(json_fixed_more_than_9_decimals_is_refused)
 
     json_begin(&j, out, sizeof(out));
     json_fixed(&j, "v", 1, 10);
-    CHECK_EQ_I64(json_finish(&j), -1);
+    CHECK_EQ_I64(json_finish(&j), -ENOSPC);
 }
 
 TEST(json_nesting_exact_text)
@@ -276,7 +277,7 @@ TEST(json_depth_limit)
     json_begin(&j, out, sizeof(out));
     for (int i = 0; i < JSON_MAX_DEPTH; i++)
         json_obj_open(&j, "o");
-    CHECK_EQ_I64(json_finish(&j), -1);
+    CHECK_EQ_I64(json_finish(&j), -ENOSPC);
 }
 
 TEST(json_misuse_is_reported)
@@ -285,28 +286,28 @@ TEST(json_misuse_is_reported)
 
     json_begin(&j, out, sizeof(out));
     json_obj_close(&j);   /* the top level is json_finish()'s to close */
-    CHECK_EQ_I64(json_finish(&j), -1);
+    CHECK_EQ_I64(json_finish(&j), -ENOSPC);
 
     json_begin(&j, out, sizeof(out));
     json_arr_open(&j, "a");
     json_obj_close(&j);   /* wrong kind */
-    CHECK_EQ_I64(json_finish(&j), -1);
+    CHECK_EQ_I64(json_finish(&j), -ENOSPC);
 
     json_begin(&j, out, sizeof(out));
     json_elem_u64(&j, 1);   /* an element needs an array */
-    CHECK_EQ_I64(json_finish(&j), -1);
+    CHECK_EQ_I64(json_finish(&j), -ENOSPC);
 
     json_begin(&j, out, sizeof(out));
     json_u64(&j, NULL, 1);   /* a member of an object needs a key */
-    CHECK_EQ_I64(json_finish(&j), -1);
+    CHECK_EQ_I64(json_finish(&j), -ENOSPC);
 
     json_begin(&j, out, sizeof(out));
     CHECK_EQ_I64(json_finish(&j), 2);
     json_u64(&j, "late", 1);   /* after finish */
-    CHECK_EQ_I64(json_finish(&j), -1);
+    CHECK_EQ_I64(json_finish(&j), -ENOSPC);
 
     json_begin(&j, NULL, 100);
-    CHECK_EQ_I64(json_finish(&j), -1);
+    CHECK_EQ_I64(json_finish(&j), -ENOSPC);
 }
 
 /* ---- overflow at every size ------------------------------------------------------------- */
@@ -351,7 +352,7 @@ TEST(json_overflow_at_every_size)
         build_record(&j, buf, cap);
         n = json_finish(&j);
         if (cap <= (size_t)len) {
-            CHECK_EQ_I64(n, -1);
+            CHECK_EQ_I64(n, -ENOSPC);
             /* What is there is a clean, terminated prefix, never a stray byte. */
             if (cap > 0 && CHECK(strlen(buf) < cap))
                 CHECK_EQ_MEM(buf, full, strlen(buf));

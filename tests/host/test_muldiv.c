@@ -115,3 +115,34 @@ TEST(muldiv_fls64)
     }
 }
 
+
+/* ceil(a * b / c), against the 128-bit reference, on both of its paths (a and b under 2^32:
+ * one multiply; otherwise the full division), exact quotients included, saturated. */
+static bool check_ceil(uint64_t a, uint64_t b, uint64_t c)
+{
+    unsigned __int128 p = (unsigned __int128)a * b;
+    unsigned __int128 want = c ? p / c + (p % c != 0) : (unsigned __int128)UINT64_MAX + 1;
+    uint64_t w = want > UINT64_MAX ? UINT64_MAX : (uint64_t)want;
+    uint64_t got = mul_div_u64_ceil(a, b, c);
+    if (got == w)
+        return true;
+    return test_fail(__FILE__, __LINE__, "ceil(%llu * %llu / %llu) = %llu, want %llu",
+                     (unsigned long long)a, (unsigned long long)b, (unsigned long long)c,
+                     (unsigned long long)got, (unsigned long long)w);
+}
+
+TEST(muldiv_ceil_both_paths_exact_and_saturated)
+{
+    CHECK_EQ_U64(mul_div_u64_ceil(1000000, 1193182, 1000000000), 1194);  /* 1 ms of PIT */
+    CHECK_EQ_U64(mul_div_u64_ceil(1000000, 1000000000, 1000000000), 1000000);   /* exact */
+    CHECK_EQ_U64(mul_div_u64_ceil(1, 1, 0), UINT64_MAX);
+    CHECK_EQ_U64(mul_div_u64_ceil(UINT64_MAX, 2, 1), UINT64_MAX);
+    CHECK_EQ_U64(mul_div_u64_ceil(UINT64_MAX, 1, 1), UINT64_MAX);
+    rng_seed(0x6365696cull);
+    for (int i = 0; i < 200000; i++) {
+        uint64_t a = rng_bits(), b = rng_bits(), c = rng_bits();
+        if (!check_ceil(a, b, c) || !check_ceil(a & 0xffffffffu, b & 0xffffffffu, c) ||
+            !check_ceil(a, b, c ? c : 1))
+            return;
+    }
+}

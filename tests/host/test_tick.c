@@ -15,6 +15,12 @@
 #include "fake/fake.h"
 #include "test.h"
 
+static struct tick tk;          /* the tick under test */
+
+/* The drivers' state, as the kernel keeps it. */
+static struct lapic the_apic;
+static struct tsc the_tsc;
+
 #define VEC 0x40
 #define MS 1000000ull
 
@@ -26,7 +32,7 @@ static void entry(int line, void *ctx)
 {
     (void)ctx;
     if (line == FAKE_IRQ_LAPIC_TIMER) {
-        lapic_eoi();
+        lapic_eoi(&the_apic);
         lapic_timer_ce_irq(&lt);
     } else if (line == FAKE_IRQ_ISA(0)) {
         pit_clockevent_irq(&pit);
@@ -41,22 +47,22 @@ static bool machine(void)
     struct lapic_info li;
     struct cpu_info ci;
 
-    tick_stop();
-    tick_set_hook(NULL);
+    tick_stop(&tk);
+    tk.hook = NULL;
     fake_reset();
     clocksource_test_reset();
     clockevent_test_reset();
     fake_set_irq_handler(entry, NULL);
     fake_cpuid_set_bit(1, FAKE_ECX, FAKE_CPUID1_ECX_TSC_DEADLINE, true);
     cpu_probe(&ci);
-    tsc = *tsc_clocksource_init(&ci);
+    tsc = *tsc_clocksource_init(&the_tsc, &ci);
     tsc.next = NULL;
     if (!CHECK_EQ_I64(clocksource_register(&tsc), 0) ||
         !CHECK_EQ_I64(clocksource_set_freq(&tsc, FAKE_TSC_DEFAULT_HZ), 0) ||
         !CHECK(clocksource_select("tsc", NULL, 0) == &tsc) ||
-        !CHECK_EQ_I64(lapic_init(FAKE_LAPIC_BASE, false, 0xFF, 0xFE, &li), 0))
+        !CHECK_EQ_I64(lapic_init(&the_apic, FAKE_LAPIC_BASE, false, 0xFF, 0xFE, &li), 0))
         return false;
-    lapic_timer_ce_init(&lt, 0, VEC, 1000000000, &tsc, &ci);
+    lapic_timer_ce_init(&lt, &the_apic, 0, VEC, 1000000000, &tsc, &ci);
     pit_clockevent_init(&pit, NULL);
     if (!CHECK_EQ_I64(clockevent_register(&lt.lapic), 0) ||
         !CHECK_EQ_I64(clockevent_register(&lt.deadline), 0) ||
@@ -73,12 +79,13 @@ static void entry_noop(struct clockevent *ce)
 
 static uint64_t advanced(void)
 {
-    return jiffies - tick_info()->jiffies_start;
+    return tk.jiffies - tick_info(&tk)->jiffies_start;
 }
 
 static uint64_t hook_calls, hook_last;
-static void hook(uint64_t j)
+static void hook(void *ctx, uint64_t j)
 {
+    (void)ctx;
     hook_calls++;
     hook_last = j;
 }
@@ -89,11 +96,11 @@ TEST(tick_periodic_counts_jiffies_exactly_on_the_lapic_timer)
 {
     char why[96];
     REQUIRE(machine());
-    tick_set_hook(hook);
+    tk.hook = hook;
     hook_calls = 0;
-    REQUIRE(tick_start(1000, "lapic", false, why, sizeof(why)) == 0);
+    REQUIRE(tick_start(&tk, 1000, clockevent_find("lapic", 0), false, why, sizeof(why)) == 0);
     CHECK_EQ_STR(why, "");
-    const struct tick_info *ti = tick_info();
+    const struct tick_info *ti = tick_info(&tk);
     CHECK(ti->dev == &lt.lapic && ti->periodic);
     CHECK_EQ_U64(ti->period_ns, 1000000);
     CHECK_EQ_U64(ti->jiffies_start, (1ull << 32) - 2000);
@@ -104,15 +111,15 @@ TEST(tick_periodic_counts_jiffies_exactly_on_the_lapic_timer)
     CHECK_EQ_U64(ti->ticks, 10000);
     CHECK_EQ_U64(advanced(), 10000);
     CHECK_EQ_U64(ti->lost + ti->early + ti->failures, 0);
-    CHECK(jiffies > (1ull << 32));
+    CHECK(tk.jiffies > (1ull << 32));
     /* the first gap also holds the start's register writes (under 1 us) */
     if (!CHECK(ti->max_gap_ns >= 1000000 && ti->max_gap_ns <= 1000000 + 1000))
         printf("    max gap %" PRIu64 " ns\n", ti->max_gap_ns);
     CHECK_EQ_U64(hook_calls, 10000);
-    CHECK_EQ_U64(hook_last, jiffies);
+    CHECK_EQ_U64(hook_last, tk.jiffies);
     CHECK_EQ_U64(lt.lapic.programs, 1);             /* periodic: one start, no re-arms */
-    tick_stop();
-    CHECK(!tick_running());
+    tick_stop(&tk);
+    CHECK(!tick_running(&tk));
     CHECK(clockevent_is_free(&lt.lapic));
     CHECK(clockevent_is_free(&lt.deadline));
     fake_run_for_ns(10 * MS);
@@ -124,8 +131,8 @@ TEST(tick_periodic_counts_jiffies_exactly_on_the_lapic_timer)
 TEST(tick_periodic_counts_jiffies_exactly_on_the_pit)
 {
     REQUIRE(machine());
-    REQUIRE(tick_start(1000, "pit", false, NULL, 0) == 0);
-    const struct tick_info *ti = tick_info();
+    REQUIRE(tick_start(&tk, 1000, clockevent_find("pit", 0), false, NULL, 0) == 0);
+    const struct tick_info *ti = tick_info(&tk);
     CHECK(ti->dev == &pit.ce && ti->periodic);
     CHECK_EQ_U64(ti->period_ns, 999847);
     uint64_t t0 = time_ns();
@@ -139,8 +146,8 @@ TEST(tick_periodic_counts_jiffies_exactly_on_the_pit)
     uint64_t want = elapsed * PIT_HZ / (1193 * 1000000000ull);
     CHECK(ti->ticks == want || ti->ticks == want + 1);
     CHECK(ti->ticks > 20000 + 2);                   /* 1000.152 Hz: three more than 1000 Hz */
-    CHECK(jiffies > (1ull << 32));
-    tick_stop();
+    CHECK(tk.jiffies > (1ull << 32));
+    tick_stop(&tk);
 }
 
 /* Interrupts off for 10.5 ms: the edges at 6..15 ms find interrupts off; the LAPIC holds
@@ -150,8 +157,8 @@ TEST(tick_periodic_counts_jiffies_exactly_on_the_pit)
 TEST(tick_lost_ticks_counted_and_caught_up)
 {
     REQUIRE(machine());
-    REQUIRE(tick_start(1000, "lapic", false, NULL, 0) == 0);
-    const struct tick_info *ti = tick_info();
+    REQUIRE(tick_start(&tk, 1000, clockevent_find("lapic", 0), false, NULL, 0) == 0);
+    const struct tick_info *ti = tick_info(&tk);
     uint64_t t_start = vclock_now_ns();
     fake_run_until_ns(t_start + 5 * MS + MS / 4);
     CHECK_EQ_U64(advanced(), 5);
@@ -166,7 +173,7 @@ TEST(tick_lost_ticks_counted_and_caught_up)
     CHECK_EQ_U64(ti->early + ti->late, 0);
     CHECK_EQ_U64(advanced(), 30);
     CHECK_EQ_U64(ti->lost, 9);
-    tick_stop();
+    tick_stop(&tk);
 }
 
 /* tick_sync() between interrupts: with interrupts off for 3.5 ms, jiffies read 5 until the
@@ -176,18 +183,18 @@ TEST(tick_lost_ticks_counted_and_caught_up)
 TEST(tick_sync_brings_jiffies_up_to_date_between_interrupts)
 {
     REQUIRE(machine());
-    REQUIRE(tick_start(1000, "lapic", false, NULL, 0) == 0);
-    const struct tick_info *ti = tick_info();
+    REQUIRE(tick_start(&tk, 1000, clockevent_find("lapic", 0), false, NULL, 0) == 0);
+    const struct tick_info *ti = tick_info(&tk);
     uint64_t t_start = vclock_now_ns();
     fake_run_until_ns(t_start + 5 * MS + MS / 4);
     irq_disable();
     fake_run_until_ns(t_start + 8 * MS + MS / 2);
     CHECK_EQ_U64(advanced(), 5);
-    tick_sync();
+    tick_sync(&tk);
     CHECK_EQ_U64(advanced(), 8);
-    CHECK(tick_jiffies_ns(jiffies) <= time_ns());
-    CHECK(tick_jiffies_ns(jiffies + 1) > time_ns());
-    tick_sync();                                     /* idempotent */
+    CHECK(tick_jiffies_ns(&tk, tk.jiffies) <= time_ns());
+    CHECK(tick_jiffies_ns(&tk, tk.jiffies + 1) > time_ns());
+    tick_sync(&tk);                                     /* idempotent */
     CHECK_EQ_U64(advanced(), 8);
     irq_enable();                                    /* the held one (the 6 ms edge) */
     CHECK_EQ_U64(advanced(), 8);
@@ -196,7 +203,7 @@ TEST(tick_sync_brings_jiffies_up_to_date_between_interrupts)
     CHECK_EQ_U64(advanced(), 20);
     CHECK_EQ_U64(ti->lost, 2);
     CHECK_EQ_U64(ti->late + ti->early, 0);
-    tick_stop();
+    tick_stop(&tk);
 }
 
 /* A hypervisor that re-injects missed periodic interrupts: after a 4 ms stall the late
@@ -206,8 +213,8 @@ TEST(tick_sync_brings_jiffies_up_to_date_between_interrupts)
 TEST(tick_reinjected_interrupts_are_not_counted_twice)
 {
     REQUIRE(machine());
-    REQUIRE(tick_start(1000, "lapic", false, NULL, 0) == 0);
-    const struct tick_info *ti = tick_info();
+    REQUIRE(tick_start(&tk, 1000, clockevent_find("lapic", 0), false, NULL, 0) == 0);
+    const struct tick_info *ti = tick_info(&tk);
     uint64_t t_start = vclock_now_ns();
     fake_run_until_ns(t_start + 5 * MS + MS / 4);
     irq_disable();
@@ -225,7 +232,7 @@ TEST(tick_reinjected_interrupts_are_not_counted_twice)
     CHECK_EQ_U64(advanced(), 9);
     fake_run_until_ns(t_start + 12 * MS + MS / 4);
     CHECK_EQ_U64(advanced(), 12);
-    tick_stop();
+    tick_stop(&tk);
 }
 
 /* The grid is kept to 1/65536 ns: on the PIT (999,847.47 ns) an hour of jiffies computed
@@ -234,13 +241,13 @@ TEST(tick_reinjected_interrupts_are_not_counted_twice)
 TEST(tick_grid_keeps_the_period_fraction)
 {
     REQUIRE(machine());
-    REQUIRE(tick_start(1000, "pit", false, NULL, 0) == 0);
-    uint64_t j = jiffies, hour_ticks = 3600000000000ull * PIT_HZ / (1193 * 1000000000ull);
-    uint64_t at = tick_jiffies_ns(j + hour_ticks) - tick_jiffies_ns(j);
+    REQUIRE(tick_start(&tk, 1000, clockevent_find("pit", 0), false, NULL, 0) == 0);
+    uint64_t j = tk.jiffies, hour_ticks = 3600000000000ull * PIT_HZ / (1193 * 1000000000ull);
+    uint64_t at = tick_jiffies_ns(&tk, j + hour_ticks) - tick_jiffies_ns(&tk, j);
     /* hour_ticks * 1193 / 1193182 s */
     uint64_t want = hour_ticks * 1193ull * 1000000000ull / PIT_HZ;
     CHECK(at + 2 >= want && at <= want + 2);
-    tick_stop();
+    tick_stop(&tk);
 }
 
 /* tickmode=oneshot: re-armed every tick at start + k * period (absolute), so a second of
@@ -248,8 +255,8 @@ TEST(tick_grid_keeps_the_period_fraction)
 TEST(tick_oneshot_mode_rearms_without_drift)
 {
     REQUIRE(machine());
-    REQUIRE(tick_start(1000, "lapic", true, NULL, 0) == 0);
-    const struct tick_info *ti = tick_info();
+    REQUIRE(tick_start(&tk, 1000, clockevent_find("lapic", 0), true, NULL, 0) == 0);
+    const struct tick_info *ti = tick_info(&tk);
     CHECK(!ti->periodic);
     uint64_t t_start = vclock_now_ns();
     fake_run_until_ns(t_start + 1000 * MS + MS / 2);
@@ -259,7 +266,7 @@ TEST(tick_oneshot_mode_rearms_without_drift)
     CHECK(!ti->stalled);
     CHECK_EQ_U64(lt.lapic.programs, 1001);          /* the start and one re-arm per tick */
     CHECK(ti->max_gap_ns <= 1000000 + 1000);
-    tick_stop();
+    tick_stop(&tk);
 }
 
 /* ---- a device that refuses every re-arm ------------------------------------------------ */
@@ -299,8 +306,8 @@ TEST(tick_oneshot_rearm_etime_forever_stalls_and_says_so)
     REQUIRE(clockevent_register(&refusing) == 0);
     refuse = false;
     armed_calls = 0;
-    REQUIRE(tick_start(1000, "refusing", true, NULL, 0) == 0);
-    const struct tick_info *ti = tick_info();
+    REQUIRE(tick_start(&tk, 1000, clockevent_find("refusing", 0), true, NULL, 0) == 0);
+    const struct tick_info *ti = tick_info(&tk);
     CHECK(!ti->periodic && ti->dev == &refusing);
     CHECK_EQ_U64(armed_calls, 1);
 
@@ -316,14 +323,14 @@ TEST(tick_oneshot_rearm_etime_forever_stalls_and_says_so)
     CHECK_EQ_U64(ti->failures, 1);
     CHECK(ti->stalled);
     CHECK_EQ_U64(refusing.etime_failures, 2);        /* both tries, after their retries */
-    CHECK(tick_running());
+    CHECK(tick_running(&tk));
 
     /* No interrupt comes. Overdue only after 4 periods + TICK_OVERDUE_NS. */
     fake_run_for_ns(4 * MS + TICK_OVERDUE_NS - 100000);
-    CHECK(!tick_overdue(time_ns()));
+    CHECK(!tick_overdue(&tk, time_ns()));
     fake_run_for_ns(200000);
-    CHECK(tick_overdue(time_ns()));
-    tick_rescue();                                    /* still refusing: counted again */
+    CHECK(tick_overdue(&tk, time_ns()));
+    tick_rescue(&tk);                                    /* still refusing: counted again */
     CHECK_EQ_U64(ti->rescued, 1);
     CHECK_EQ_U64(ti->ticks, 3);
     CHECK(ti->stalled);
@@ -333,20 +340,20 @@ TEST(tick_oneshot_rearm_etime_forever_stalls_and_says_so)
 
     refuse = false;                                   /* the device recovers */
     fake_run_for_ns(TICK_OVERDUE_NS + 5 * MS);
-    CHECK(tick_overdue(time_ns()));
-    tick_rescue();
+    CHECK(tick_overdue(&tk, time_ns()));
+    tick_rescue(&tk);
     CHECK_EQ_U64(ti->rescued, 2);
     CHECK(!ti->stalled);
     CHECK_EQ_U64(ti->failures, 2);
     CHECK_EQ_U64(armed_calls, 3);                     /* re-armed by the rescue */
-    CHECK(!tick_overdue(time_ns()));
+    CHECK(!tick_overdue(&tk, time_ns()));
     uint64_t t = time_ns();
-    CHECK(advanced() >= (t - tick_last_ns()) / MS);
+    CHECK(advanced() >= (t - tick_last_ns(&tk)) / MS);
     fake_run_for_ns(MS);
     clockevent_handle_irq(&refusing);                 /* and ticks again */
     CHECK_EQ_U64(ti->ticks, 5);
     CHECK(!ti->stalled);
-    tick_stop();
+    tick_stop(&tk);
     CHECK(clockevent_is_free(&refusing));
 }
 
@@ -354,23 +361,23 @@ TEST(tick_oneshot_rearm_etime_forever_stalls_and_says_so)
 TEST(tick_rescue_restarts_a_periodic_tick_that_stopped)
 {
     REQUIRE(machine());
-    REQUIRE(tick_start(1000, "lapic", false, NULL, 0) == 0);
-    const struct tick_info *ti = tick_info();
+    REQUIRE(tick_start(&tk, 1000, clockevent_find("lapic", 0), false, NULL, 0) == 0);
+    const struct tick_info *ti = tick_info(&tk);
     fake_run_for_ns(10 * MS + MS / 2);
     CHECK_EQ_U64(advanced(), 10);
-    CHECK(!tick_overdue(time_ns()));
-    lapic_write(LAPIC_LVT_TIMER, lapic_read(LAPIC_LVT_TIMER) | LVT_MASKED);   /* lost */
+    CHECK(!tick_overdue(&tk, time_ns()));
+    lapic_write(&the_apic, LAPIC_LVT_TIMER, lapic_read(&the_apic, LAPIC_LVT_TIMER) | LVT_MASKED);   /* lost */
     fake_run_for_ns(4 * MS + TICK_OVERDUE_NS + MS);
     CHECK_EQ_U64(advanced(), 10);
-    CHECK(tick_overdue(time_ns()));
-    tick_rescue();
+    CHECK(tick_overdue(&tk, time_ns()));
+    tick_rescue(&tk);
     CHECK_EQ_U64(ti->rescued, 1);
-    CHECK(!tick_overdue(time_ns()));
+    CHECK(!tick_overdue(&tk, time_ns()));
     uint64_t j = advanced();
     CHECK(j >= 10 + 54 && j <= 10 + 56);
     fake_run_for_ns(10 * MS);                         /* restarted: unmasked, periodic */
     CHECK(advanced() >= j + 9 && advanced() <= j + 10);
-    tick_stop();
+    tick_stop(&tk);
 }
 
 /* ---- tickless idle ----------------------------------------------------------------------- */
@@ -378,25 +385,25 @@ TEST(tick_rescue_restarts_a_periodic_tick_that_stopped)
 TEST(tick_nohz_stop_and_restart)
 {
     REQUIRE(machine());
-    REQUIRE(tick_start(1000, "lapic", false, NULL, 0) == 0);
-    const struct tick_info *ti = tick_info();
+    REQUIRE(tick_start(&tk, 1000, clockevent_find("lapic", 0), false, NULL, 0) == 0);
+    const struct tick_info *ti = tick_info(&tk);
     uint64_t t_start = vclock_now_ns();
     fake_run_until_ns(t_start + 10 * MS + MS / 4);
     CHECK_EQ_U64(advanced(), 10);
 
-    CHECK(!tick_nohz_stop(time_ns() + MS));          /* under two periods: not worth it */
-    CHECK(!tick_nohz_stopped());
+    CHECK(!tick_nohz_stop(&tk, time_ns() + MS));          /* under two periods: not worth it */
+    CHECK(!tick_nohz_stopped(&tk));
     irq_disable();
-    CHECK(tick_nohz_stop(time_ns() + 20 * MS));
+    CHECK(tick_nohz_stop(&tk, time_ns() + 20 * MS));
     irq_enable();
-    CHECK(tick_nohz_stopped());
-    CHECK(!tick_nohz_stop(time_ns() + 40 * MS));     /* already stopped */
+    CHECK(tick_nohz_stopped(&tk));
+    CHECK(!tick_nohz_stop(&tk, time_ns() + 40 * MS));     /* already stopped */
     CHECK_EQ_U64(ti->nohz_stops, 1);
     fake_run_for_ns(15 * MS);
     CHECK_EQ_U64(advanced(), 10);                    /* no tick while stopped ... */
-    CHECK(!tick_overdue(time_ns()));                 /* ... and that is not overdue */
+    CHECK(!tick_overdue(&tk, time_ns()));                 /* ... and that is not overdue */
     fake_run_for_ns(5 * MS + MS / 2);                /* the one-shot for until_ns */
-    CHECK(!tick_nohz_stopped());
+    CHECK(!tick_nohz_stopped(&tk));
     CHECK_EQ_U64(advanced(), 30);                    /* caught up ... */
     CHECK_EQ_U64(ti->idle_skipped, 19);              /* ... as skipped, not lost */
     CHECK_EQ_U64(ti->lost, 0);
@@ -405,23 +412,23 @@ TEST(tick_nohz_stop_and_restart)
 
     /* Leaving idle early: restart catches up at once and the periodic tick goes on. */
     irq_disable();
-    CHECK(tick_nohz_stop(time_ns() + 50 * MS));
+    CHECK(tick_nohz_stop(&tk, time_ns() + 50 * MS));
     irq_enable();
     fake_run_for_ns(10 * MS + MS / 3);
     uint64_t before = advanced();
     irq_disable();
-    tick_nohz_restart();
+    tick_nohz_restart(&tk);
     irq_enable();
-    CHECK(!tick_nohz_stopped());
+    CHECK(!tick_nohz_stopped(&tk));
     CHECK(advanced() >= before + 10 && advanced() <= before + 11);
     uint64_t j = advanced();
     fake_run_for_ns(5 * MS);
     CHECK(advanced() >= j + 4 && advanced() <= j + 5);
     CHECK_EQ_U64(ti->lost, 0);
     CHECK_EQ_U64(ti->nohz_stops, 2);
-    tick_nohz_restart();                              /* not stopped: nothing */
-    tick_stop();
-    CHECK(!tick_nohz_stop(time_ns() + 50 * MS));     /* not running */
+    tick_nohz_restart(&tk);                              /* not stopped: nothing */
+    tick_stop(&tk);
+    CHECK(!tick_nohz_stop(&tk, time_ns() + 50 * MS));     /* not running */
 }
 
 /* The tick's limits: at least TICK_MIN_PERIOD_NS, at most a second, a device to run on. */
@@ -429,19 +436,26 @@ TEST(tick_start_refusals)
 {
     char why[96];
     REQUIRE(machine());
-    CHECK_EQ_I64(tick_start(0, NULL, false, NULL, 0), -EINVAL);
-    CHECK_EQ_I64(tick_start(100000, NULL, false, NULL, 0), -ERANGE);   /* 10 us */
-    CHECK_EQ_I64(tick_start_ns(TICK_MIN_PERIOD_NS - 1, NULL, false, NULL, 0), -ERANGE);
-    CHECK_EQ_I64(tick_start_ns(2000000000ull, NULL, false, NULL, 0), -EINVAL);
-    CHECK(!tick_running());
-    /* Unknown name: the best free periodic device instead, and why says so. */
-    CHECK_EQ_I64(tick_start(1000, "nope", false, why, sizeof(why)), 0);
-    CHECK_EQ_STR(why, "clockevent=nope: unknown; using lapic");
-    CHECK(tick_info()->dev == &lt.lapic);
-    tick_stop();
+    CHECK_EQ_I64(tick_start(&tk, 0, NULL, false, NULL, 0), -EINVAL);
+    CHECK_EQ_I64(tick_start(&tk, 100000, NULL, false, NULL, 0), -ERANGE);   /* 10 us */
+    CHECK_EQ_I64(tick_start_ns(&tk, TICK_MIN_PERIOD_NS - 1, NULL, false, NULL, 0), -ERANGE);
+    CHECK_EQ_I64(tick_start_ns(&tk, TICK_MAX_PERIOD_NS + 1, NULL, false, NULL, 0), -ERANGE);
+    CHECK(!tick_running(&tk));
+    /* No device preferred: the best free periodic one, and nothing to explain. */
+    CHECK_EQ_I64(tick_start(&tk, 1000, NULL, false, why, sizeof(why)), 0);
+    CHECK_EQ_STR(why, "");
+    CHECK(tick_info(&tk)->dev == &lt.lapic);
+    tick_stop(&tk);
+    /* The preferred device cannot make the period (the PIT counts at most 65536 clocks,
+     * 54.9 ms): the next best that can, and why says so. */
+    CHECK_EQ_I64(tick_start_ns(&tk, 100 * MS, &pit.ce, false, why, sizeof(why)), 0);
+    CHECK(tick_info(&tk)->dev == &lt.lapic);
+    CHECK_EQ_STR(why, "clockevent=pit cannot tick at 100000000 ns (error -34); ticking on lapic");
+    CHECK(clockevent_is_free(&pit.ce));               /* given back after its refusal */
+    tick_stop(&tk);
     clockevent_test_reset();
-    CHECK_EQ_I64(tick_start(1000, NULL, false, NULL, 0), -ENODEV);
-    CHECK(!tick_running());
+    CHECK_EQ_I64(tick_start(&tk, 1000, NULL, false, NULL, 0), -ENODEV);
+    CHECK(!tick_running(&tk));
 }
 
 /* Regression: a late one-shot tick re-armed for the next point of its grid (start + k *
@@ -452,8 +466,8 @@ TEST(tick_start_refusals)
 TEST(tick_oneshot_late_tick_rearms_on_the_next_future_period)
 {
     REQUIRE(machine());
-    REQUIRE(tick_start(1000, "lapic", true, NULL, 0) == 0);
-    const struct tick_info *ti = tick_info();
+    REQUIRE(tick_start(&tk, 1000, clockevent_find("lapic", 0), true, NULL, 0) == 0);
+    const struct tick_info *ti = tick_info(&tk);
     uint64_t t_start = vclock_now_ns();
     fake_run_until_ns(t_start + 5 * MS + MS / 4);
     CHECK_EQ_U64(advanced(), 5);
@@ -471,7 +485,7 @@ TEST(tick_oneshot_late_tick_rearms_on_the_next_future_period)
     CHECK_EQ_U64(ti->early + ti->late, 0);           /* 16 ms on time counts its own */
     CHECK_EQ_U64(ti->lost, 9);
     CHECK_EQ_U64(ti->ticks, 5 + 1 + 15);
-    tick_stop();
+    tick_stop(&tk);
 }
 
 /* A named device ticks in the mode it has (regression: clockevent=tsc_deadline, one-shot
@@ -482,24 +496,24 @@ TEST(tick_named_oneshot_only_device_ticks_in_oneshot_mode)
 {
     char why[96];
     REQUIRE(machine());
-    CHECK_EQ_I64(tick_start(1000, "tsc_deadline", false, why, sizeof(why)), 0);
-    CHECK(tick_info()->dev == &lt.deadline);
-    CHECK(!tick_info()->periodic);
+    CHECK_EQ_I64(tick_start(&tk, 1000, clockevent_find("tsc_deadline", 0), false, why, sizeof(why)), 0);
+    CHECK(tick_info(&tk)->dev == &lt.deadline);
+    CHECK(!tick_info(&tk)->periodic);
     CHECK_EQ_STR(why, "");
-    uint64_t j0 = jiffies;
+    uint64_t j0 = tk.jiffies;
     fake_run_for_ns(100000000ull);
-    CHECK_EQ_U64(jiffies - j0, 100);
-    tick_stop();
-    CHECK_EQ_I64(tick_start(1000, "pit", false, why, sizeof(why)), 0);
-    CHECK(tick_info()->dev == &pit.ce);
-    CHECK(tick_info()->periodic);
-    tick_stop();
+    CHECK_EQ_U64(tk.jiffies - j0, 100);
+    tick_stop(&tk);
+    CHECK_EQ_I64(tick_start(&tk, 1000, clockevent_find("pit", 0), false, why, sizeof(why)), 0);
+    CHECK(tick_info(&tk)->dev == &pit.ce);
+    CHECK(tick_info(&tk)->periodic);
+    tick_stop(&tk);
     /* the LAPIC's one-shot device owned: its TSC-deadline sibling is not free either */
     CHECK_EQ_I64(clockevent_claim(&lt.lapic, entry_noop, &lt), 0);
-    CHECK_EQ_I64(tick_start(1000, "tsc_deadline", false, why, sizeof(why)), 0);
-    CHECK(tick_info()->dev == &pit.ce);
-    CHECK_EQ_STR(why, "clockevent=tsc_deadline: in use (it or its hardware); using pit");
-    tick_stop();
+    CHECK_EQ_I64(tick_start(&tk, 1000, clockevent_find("tsc_deadline", 0), false, why, sizeof(why)), 0);
+    CHECK(tick_info(&tk)->dev == &pit.ce);
+    CHECK_EQ_STR(why, "clockevent=tsc_deadline: in use (it or its hardware); ticking on pit");
+    tick_stop(&tk);
     clockevent_release(&lt.lapic);
 }
 
@@ -530,23 +544,59 @@ TEST(lapic_devices_pending_until_they_fire)
 TEST(tick_measures_its_real_period_and_counts_ticks_across_starts)
 {
     REQUIRE(machine());
-    REQUIRE(tick_start(1000, "lapic", false, NULL, 0) == 0);
-    const struct tick_info *ti = tick_info();
+    REQUIRE(tick_start(&tk, 1000, clockevent_find("lapic", 0), false, NULL, 0) == 0);
+    const struct tick_info *ti = tick_info(&tk);
     uint64_t t_start = vclock_now_ns();
     fake_run_until_ns(t_start + 5 * MS + MS / 4);
-    CHECK_EQ_U64(tick_measured_period_ps(), 0);      /* too few periods yet */
+    CHECK_EQ_U64(tick_measured_period_ps(&tk), 0);      /* too few periods yet */
     fake_run_until_ns(t_start + 200 * MS + MS / 4);
-    uint64_t ps = tick_measured_period_ps();
+    uint64_t ps = tick_measured_period_ps(&tk);
     CHECK(ti->measured_periods >= 190);
     CHECK(ps + 1000 >= ti->period_ns * 1000 && ps <= ti->period_ns * 1000 + 1000);
     uint64_t all = ti->ticks_all_starts;
     CHECK(all >= 200);
-    tick_stop();
-    REQUIRE(tick_start(250, "lapic", false, NULL, 0) == 0);
-    ti = tick_info();
+    tick_stop(&tk);
+    REQUIRE(tick_start(&tk, 250, clockevent_find("lapic", 0), false, NULL, 0) == 0);
+    ti = tick_info(&tk);
     CHECK_EQ_U64(ti->ticks, 0);
     CHECK_EQ_U64(ti->ticks_all_starts, all);
     fake_run_until_ns(vclock_now_ns() + 40 * MS + MS / 4);
     CHECK_EQ_U64(ti->ticks_all_starts, all + ti->ticks);
-    tick_stop();
+    tick_stop(&tk);
+}
+
+/* The early-interrupt allowance (TICK_EARLY_ALLOWANCE_DIV). A device a little faster than
+ * the clocksource says (the LAPIC timer told it counts 999.5 MHz while it counts 1 GHz: each
+ * period 0.5 us short) has every interrupt counted: one jiffy each, none early, none lost,
+ * the grid following the device so that jiffies never stand for a time still to come. An
+ * interrupt more than a quarter period before its grid point (an extra one, 0.6 periods
+ * after a tick) counts no period: early. */
+TEST(tick_early_interrupt_within_a_quarter_period_counts_its_period)
+{
+    REQUIRE(machine());
+    lt.lapic.freq_hz = 999500000;
+    clockevent_set_min_delta(&lt.lapic, 1);           /* the ns limits from the new rate */
+    REQUIRE(tick_start(&tk, 1000, &lt.lapic, false, NULL, 0) == 0);
+    const struct tick_info *ti = tick_info(&tk);
+    uint64_t j0 = tk.jiffies;
+    for (int i = 0; i < 1000; i++) {
+        fake_run_for_ns(MS / 2);
+        CHECK(tick_jiffies_ns(&tk, tk.jiffies) <= time_ns());
+    }
+    CHECK_EQ_U64(ti->ticks, 500);                     /* 0.5 s at 0.9995 ms: 500.25 */
+    CHECK_EQ_U64(tk.jiffies - j0, 500);
+    CHECK_EQ_U64(ti->early + ti->lost, 0);
+    tick_stop(&tk);
+
+    lt.lapic.freq_hz = 1000000000;
+    clockevent_set_min_delta(&lt.lapic, 1);
+    REQUIRE(tick_start(&tk, 1000, &lt.lapic, false, NULL, 0) == 0);
+    fake_run_for_ns(10 * MS + 6 * MS / 10);           /* 0.6 periods after the 10th tick */
+    uint64_t j = tk.jiffies;
+    clockevent_handle_irq(&lt.lapic);                 /* 0.4 periods before the 11th */
+    CHECK_EQ_U64(tk.jiffies, j);
+    CHECK_EQ_U64(ti->early, 1);
+    fake_run_for_ns(MS);
+    CHECK_EQ_U64(tk.jiffies, j + 1);                  /* the 11th counts as ever */
+    tick_stop(&tk);
 }

@@ -31,10 +31,26 @@ static uint64_t cycles_within(uint64_t ns, uint64_t freq_hz)
 
 /* Each fake's true count runs unbounded in a uint64_t; read() shows the low bits only. */
 static uint64_t pm_count, hpet_count, tsc_count, stuck_count = 0x123456;
-static uint64_t pm_read(void) { return pm_count & CLOCKSOURCE_MASK(24); }
-static uint64_t hpet_read(void) { return hpet_count & CLOCKSOURCE_MASK(32); }
-static uint64_t tsc_read(void) { return tsc_count; }
-static uint64_t stuck_read(void) { return stuck_count; }
+static uint64_t pm_read(const struct clocksource *cs)
+{
+    (void)cs;
+    return pm_count & CLOCKSOURCE_MASK(24);
+}
+static uint64_t hpet_read(const struct clocksource *cs)
+{
+    (void)cs;
+    return hpet_count & CLOCKSOURCE_MASK(32);
+}
+static uint64_t tsc_read(const struct clocksource *cs)
+{
+    (void)cs;
+    return tsc_count;
+}
+static uint64_t stuck_read(const struct clocksource *cs)
+{
+    (void)cs;
+    return stuck_count;
+}
 
 static struct clocksource pm, hpet, tsc, stuck;
 
@@ -331,7 +347,7 @@ TEST(time_ns_clamps_a_reading_behind_the_fold)
     tsc_count -= 1;                                   /* one cycle behind base_cyc */
     CHECK_EQ_U64(time_ns(), fold_ns);                 /* not 2^64 cycles (278 years) on */
     uint64_t other = 0;
-    CHECK_EQ_U64(time_ns_paired(tsc_read, &other), fold_ns);
+    CHECK_EQ_U64(time_ns_paired(&tsc, &other), fold_ns);
     CHECK_EQ_U64(other, tsc_count);
     tsc_count -= 2100000;                             /* a millisecond behind */
     CHECK_EQ_U64(time_ns(), fold_ns);
@@ -400,7 +416,8 @@ TEST(select_by_rating_and_by_name)
     CHECK(clocksource_select("acpi_pm", why, sizeof(why)) == &pm);    /* no-op */
 
     CHECK(clocksource_select("foo", why, sizeof(why)) == &tsc);
-    CHECK_EQ_STR(why, "clocksource=foo: unknown; using tsc");
+    CHECK_EQ_STR(why, "clocksource=foo: no such clocksource here (registered: acpi_pm, tsc, "
+                      "hpet); using tsc");
 
     tsc.usable = false;
     tsc.unusable_reason = "TSC not invariant";
@@ -516,9 +533,10 @@ enum hook_action { HOOK_ACCUMULATE, HOOK_TIME_NS };
 static enum hook_action hook_action;
 
 /* A PM timer whose read is "interrupted" once by an accumulate or a time_ns() call. */
-static uint64_t pm_read_interrupted(void)
+static uint64_t pm_read_interrupted(const struct clocksource *cs)
 {
-    uint64_t v = pm_read();
+    (void)cs;
+    uint64_t v = pm_read(0);
 
     hook_reads++;
     if (hook_armed) {

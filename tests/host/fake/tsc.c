@@ -2,6 +2,9 @@
  * or value change rebases, so the value never jumps except where the test sets it. */
 #include "fake.h"
 
+#include "ticklab/cpuid.h"
+#include "ticklab/tsc.h"
+
 #define MSR_TSC     0x10
 #define MSR_TSC_AUX 0xC0000103u
 #define PPB_ONE     1000000000ll
@@ -117,4 +120,11 @@ void fake_tsc_reset(void)
     tsc.aux = 0;
     fake_msr_register(MSR_TSC, 1, &tsc_msr_ops, NULL);
     fake_msr_register(MSR_TSC_AUX, 1, &tsc_msr_ops, NULL);
+}
+
+struct clocksource *fake_tsc_clocksource(void)
+{
+    static struct tsc t;
+    const struct cpu_info ci = { .tsc = true, .invariant_tsc = true };
+    return tsc_clocksource_init(&t, &ci);
 }

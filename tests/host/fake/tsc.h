@@ -30,4 +30,10 @@ uint64_t fake_tsc_time_of(uint64_t tsc);
 
 void fake_tsc_reset(void);
 
+/* The TSC as drivers/tsc.c makes it a clocksource (its ordered read, through this CPU's
+ * rdtsc_ordered(): one access's cost), for the code that takes a TSC clocksource to time
+ * things with (cs_measure, calibrate_tsc). Not registered; freq_hz 0. */
+struct clocksource;
+struct clocksource *fake_tsc_clocksource(void);
+
 #endif
