@@ -124,7 +124,7 @@ EFI_CFLAGS := -std=c11 -O2 -Wall -Wextra -Werror -ffreestanding -fpic -fshort-wc
               -I$(EFI_INC) -I$(EFI_INC)/x86_64 -I. -Ilibticklab/include -DTICKLAB_VERSION='"$(VERSION)"'
 EFI_SRCS  := $(wildcard boot/efi/*.c)
 EFI_OBJS  := $(patsubst %.c,$(BUILD)/efi/%.o,$(EFI_SRCS)) $(BUILD)/efi/kernel_image.o
-EFI_SECTIONS := -j .text -j .sdata -j .data -j .dynamic -j .dynsym -j .rel -j .rela \
+EFI_SECTIONS := -j .text -j .sdata -j .data -j .sbat -j .dynamic -j .dynsym -j .rel -j .rela \
                 -j '.rel.*' -j '.rela.*' -j .reloc
 
 $(BUILD)/efi/%.o: %.c | deps
