@@ -241,9 +241,8 @@ test:
 qemu-test: kernel example iso efi
 	$(PYTHON) tests/qemu/boottest.py
 
-# Not part of `make test`: the full profile's byte-for-byte repeatability under icount, and
-# the Secure Boot stick as shipped (quick profile; SKIP without make deps-secureboot).
-test-long: deps-test kernel efi
+# Not part of `make test`: the full profile's byte-for-byte repeatability under icount.
+test-long: deps-test kernel
 	$(PYTHON) tests/qemu/boottest.py --long
 
 tools-test:

@@ -54,6 +54,9 @@ elif [ "$mode" = secureboot ]; then
         || { cat "$stage/sign.log" >&2; echo "mkefi.sh: the signed image does not verify" >&2; exit 1; }
     rm -f "$stage/unsigned.efi" "$stage/sign.log"
     openssl x509 -in "$cert" -outform DER -out "$stage/ticklab.cer"
+    # What MokManager's "View key 0" shows under [Fingerprint]: the SHA-1 of ticklab.cer.
+    echo "mkefi.sh: signed with $cert; MokManager shows its fingerprint as" \
+         "$(sha1sum "$stage/ticklab.cer" | cut -c1-40 | tr a-f A-F | sed 's/../& /g; s/ $//')"
     if [ -n "${2-}" ]; then printf '%s\n' "$2" > "$stage/ticklab-cmdline.txt"; fi
 else
     mkdir -p "$stage/EFI/BOOT"
