@@ -122,7 +122,11 @@ class Machine:
                                   stderr=self.stderr)
         self.t0 = time.monotonic()
         self.con = fwscreen.SerialConsole(self.ser, log)
-        self.con.connect(60, lambda: self.p.poll() is None)
+        try:
+            self.con.connect(60, lambda: self.p.poll() is None)
+        except fwscreen.UiTimeout:
+            self.stop()
+            raise
 
     def left(self):
         return max(1.0, self.case.timeout_s - (time.monotonic() - self.t0))
@@ -218,6 +222,21 @@ def runs_after_enrollment(m, since, what):
                m.left())
 
 
+def _failed(m, e):
+    """(stderr, message) for a step that failed: when QEMU had ended by itself, its exit
+    status and the end of its stderr go into the message."""
+    if m is None:
+        return "", str(e)
+    if m.con.closed:          # the serial port closes as QEMU ends: let it finish
+        m.wait_exit(10)
+    ended = m.p.poll() is not None
+    err = m.stop()
+    if ended:
+        return err, "%s (QEMU had ended: exit status %s%s)" % (
+            e, m.p.returncode, "; stderr: " + err.strip()[-400:] if err.strip() else "")
+    return err, str(e)
+
+
 # ---- the cases' boot procedures (boottest.py calls case.run(case, log, harness)) ------------
 
 def _key_dir(h, case, which="main"):
@@ -270,7 +289,7 @@ def run_enroll_and_boot(case, log, h):
             "the end record came, then QEMU did not exit within %d s" % case.end_grace_s)
         return rc, m.stop(), why
     except fwscreen.UiTimeout as e:
-        return None, m.stop() if m else "", str(e)
+        return (None,) + _failed(m, e)
     finally:
         if m:
             m.stop()
@@ -317,7 +336,7 @@ def run_signature_checked(case, log, h):
             "the end record came, then QEMU did not exit within %d s" % case.end_grace_s)
         return rc, m.stop(), why
     except fwscreen.UiTimeout as e:
-        return None, machines[-1].stop() if machines else "", str(e)
+        return (None,) + _failed(machines[-1] if machines else None, e)
     finally:
         for m in machines:
             m.stop()

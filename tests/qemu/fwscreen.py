@@ -22,6 +22,7 @@ REDRAW_S = 10.0                # no readable highlight for this long: ask for a 
 # console refused a line-drawing character (MokManager then draws its boxes in ASCII; seen
 # under load on OVMF).
 FRAME = "\u2502\u2551|"
+CORNERS = "\u250c\u2514\u2554\u255a+"   # top-left and bottom-left corners, or ASCII '+'
 _SEQ = re.compile(rb"\x1b\[([0-9;=?]*)([A-Za-z])")
 _PARTIAL = re.compile(rb"\x1b(\[[0-9;=?]*)?")
 
@@ -109,32 +110,42 @@ class Screen:
         return "\n".join(l for l in self.lines() if l.strip())
 
     def highlighted(self):
-        """The words of the menu line drawn on another background than the box around it
-        (MokManager: black on blue), from frame to frame, or None. Text not inside a frame
-        (firmware messages) is never a menu line. None also when two lines qualify."""
+        """The words of the menu line drawn on another background than its own box's
+        border (MokManager: the chosen line black, the box blue), from frame to frame, or
+        None. The border is the corner above (or below) the line's left frame: a menu box is
+        redrawn whole on every key, so this holds even when lost bytes left the screen
+        around the box half drawn. Text outside a frame (firmware messages) is never a menu
+        line; two candidate lines (a lost colour change) give None rather than a guess."""
         found = []
         for r in range(ROWS):
             row, bgs = self.chars[r], self.bg[r]
-            words = [c for c in range(COLS) if row[c].isalnum()]
-            if not words:
-                continue
-            inner = {bgs[c] for c in words}
-            if len(inner) != 1:
-                continue
-            left = words[0]
-            while left >= 0 and row[left] not in FRAME:
-                left -= 1
-            right = words[-1]
-            while right < COLS and row[right] not in FRAME:
-                right += 1
-            if left < 1 or right >= COLS - 1:
-                continue
-            mine = inner.pop()
-            if bgs[left] == mine and bgs[right] == mine and bgs[left - 1] != mine:
-                found.append("".join(row[left + 1:right]).strip())
-        # Two lines that look highlighted: a damaged redraw (a lost colour change); say
-        # nothing rather than guess.
+            frames = [c for c in range(COLS) if row[c] in FRAME]
+            # each stretch between two neighbouring frames is a candidate line (a damaged
+            # draw can leave pieces of another box on the same row)
+            for left, right in zip(frames, frames[1:]):
+                words = [c for c in range(left + 1, right) if row[c].isalnum()]
+                if not words:
+                    continue
+                inner = {bgs[c] for c in words}
+                if len(inner) != 1:
+                    continue
+                mine = inner.pop()
+                border = self._corner_bg(r, left)
+                if bgs[left] == mine and bgs[right] == mine and border is not None \
+                        and border != mine:
+                    found.append("".join(row[left + 1:right]).strip())
         return found[0] if len(found) == 1 else None
+
+    def _corner_bg(self, r, c):
+        """The background of the box corner above row r at column c (over the vertical
+        frame), or else below it; None when neither is there."""
+        for step in (-1, 1):
+            y = r + step
+            while 0 <= y < ROWS and self.chars[y][c] in FRAME:
+                y += step
+            if 0 <= y < ROWS and self.chars[y][c] in CORNERS:
+                return self.bg[y][c]
+        return None
 
 
 class UiTimeout(Exception):
@@ -167,7 +178,8 @@ class SerialConsole:
                 time.sleep(0.05)
         self.sock = s
         self.log = open(self.log_path, "wb")
-        threading.Thread(target=self._reader, daemon=True).start()
+        self.reader = threading.Thread(target=self._reader, daemon=True)
+        self.reader.start()
 
     def _reader(self):
         while True:
@@ -251,7 +263,14 @@ class SerialConsole:
         raise UiTimeout("menu: %r not reached in %d moves" % (label, max_moves))
 
     def close(self):
+        """Ends the reader before the socket is closed: a thread still blocked in recv on a
+        closed descriptor could read from whatever socket reuses its number next."""
+        if self.sock is None:
+            return
         try:
-            self.sock.close()
+            self.sock.shutdown(socket.SHUT_RDWR)
         except OSError:
             pass
+        self.reader.join(timeout=30)
+        self.sock.close()
+        self.sock = None
