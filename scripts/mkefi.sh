@@ -34,6 +34,7 @@ if [ "$mode" = shell ]; then
     cp "$efi" "$stage/ticklab.efi"
     printf 'fs0:\r\n\\ticklab.efi %s\r\n' "${2-}" > "$stage/startup.nsh"
 elif [ "$mode" = secureboot ]; then
+    case $out in *.img) rm -f "$out" ;; esac   # no older stick left behind if signing fails
     shim=/usr/lib/shim/shimx64.efi.signed mm=/usr/lib/shim/mmx64.efi.signed
     for f in "$shim:shim-signed" "$mm:shim-helpers-amd64-signed"; do
         [ -f "${f%%:*}" ] || { echo "mkefi.sh: ${f%%:*} missing: Debian package ${f#*:} (make deps-secureboot)" >&2; exit 1; }
