@@ -125,7 +125,7 @@ EFI_CFLAGS := -std=c11 -O2 -Wall -Wextra -Werror -ffreestanding -fpic -fshort-wc
               -I$(EFI_INC) -I$(EFI_INC)/x86_64 -I. -I$(BUILD)/gen -DTICKLAB_VERSION='"$(VERSION)"'
 EFI_SRCS  := $(wildcard boot/efi/*.c)
 EFI_OBJS  := $(patsubst %.c,$(BUILD)/efi/%.o,$(EFI_SRCS)) $(BUILD)/efi/kernel_image.o
-EFI_SECTIONS := -j .text -j .sdata -j .data -j .dynamic -j .dynsym -j .rel -j .rela \
+EFI_SECTIONS := -j .text -j .sdata -j .data -j .sbat -j .dynamic -j .dynsym -j .rel -j .rela \
                 -j '.rel.*' -j '.rela.*' -j .reloc
 
 $(BUILD)/efi/%.o: %.c | deps $(HDR_FARM)
@@ -160,6 +160,22 @@ USB_ARGS ?=
 efi-usb: $(BUILD)/ticklab.efi
 	scripts/mkefi.sh $(BUILD)/ticklab-efi.img $(if $(USB_ARGS),"$(USB_ARGS)")
 usb: efi-usb
+
+# make secureboot-usb: build/ticklab-secureboot.img, the stick for a PC that keeps Secure Boot
+# on (docs/real-hardware.md): Debian's signed shim, MokManager, ticklab.efi signed with your key
+# and the key's certificate to enroll. The key: SB_KEY and SB_CERT (your own, PEM), else made
+# once in SB_DIR (default ~/.config/ticklab/secureboot) and reused (scripts/sbkey.sh). Its
+# packages come from `make deps-secureboot`, which nothing else installs.
+.PHONY: secureboot-usb deps-secureboot test-secureboot
+secureboot-usb: deps-secureboot $(BUILD)/ticklab.efi
+	scripts/mkefi.sh --secureboot $(BUILD)/ticklab-secureboot.img $(if $(USB_ARGS),"$(USB_ARGS)")
+	@echo "  STICK   $(BUILD)/ticklab-secureboot.img (at the first boot, enroll ticklab.cer in MokManager: docs/real-hardware.md)"
+deps-secureboot:
+	@scripts/setup-deps.sh secureboot
+# The Secure Boot boot tests alone, their packages installed first (make test runs them too
+# when the packages are there, and says SKIP when they are not).
+test-secureboot: deps-secureboot kernel efi
+	$(PYTHON) tests/qemu/boottest.py -k secureboot
 
 -include $(EFI_OBJS:.o=.d)
 
@@ -242,8 +258,11 @@ help:
 	@echo "make efi        build build/ticklab.efi (UEFI application, the kernel inside)"
 	@echo "make efi-usb    build build/ticklab-efi.img (ticklab.efi as BOOTX64.EFI; part of make usb)"
 	@echo "make usb        build build/ticklab-usb.img (the same image, to dd to a USB stick)"
+	@echo "make secureboot-usb  build build/ticklab-secureboot.img (shim + ticklab.efi signed with your key, for Secure Boot left on)"
 	@echo "make run        boot in QEMU; variables: MACHINE FIRMWARE BOOT ICOUNT ACCEL CPU ARGS SMP MEM TIMEOUT QEMU_EXTRA SERIAL_LOG RAW"
 	@echo "make test       host unit tests (ASan/UBSan), tool tests, QEMU boot tests"
 	@echo "make test-long  the long boot tier: the full profile run three times under icount, byte for byte"
 	@echo "make deps       install the Debian packages building, booting and reporting need (as root)"
 	@echo "make deps-test  the same, and the packages only the tests need"
+	@echo "make deps-secureboot  the packages only the Secure Boot stick and its tests need"
+	@echo "make test-secureboot  the Secure Boot boot tests alone (installs their packages first)"

@@ -146,6 +146,17 @@ static void send_boot_record(void)
         json_str(&r.j, "load_options", efi_load_options_name(boot.efi.options));
         json_bool(&r.j, "cmdline_file", boot.efi.cmdline_from_file);
     }
+    if (boot.efi.sb_present) {   /* the firmware's variables, read by ticklab.efi */
+        const enum efi_sb_var v[2] = { boot.efi.secure_boot, boot.efi.setup_mode };
+        const char *key[2] = { "secure_boot", "setup_mode" };
+        for (int i = 0; i < 2; i++) {
+            if (v[i] == EFI_SB_VAR_ON || v[i] == EFI_SB_VAR_OFF)
+                json_bool(&r.j, key[i], v[i] == EFI_SB_VAR_ON);
+            else
+                json_null(&r.j, key[i]);
+        }
+        json_str(&r.j, "shim", efi_shim_name(boot.efi.shim));
+    }
     if (boot.problem)
         json_str(&r.j, "bootinfo_problem", boot.problem);
     rec_emit(&r);

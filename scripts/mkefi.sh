@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# mkefi.sh [--shell] OUT [ARGS]: lays out build/ticklab.efi (make efi) for a UEFI machine.
+# mkefi.sh [--shell|--secureboot] OUT [ARGS]: lays out build/ticklab.efi (make efi) for a
+# UEFI machine.
 #
 #   OUT a directory: for QEMU's virtual FAT disk, -drive format=raw,file=fat:rw:OUT
 #   OUT ending in .img: a disk image for a USB stick (write it to the whole stick): an MBR
@@ -12,18 +13,52 @@
 # `fs0:\ticklab.efi ARGS`; the shell passes that line as the load options. There is no
 # BOOTX64.EFI in it, so the boot manager finds nothing to start on the disk and falls through
 # to its shell (OVMF does; many PCs have no shell: see docs/real-hardware.md).
+# --secureboot: the stick for a PC that keeps Secure Boot on (docs/real-hardware.md): Debian's
+# Microsoft-signed shim as EFI/BOOT/BOOTX64.EFI, its MokManager beside it (mmx64.efi),
+# ticklab.efi signed with your key (scripts/sbkey.sh) as EFI/BOOT/grubx64.efi, the name shim
+# starts, and the key's certificate as \ticklab.cer (DER) for MokManager's "Enroll key from
+# disk". No fbx64.efi: shim would run that fallback instead, which writes boot entries.
 set -euo pipefail
-shell=0
-if [ "${1-}" = --shell ]; then shell=1; shift; fi
+mode=plain
+case ${1-} in
+    --shell) mode=shell; shift ;;
+    --secureboot) mode=secureboot; shift ;;
+esac
 out=$1
 efi=build/ticklab.efi
 [ -f "$efi" ] || { echo "mkefi.sh: $efi missing (make efi)" >&2; exit 1; }
 
 stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
-if [ "$shell" = 1 ]; then
+if [ "$mode" = shell ]; then
     cp "$efi" "$stage/ticklab.efi"
     printf 'fs0:\r\n\\ticklab.efi %s\r\n' "${2-}" > "$stage/startup.nsh"
+elif [ "$mode" = secureboot ]; then
+    case $out in *.img) rm -f "$out" ;; esac   # no older stick left behind if signing fails
+    shim=/usr/lib/shim/shimx64.efi.signed mm=/usr/lib/shim/mmx64.efi.signed
+    for f in "$shim:shim-signed" "$mm:shim-helpers-amd64-signed"; do
+        [ -f "${f%%:*}" ] || { echo "mkefi.sh: ${f%%:*} missing: Debian package ${f#*:} (make deps-secureboot)" >&2; exit 1; }
+    done
+    command -v sbsign >/dev/null || { echo "mkefi.sh: sbsign missing: Debian package sbsigntool (make deps-secureboot)" >&2; exit 1; }
+    { read -r key; read -r cert; } < <("$(dirname "$0")/sbkey.sh")
+    [ -n "${cert-}" ] || exit 1   # sbkey.sh said why
+    mkdir -p "$stage/EFI/BOOT"
+    cp "$shim" "$stage/EFI/BOOT/BOOTX64.EFI"
+    cp "$mm" "$stage/EFI/BOOT/mmx64.efi"
+    # objcopy's PE output ends with a COFF symbol table that no section covers; signed as it
+    # is, the Authenticode hash would depend on how each verifier treats those bytes.
+    objcopy --strip-all "$efi" "$stage/unsigned.efi"
+    sbsign --key "$key" --cert "$cert" --output "$stage/EFI/BOOT/grubx64.efi" \
+        "$stage/unsigned.efi" > "$stage/sign.log" 2>&1 \
+        || { cat "$stage/sign.log" >&2; echo "mkefi.sh: sbsign failed" >&2; exit 1; }
+    sbverify --cert "$cert" "$stage/EFI/BOOT/grubx64.efi" > "$stage/sign.log" 2>&1 \
+        || { cat "$stage/sign.log" >&2; echo "mkefi.sh: the signed image does not verify" >&2; exit 1; }
+    rm -f "$stage/unsigned.efi" "$stage/sign.log"
+    openssl x509 -in "$cert" -outform DER -out "$stage/ticklab.cer"
+    # What MokManager's "View key 0" shows under [Fingerprint]: the SHA-1 of ticklab.cer.
+    echo "mkefi.sh: signed with $cert; MokManager shows its fingerprint as" \
+         "$(sha1sum "$stage/ticklab.cer" | cut -c1-40 | tr a-f A-F | sed 's/../& /g; s/ $//')"
+    if [ -n "${2-}" ]; then printf '%s\n' "$2" > "$stage/ticklab-cmdline.txt"; fi
 else
     mkdir -p "$stage/EFI/BOOT"
     cp "$efi" "$stage/EFI/BOOT/BOOTX64.EFI"

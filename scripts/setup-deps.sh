@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# setup-deps.sh [run|test] [--check]
+# setup-deps.sh [run|test|secureboot] [--check]
 #
 # Makes sure the Debian packages a command needs are installed, and installs the missing ones
 # (as root). Two sets:
@@ -8,6 +8,11 @@
 #         pyserial and matplotlib
 #   test  run + what only the tests need (make test): clang and its sanitizer/fuzzer
 #         runtime, pytest, hypothesis, chromium for the report page's browser test
+#   secureboot  run + what only the Secure Boot stick and its boot tests need (make
+#         secureboot-usb, make test-secureboot): Debian's signed shim and MokManager,
+#         sbsigntool, openssl. Nothing else installs these: on a Debian host that itself boots
+#         through UEFI with GRUB, shim-signed's installation runs grub-install (Debian's own
+#         behaviour), which `make run` and `make test` users have not asked for.
 # Each package is found by what it provides (a command, a file, a Python module), not by its
 # name in dpkg, so the check is also right where a tool came from elsewhere. A missing one is
 # named in one line with the package that provides it. --check only reports (exit 1 when
@@ -19,9 +24,9 @@ set -euo pipefail
 set_name=run check_only=0
 for a in "$@"; do
     case $a in
-        run|test) set_name=$a ;;
+        run|test|secureboot) set_name=$a ;;
         --check) check_only=1 ;;
-        *) echo "setup-deps: unknown argument '$a' (accepted: run, test, --check)" >&2; exit 2 ;;
+        *) echo "setup-deps: unknown argument '$a' (accepted: run, test, secureboot, --check)" >&2; exit 2 ;;
     esac
 done
 
@@ -46,8 +51,15 @@ TEST_PROBES=(
     py:pytest\|python3-pytest  py:hypothesis\|python3-hypothesis
     cmd:chromium\|chromium
 )
+SECUREBOOT_PROBES=(
+    file:/usr/lib/shim/shimx64.efi.signed\|shim-signed
+    file:/usr/lib/shim/mmx64.efi.signed\|shim-helpers-amd64-signed
+    cmd:sbsign\|sbsigntool  cmd:sbverify\|sbsigntool  cmd:openssl\|openssl
+    file:/usr/share/OVMF/OVMF_CODE_4M.ms.fd\|ovmf  file:/usr/share/OVMF/OVMF_VARS_4M.ms.fd\|ovmf
+)
 probes=("${RUN_PROBES[@]}")
 [ "$set_name" = test ] && probes+=("${TEST_PROBES[@]}")
+[ "$set_name" = secureboot ] && probes+=("${SECUREBOOT_PROBES[@]}")
 
 present() {
     local kind=${1%%:*} what=${1#*:}
@@ -69,7 +81,7 @@ done
 
 if [ "$check_only" = 1 ] || [ "$(id -u)" != 0 ]; then
     printf '%s\n' "${lines[@]}" >&2
-    target=deps; [ "$set_name" = test ] && target=deps-test
+    target=deps; [ "$set_name" = run ] || target=deps-$set_name
     [ "$check_only" = 1 ] || echo "setup-deps: run as root to install them (make $target), or: sudo apt-get install ${missing[*]}" >&2
     exit 1
 fi

@@ -163,6 +163,48 @@ static void fb_tag(struct handoff *b)
           fb.phys, fb.pitch);
 }
 
+/* A one-byte boolean variable, read as the firmware gives it (UEFI 2.10 section 8.2). */
+static enum efi_sb_var sb_var(CHAR16 *name, EFI_GUID *guid)
+{
+    UINT8 data[8];
+    UINTN size = sizeof(data);
+    UINT32 attrs = 0;
+    EFI_STATUS s = uefi_call_wrapper(RT->GetVariable, 5, name, guid, &attrs, &size, data);
+    if (s == EFI_NOT_FOUND)
+        return classify_sb_var(false, NULL, 0);
+    return classify_sb_var(true, EFI_ERROR(s) ? NULL : data, EFI_ERROR(s) ? 0 : size);
+}
+
+static const char *sb_word(enum efi_sb_var v)
+{
+    return v == EFI_SB_VAR_ON ? "1" : v == EFI_SB_VAR_OFF ? "0"
+           : v == EFI_SB_VAR_ABSENT ? "absent" : "unreadable";
+}
+
+/* Secure Boot as the firmware's variables say it, and whether shim started us: shim keeps its
+ * protocol installed while the image it verified runs, and mirrors the user's "do not
+ * verify" choice (MokSBState) into the volatile MokSBStateRT. */
+static void secure_boot_tag(struct handoff *b)
+{
+    EFI_GUID global = { 0x8be4df61, 0x93ca, 0x11d2,
+                        { 0xaa, 0x0d, 0x00, 0xe0, 0x98, 0x03, 0x2b, 0x8c } };
+    EFI_GUID shim_lock = { 0x605dab50, 0xe046, 0x4300,
+                           { 0xab, 0xb6, 0x3d, 0xd8, 0x10, 0xdd, 0x8b, 0x23 } };
+    enum efi_sb_var sb = sb_var(L"SecureBoot", &global);
+    enum efi_sb_var setup = sb_var(L"SetupMode", &global);
+    VOID *proto = NULL;
+    enum efi_shim shim = EFI_SHIM_NONE;
+    if (!EFI_ERROR(LibLocateProtocol(&shim_lock, &proto)) && proto)
+        shim = sb_var(L"MokSBStateRT", &shim_lock) == EFI_SB_VAR_ON ? EFI_SHIM_INSECURE
+                                                                     : EFI_SHIM_VERIFYING;
+    handoff_put_secure_boot(b, sb, setup, shim);
+    Print(L"ticklab.efi: Secure Boot %a (SecureBoot %a, SetupMode %a); %a\n",
+          sb == EFI_SB_VAR_ON ? "on" : sb == EFI_SB_VAR_OFF ? "off" : "unknown", sb_word(sb),
+          sb_word(setup), shim == EFI_SHIM_NONE ? "not started by shim"
+                          : shim == EFI_SHIM_VERIFYING ? "started by shim, which verifies"
+                                                       : "started by shim, verification off");
+}
+
 void firmware_tags(struct handoff *b, enum efi_load_options options, BOOLEAN from_file)
 {
     UINT64 st_phys = (UINT64)(UINTN)ST;
@@ -175,6 +217,7 @@ void firmware_tags(struct handoff *b, enum efi_load_options options, BOOLEAN fro
     Print(L"ticklab.efi: firmware %a revision 0x%x, UEFI %d.%d\n", vendor,
           ST->FirmwareRevision, ST->Hdr.Revision >> 16, ST->Hdr.Revision & 0xFFFF);
 
+    secure_boot_tag(b);
     rsdp_tags(b);
     fb_tag(b);
 }

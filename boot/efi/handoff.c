@@ -219,6 +219,25 @@ bool handoff_put_firmware(struct handoff *b, uint32_t fw_revision, uint32_t uefi
     return handoff_tag(b, EFI_TAG_FIRMWARE, body, EFI_FW_FIXED_LEN + n + 1);
 }
 
+bool handoff_put_secure_boot(struct handoff *b, enum efi_sb_var secure_boot,
+                             enum efi_sb_var setup_mode, enum efi_shim shim)
+{
+    uint8_t body[EFI_SB_LEN];
+    put32(body + EFI_SB_OFF_SECURE_BOOT, (uint32_t)secure_boot);
+    put32(body + EFI_SB_OFF_SETUP_MODE, (uint32_t)setup_mode);
+    put32(body + EFI_SB_OFF_SHIM, (uint32_t)shim);
+    return handoff_tag(b, EFI_TAG_SECURE_BOOT, body, sizeof(body));
+}
+
+enum efi_sb_var classify_sb_var(bool found, const void *data, size_t bytes)
+{
+    if (!found)
+        return EFI_SB_VAR_ABSENT;
+    if (!data || bytes != 1 || ((const uint8_t *)data)[0] > 1)
+        return EFI_SB_VAR_BAD;
+    return ((const uint8_t *)data)[0] ? EFI_SB_VAR_ON : EFI_SB_VAR_OFF;
+}
+
 enum efi_load_options classify_load_options(const void *opts, size_t bytes)
 {
     if (!opts || bytes < 2)

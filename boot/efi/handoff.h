@@ -83,6 +83,14 @@ bool mask_to_field(uint32_t mask, uint8_t *pos, uint8_t *size);
 bool handoff_put_firmware(struct handoff *b, uint32_t fw_revision, uint32_t uefi_revision,
                       enum efi_load_options options, bool from_file, const char *vendor);
 
+/* The second ticklab tag: the Secure Boot state (EFI_TAG_SECURE_BOOT). */
+bool handoff_put_secure_boot(struct handoff *b, enum efi_sb_var secure_boot,
+                             enum efi_sb_var setup_mode, enum efi_shim shim);
+
+/* What a one-byte boolean variable (SecureBoot, SetupMode) says: found is false when
+ * GetVariable said EFI_NOT_FOUND; anything but exactly one byte 0 or 1 is EFI_SB_VAR_BAD. */
+enum efi_sb_var classify_sb_var(bool found, const void *data, size_t bytes);
+
 /* What LoadedImage->LoadOptions holds. The UEFI shell passes the command as typed (UCS-2,
  * the program first); a boot entry passes its optional data, which firmware fills with
  * anything (EDK2 puts a 16-byte GUID in the entries it makes itself). Text is: an even

@@ -205,6 +205,25 @@ static void efi_firmware_from(struct boot_info *bi, const uint8_t *body, size_t 
                 NULL);
 }
 
+static void efi_secure_boot_from(struct boot_info *bi, const uint8_t *body, size_t len)
+{
+    if (len < EFI_SB_LEN) {
+        note(bi, "efi secure boot tag shorter than its fields");
+        return;
+    }
+    uint32_t sb = rd32(body + EFI_SB_OFF_SECURE_BOOT), setup = rd32(body + EFI_SB_OFF_SETUP_MODE);
+    uint32_t shim = rd32(body + EFI_SB_OFF_SHIM);
+    if (sb > EFI_SB_VAR_BAD || setup > EFI_SB_VAR_BAD || shim > EFI_SHIM_INSECURE) {
+        note(bi, "efi secure boot tag: a value out of range (the tag is ignored)");
+        return;
+    }
+    struct efi_firmware *f = &bi->efi;
+    f->sb_present = true;
+    f->secure_boot = (enum efi_sb_var)sb;
+    f->setup_mode = (enum efi_sb_var)setup;
+    f->shim = (enum efi_shim)shim;
+}
+
 static void parse_mb2_tag(struct boot_info *bi, uint32_t type, const uint8_t *body, size_t len)
 {
     switch (type) {
@@ -212,6 +231,10 @@ static void parse_mb2_tag(struct boot_info *bi, uint32_t type, const uint8_t *bo
         /* ticklab's own tag: only the EFI application's block may carry it */
         if (bi->path == BOOT_EFI)
             efi_firmware_from(bi, body, len);
+        break;
+    case EFI_TAG_SECURE_BOOT:
+        if (bi->path == BOOT_EFI)
+            efi_secure_boot_from(bi, body, len);
         break;
     case MB2_TAG_CMDLINE:
         copy_string(bi->cmdline, sizeof(bi->cmdline), body, len, &bi->cmdline_truncated);

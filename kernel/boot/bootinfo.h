@@ -31,6 +31,32 @@
 #define EFI_FW_OFF_VENDOR      16   /* NUL-terminated UTF-8: SystemTable->FirmwareVendor */
 #define EFI_FW_FIXED_LEN       16
 
+/* A second ticklab tag: the Secure Boot state as the firmware's variables gave it, read by the
+ * application before it left boot services (the variables are boot-time readable only as
+ * long as boot services last). Three u32 fields, enum efi_sb_var / enum efi_shim. */
+#define EFI_TAG_SECURE_BOOT    0x7E1C0002u
+#define EFI_SB_OFF_SECURE_BOOT 0    /* u32 enum efi_sb_var: the SecureBoot variable */
+#define EFI_SB_OFF_SETUP_MODE  4    /* u32 enum efi_sb_var: the SetupMode variable */
+#define EFI_SB_OFF_SHIM        8    /* u32 enum efi_shim */
+#define EFI_SB_LEN             12
+
+/* A one-byte boolean UEFI variable (SecureBoot, SetupMode: UEFI 2.10 section 3.3). */
+enum efi_sb_var {
+    EFI_SB_VAR_ABSENT = 0,       /* not there: firmware before UEFI 2.3.1, or no Secure Boot */
+    EFI_SB_VAR_OFF = 1,          /* one byte, 0 */
+    EFI_SB_VAR_ON = 2,           /* one byte, 1 */
+    EFI_SB_VAR_BAD = 3,          /* there, but not one byte 0 or 1, or unreadable */
+};
+
+/* Whether shim started the application: its protocol (SHIM_LOCK, GUID 605dab50-...) is
+ * installed while the image it loaded runs. */
+enum efi_shim {
+    EFI_SHIM_NONE = 0,           /* no shim protocol */
+    EFI_SHIM_VERIFYING = 1,      /* shim is there and checks signatures */
+    EFI_SHIM_INSECURE = 2,       /* shim is there, but its MokSBStateRT variable says the
+                                    user turned its checking off (mokutil --disable-validation) */
+};
+
 /* Read from the application's own volume when the load options hold no text (firmware
  * starts BOOTX64.EFI from a USB stick with none): the command line, as plain text. */
 #define EFI_CMDLINE_FILE       "\\ticklab-cmdline.txt"
@@ -51,6 +77,9 @@ struct efi_firmware {
     uint32_t uefi_revision;
     enum efi_load_options options;
     bool cmdline_from_file;           /* the line came from EFI_CMDLINE_FILE */
+    bool sb_present;                  /* the EFI_TAG_SECURE_BOOT tag came */
+    enum efi_sb_var secure_boot, setup_mode;
+    enum efi_shim shim;
 };
 
 #define BOOT_LOW_RAM_MAX 8
@@ -90,6 +119,12 @@ static inline const char *efi_load_options_name(enum efi_load_options o)
 {
     return o == EFI_OPTIONS_TEXT ? "text" : o == EFI_OPTIONS_NOT_TEXT ? "not text (ignored)"
                                                                          : "none";
+}
+
+static inline const char *efi_shim_name(enum efi_shim s)
+{
+    return s == EFI_SHIM_VERIFYING ? "verifying" : s == EFI_SHIM_INSECURE ? "not verifying"
+                                                                          : "none";
 }
 
 #endif

@@ -394,6 +394,67 @@ TEST(bootinfo_efi_firmware_tag_malformed)
     free(blk);
 }
 
+/* The Secure Boot tag: round trip, only on the EFI path, absent means no keys in the record. */
+TEST(bootinfo_efi_secure_boot_tag)
+{
+    uint8_t buf[256];
+    struct handoff b;
+    handoff_begin(&b, buf, sizeof(buf));
+    CHECK(handoff_put_secure_boot(&b, EFI_SB_VAR_ON, EFI_SB_VAR_OFF, EFI_SHIM_VERIFYING));
+    uint32_t total = handoff_finish(&b);
+    uint8_t *blk = exact_copy(&b, total);
+    struct boot_info bi;
+    bootinfo_parse(MB2_BOOT_MAGIC, blk, total, no_virt, &bi);
+    CHECK(!bi.efi.sb_present);                          /* GRUB's path: not ours to trust */
+    bootinfo_parse(EFI_BOOT_MAGIC, blk, total, no_virt, &bi);
+    CHECK(bi.problem == NULL);
+    CHECK(bi.efi.sb_present);
+    CHECK(bi.efi.secure_boot == EFI_SB_VAR_ON);
+    CHECK(bi.efi.setup_mode == EFI_SB_VAR_OFF);
+    CHECK(bi.efi.shim == EFI_SHIM_VERIFYING);
+    free(blk);
+
+    parse_efi_cmdline("hz=1", &bi);                     /* an older block without the tag */
+    CHECK(!bi.efi.sb_present);
+}
+
+TEST(bootinfo_efi_secure_boot_tag_malformed)
+{
+    /* short: reported, nothing taken */
+    struct mb2 m = mb2_new();
+    tag(&m, EFI_TAG_SECURE_BOOT, "\2\0\0\0\1\0\0\0", 8);
+    size_t len;
+    uint8_t *blk = mb2_finish(&m, &len);
+    struct boot_info bi;
+    bootinfo_parse(EFI_BOOT_MAGIC, blk, len, no_virt, &bi);
+    CHECK(!bi.efi.sb_present);
+    CHECK(bi.problem != NULL);
+    free(blk);
+
+    /* a value out of range: reported, the whole tag ignored (no half-true claim) */
+    uint8_t body[EFI_SB_LEN] = { 0 };
+    body[EFI_SB_OFF_SECURE_BOOT] = EFI_SB_VAR_ON;
+    body[EFI_SB_OFF_SHIM] = 7;
+    m = mb2_new();
+    tag(&m, EFI_TAG_SECURE_BOOT, body, sizeof(body));
+    blk = mb2_finish(&m, &len);
+    bootinfo_parse(EFI_BOOT_MAGIC, blk, len, no_virt, &bi);
+    CHECK(!bi.efi.sb_present);
+    CHECK(bi.problem != NULL);
+    free(blk);
+}
+
+TEST(efi_secure_boot_variable_classified)
+{
+    const uint8_t one = 1, zero = 0, two = 2, pair[2] = { 1, 0 };
+    CHECK(classify_sb_var(false, NULL, 0) == EFI_SB_VAR_ABSENT);
+    CHECK(classify_sb_var(true, &one, 1) == EFI_SB_VAR_ON);
+    CHECK(classify_sb_var(true, &zero, 1) == EFI_SB_VAR_OFF);
+    CHECK(classify_sb_var(true, &two, 1) == EFI_SB_VAR_BAD);
+    CHECK(classify_sb_var(true, pair, 2) == EFI_SB_VAR_BAD);   /* not one byte */
+    CHECK(classify_sb_var(true, NULL, 0) == EFI_SB_VAR_BAD);   /* GetVariable failed */
+}
+
 TEST(efi_load_options_classified)
 {
     static const uint16_t shell[] = u"fs0:\\ticklab.efi hz=250";

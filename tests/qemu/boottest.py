@@ -16,6 +16,11 @@ taking its longest cases first (their times in the last run, build/test/duration
 Nested KVM is not idle time: a KVM boot keeps a host core busy in the hypervisor (sys time)
 about as long as it runs, so the two pools share the cores.
 
+A case with requires (the Secure Boot cases, tests/qemu/cases_secureboot.py, which need
+packages `make test` does not install) prints `SKIP <name> <reason>` where it cannot run;
+a case with run boots through its own procedure (several QEMU runs, firmware menus
+answered through the serial console) and is checked like any other.
+
 Every QEMU runs under a timeout, and is stopped (and the case failed) when the run's end
 record has come and QEMU has not exited within end_grace_s: the kernel writes the exit port
 right after the end record, so a QEMU still running then is a kernel that never reached it.
@@ -36,6 +41,7 @@ import tempfile
 import threading
 import time
 import traceback
+import types
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
@@ -264,6 +270,11 @@ def run_screenshot_case(case, log):
     return lit
 
 
+# What a case's own boot procedure (Case.run) may use of the harness.
+HARNESS = types.SimpleNamespace(root=ROOT, out=OUT, stick_image=stick_image,
+                                usb_stick_args=usb_stick_args, lit_pixels=lit_pixels)
+
+
 def read_log(log):
     return open(log, "rb").read() if os.path.exists(log) else b""
 
@@ -287,8 +298,13 @@ def run_case(case, booted=None):
                 raise CaseFailed("screen shows %d lit pixels, expected at least %d" %
                                  (lit, case.screenshot_min_pixels))
             return "PASS", time.monotonic() - t0, ""
-        rc, stderr, stopped = booted[:3] if booted else run_qemu(
-            qemu_command(case, log), log, case.timeout_s, case.end_grace_s)
+        if booted:
+            rc, stderr, stopped = booted[:3]
+        elif case.run:
+            rc, stderr, stopped = case.run(case, log, HARNESS)
+        else:
+            rc, stderr, stopped = run_qemu(qemu_command(case, log), log, case.timeout_s,
+                                           case.end_grace_s)
         data = read_log(log)
         if stopped:
             raise CaseFailed("%s (%s)" % (stopped, last_words(data)))
@@ -509,7 +525,11 @@ def main():
                     done.put((c, ("SKIP", 0.0, fw_why)))
 
     for c in tcg:
-        submit(tcg_pool, c)
+        why = c.requires() if c.requires else None
+        if why:
+            done.put((c, ("SKIP", 0.0, why)))
+        else:
+            submit(tcg_pool, c)
     prober = threading.Thread(target=kvm_tier) if kvm else None
     if prober:
         prober.start()

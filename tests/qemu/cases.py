@@ -40,6 +40,11 @@ class Case:
     checks: List[Callable] = field(default_factory=list)
     screenshot_min_pixels: int = 0   # >0: no serial; check the screen console drew text
     screenshot_wait_s: float = 3.0
+    # A boot procedure of its own instead of one QEMU run (cases_secureboot.py: several runs,
+    # firmware menus answered): run(case, log, harness) -> (exit code or None, stderr, why
+    # it was stopped or None), as boottest.run_qemu; harness: boottest.HARNESS.
+    run: Optional[Callable] = None
+    requires: Optional[Callable] = None   # () -> None, or why the case cannot run here (SKIP)
 
 
 @dataclass
@@ -672,6 +677,11 @@ ALL += USB_CASES + KVM_CASES + KVM_USB_CASES
 # the long tier (boottest.py --long, `make test-long`).
 from cases_repeat import REPEAT_CASES, LONG  # noqa: E402
 ALL += REPEAT_CASES
+
+# Secure Boot left on: shim, MokManager, a signed ticklab.efi (cases_secureboot.py); SKIP
+# where their packages are not installed (make test-secureboot installs them).
+from cases_secureboot import SECUREBOOT_CASES  # noqa: E402
+ALL += SECUREBOOT_CASES
 
 
 def pit_first_attempt(ctx):

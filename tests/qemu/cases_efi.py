@@ -84,6 +84,8 @@ def _efi_removable(machine):
                 "(line from ticklab-cmdline.txt): whole stream, same inventory as GRUB's" % machine,
                 machine=machine, firmware="uefi", boot="efi", args="exp=none", timeout_s=180,
                 checks=[efi_boot("none", True, "exp=none"),
+                        # OVMF.fd has Secure Boot support but no platform key: setup mode
+                        has_record("boot", secure_boot=False, setup_mode=True, shim="none"),
                         has_record("acpi_summary", rsdp_source="efi", revision=2, xsdt_used=True),
                         has_record("console", screen="rgb", screen_active=True),
                         same_inventory_as_grub] + CLEAN + discovery)
