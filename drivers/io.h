@@ -35,6 +35,13 @@ void wrmsr(uint32_t msr, uint64_t v);
 struct cpuid_regs cpuid(uint32_t leaf, uint32_t subleaf);
 uint64_t rdtsc(void);
 uint64_t rdtsc_ordered(void);
+static inline uint64_t rdtsc_mmio64_rdtsc(uintptr_t addr, uint64_t *before, uint64_t *after)
+{
+    *before = rdtsc_ordered();
+    uint64_t v = mmio_read64(addr);
+    *after = rdtsc_ordered();
+    return v;
+}
 uint64_t rdtscp_aux(uint32_t *aux);
 unsigned long irq_save(void);
 void irq_restore(unsigned long flags);
@@ -135,6 +142,26 @@ static inline uint64_t rdtsc_ordered(void)
     __asm__ volatile("lfence; rdtsc" : "=a"(lo), "=d"(hi) : : "memory");
     return ((uint64_t)hi << 32) | lo;
 }
+/* An ordered TSC read, a 64-bit load, an ordered TSC read, with nothing of the compiler's
+ * between them: the load happened between *before and *after, and the window is as narrow
+ * as three instructions can make it. */
+static inline uint64_t rdtsc_mmio64_rdtsc(uintptr_t addr, uint64_t *before, uint64_t *after)
+{
+    uint32_t lo1, hi1, lo2, hi2;
+    uint64_t v;
+    __asm__ volatile("lfence\n\t"
+                     "rdtsc\n\t"
+                     "mov %%eax, %0\n\t"
+                     "mov %%edx, %1\n\t"
+                     "mov (%5), %2\n\t"
+                     "lfence\n\t"
+                     "rdtsc"
+                     : "=&r"(lo1), "=&r"(hi1), "=&r"(v), "=&a"(lo2), "=&d"(hi2)
+                     : "r"(addr) : "memory");
+    *before = ((uint64_t)hi1 << 32) | lo1;
+    *after = ((uint64_t)hi2 << 32) | lo2;
+    return v;
+}
 static inline uint64_t rdtscp_aux(uint32_t *aux)
 {
     uint32_t lo, hi, c;
@@ -188,5 +215,27 @@ struct io_counter {
 static inline __attribute__((always_inline)) uint64_t io_counter_read(const struct io_counter *c)
 {
     return c->kind == IO_COUNTER_TSC ? rdtsc_ordered() : mmio_read64(c->mmio);
+}
+
+/* c read between two reads of ref, with nothing else between the three (what they are is
+ * decided before the first): the bracket a measurement maps ref's stamps into c's time
+ * through. Neither may be IO_COUNTER_CALL. */
+static inline __attribute__((always_inline)) uint64_t
+io_counter_read_between(const struct io_counter *ref, const struct io_counter *c,
+                        uint64_t *before, uint64_t *after)
+{
+    bool ref_tsc = ref->kind == IO_COUNTER_TSC, c_tsc = c->kind == IO_COUNTER_TSC;
+    uintptr_t ref_mmio = ref->mmio, c_mmio = c->mmio;
+    uint64_t b, v, a;
+    if (ref_tsc && !c_tsc) {         /* the usual pair (the TSC around an HPET) */
+        v = rdtsc_mmio64_rdtsc(c_mmio, &b, &a);
+    } else {
+        b = ref_tsc ? rdtsc_ordered() : mmio_read64(ref_mmio);
+        v = c_tsc ? rdtsc_ordered() : mmio_read64(c_mmio);
+        a = ref_tsc ? rdtsc_ordered() : mmio_read64(ref_mmio);
+    }
+    *before = b;
+    *after = a;
+    return v;
 }
 #endif /* TICKLAB_DRIVERS_IO_H */

@@ -221,6 +221,10 @@ static inline __attribute__((always_inline)) uint64_t tk_read(const struct tk_as
         } else if (ask->before && cs == ask->ref) {
             now = cs_read(cs);
             *ask->before = *ask->after = now;
+        } else if (ask->before && ask->ref->direct.kind != IO_COUNTER_CALL &&
+                   cs->direct.kind != IO_COUNTER_CALL) {
+            now = io_counter_read_between(&ask->ref->direct, &cs->direct, ask->before,
+                                          ask->after);
         } else {
             if (ask->direct_only && cs->direct.kind == IO_COUNTER_CALL)
                 return time_ns_by_call();
