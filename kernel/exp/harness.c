@@ -327,6 +327,13 @@ void exp_skip_begin(struct rec *r, const char *reason)
     json_str(&r->j, "reason", reason);
 }
 
+void exp_invalid_begin(struct rec *r, const char *reason)
+{
+    exp_result_begin(r);
+    json_str(&r->j, "status", "invalid");
+    json_str(&r->j, "reason", reason);
+}
+
 uint64_t exp_size(uint64_t quick, uint64_t full, uint64_t soak)
 {
     return cfg.profile == PROFILE_QUICK ? quick : cfg.profile == PROFILE_FULL ? full : soak;

@@ -87,6 +87,10 @@ void exp_result_begin(struct rec *r);
 /* A `result` row that was not measured: "status":"skip" and the reason; the caller adds
  * the keys that name the row (e.g. "device") and emits it. Measured rows carry no status. */
 void exp_skip_begin(struct rec *r, const char *reason);
+/* A `result` row that was measured but whose figure cannot be true: "status":"invalid" and
+ * what happened instead; the caller adds the keys that name the row and the raw counts that
+ * show it, never the impossible figure. */
+void exp_invalid_begin(struct rec *r, const char *reason);
 
 /* Picks the size by profile: quick, full or soak. */
 uint64_t exp_size(uint64_t quick, uint64_t full, uint64_t soak);

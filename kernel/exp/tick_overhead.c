@@ -117,8 +117,16 @@ static uint64_t median_of(unsigned part)
 struct rounds {
     unsigned n;
     int64_t none_ns[MAX_REPEATS], base10_ns[MAX_REPEATS], with_ns[MAX_REPEATS];
-    uint64_t ticks[MAX_REPEATS];
+    uint64_t ticks[MAX_REPEATS];        /* tick interrupts taken during the ticked loop */
 };
+
+/* A loop whose ticks did not all come (the host held the guest, or the device lost them):
+ * more than 2 % + 2 of the periods it lasted went without an interrupt. Its time then
+ * holds fewer ticks than it says and the cost per tick is not a measurement. */
+static bool ticks_went_missing(uint64_t arrived, uint64_t expected)
+{
+    return arrived + expected / 50 + 2 < expected;
+}
 
 static bool one_round(struct rounds *rs, uint64_t tick_ns, uint64_t n)
 {
@@ -166,6 +174,30 @@ static int64_t with_median(const struct rounds *rs)
     return sw.median;
 }
 
+/* The row of a loop whose figure cannot be true: what happened, and the counts that show it. */
+static void invalid_row(const char *variant, uint64_t period_ns, const struct tick_info *ti,
+                        uint64_t n, const struct rounds *rs, int64_t base_med, uint64_t ticks,
+                        uint64_t expected, const char *why)
+{
+    struct rec r;
+    exp_invalid_begin(&r, why);
+    json_str(&r.j, "variant", variant);
+    json_str(&r.j, "baseline", !k_strcmp(variant, "faithful") ? "tick_10ms" : "no_tick");
+    json_u64(&r.j, "tick_ns", period_ns);
+    json_str(&r.j, "device", ti->dev->name);
+    json_str(&r.j, "mode", ti->periodic ? "periodic" : "oneshot");
+    json_str(&r.j, "clock", "tsc");
+    json_u64(&r.j, "iterations", n);
+    json_u64(&r.j, "repeats", rs->n);
+    json_u64(&r.j, "loop_ns", (uint64_t)with_median(rs));
+    json_u64(&r.j, "baseline_ns", (uint64_t)base_med);
+    json_u64(&r.j, "ticks", ticks);
+    json_u64(&r.j, "ticks_expected", expected);
+    rec_emit(&r);
+    kprintf("  %-8s %8llu %8llu  not a measurement: %s\n", variant,
+            (unsigned long long)period_ns, (unsigned long long)ticks, why);
+}
+
 static void report_row(const char *variant, uint64_t period_ns, const struct tick_info *ti,
                        uint64_t n, const struct rounds *rs, const int64_t *base,
                        const uint64_t med[4], uint64_t split_ticks, int64_t *ppm_out,
@@ -173,10 +205,16 @@ static void report_row(const char *variant, uint64_t period_ns, const struct tic
 {
     int64_t est, unc, base_med;
     difference(rs, base, &est, &unc, &base_med);
-    uint64_t ticks = 0;
-    for (unsigned i = 0; i < rs->n; i++)
+    uint64_t ticks = 0, expected = 0;
+    unsigned held = 0;
+    for (unsigned i = 0; i < rs->n; i++) {
+        uint64_t want = rs->with_ns[i] > 0 ? (uint64_t)rs->with_ns[i] / period_ns : 0;
         ticks += rs->ticks[i];
+        expected += want;
+        held += ticks_went_missing(rs->ticks[i], want);
+    }
     ticks = rs->n ? ticks / rs->n : 0;
+    expected = rs->n ? expected / rs->n : 0;
     /* Against the 10 ms tick the difference is the cost of the ticks beyond the baseline's
      * own (its loop at 10 ms took base_med / 10 ms of them): per tick, of those. */
     uint64_t extra_ticks = ticks;
@@ -189,6 +227,20 @@ static void report_row(const char *variant, uint64_t period_ns, const struct tic
     int64_t unc_ppm = base_med > 0 ? unc * 1000000 / base_med : 0;
     int64_t per_tick = extra_ticks ? est / (int64_t)extra_ticks : 0;
     int64_t unc_tick = extra_ticks ? unc / (int64_t)extra_ticks : unc;
+    char why[160] = "";
+    if (held)
+        fmt_snprintf(why, sizeof(why), "ticks went missing in %u of %u loops (%llu of %llu "
+                     "arrived, median): the host held the guest or the device lost them",
+                     held, rs->n, (unsigned long long)ticks, (unsigned long long)expected);
+    else if (!below && per_tick >= (int64_t)period_ns)
+        fmt_snprintf(why, sizeof(why), "a tick would cost %lld ns, more than its %llu ns "
+                     "period: the loop was disturbed", (long long)per_tick,
+                     (unsigned long long)period_ns);
+    if (why[0]) {
+        invalid_row(variant, period_ns, ti, n, rs, base_med, ticks, expected, why);
+        *ppm_out = *per_tick_out = *bound_out = -1;
+        return;
+    }
     struct rec r;
     exp_result_begin(&r);
     json_str(&r.j, "variant", variant);
@@ -202,6 +254,7 @@ static void report_row(const char *variant, uint64_t period_ns, const struct tic
     json_u64(&r.j, "loop_ns", (uint64_t)with_median(rs));
     json_u64(&r.j, "baseline_ns", (uint64_t)base_med);
     json_u64(&r.j, "ticks", ticks);
+    json_u64(&r.j, "ticks_expected", expected);
     json_u64(&r.j, "ticks_beyond_baseline", extra_ticks);
     json_bool(&r.j, "below_resolution", below);
     json_fixed(&r.j, "overhead_pct", below ? 0 : ppm, 4);     /* 1 ppm = 0.0001 % */
@@ -280,7 +333,7 @@ static void run(void)
         if (ticks_ns[t] != FAITHFUL_BASE_NS)
             report_row("faithful", ti->period_ns, ti, n, &rs, rs.base10_ns, 0, 0, &ppm_f,
                        &per_tick_f, &bound_f);
-        if (findings.n_tick < FINDINGS_MAX_TICKS) {
+        if (per_tick >= 0 && findings.n_tick < FINDINGS_MAX_TICKS) {
             findings.tick_device = ti->dev->name;
             findings.tick[findings.n_tick].tick_ns = ti->period_ns;
             findings.tick[findings.n_tick].overhead_ppm = ppm;

@@ -98,16 +98,16 @@ static void measure(struct tick *t, uint64_t now)
     }
 }
 
-/* A handler run at `now`: jiffies move to the last grid point passed. An interrupt a little
- * before its grid point (TICK_EARLY_ALLOWANCE_DIV: a device running a little faster than the
- * clocksource says) still counts its period, and the grid moves back to now, so jiffies
- * never stand for a time still to come. Two or more periods at once: the interrupts of all
- * but one never came (lost). None: an interrupt for a period already counted, which either
- * came late after being counted lost (held past the next edge, or re-injected by a
- * hypervisor: KVM delivers missed periodic interrupts late: `late`, so lost - late never
- * came), or is one more than the device should make (`early`). Periods tick_sync() added
- * count here, when their interrupt comes. While stopped for idle the periods passed were
- * not wanted: skipped, not lost. */
+/* A handler run at `now`: jiffies move to the last grid point passed, never further, so a
+ * jiffy never stands for a time still to come (a jiffies timeout cannot end early by
+ * time_ns(), even on a device faster than the clocksource says: its extra interrupts are
+ * counted early instead). Two or more periods at once: the interrupts of all but one never
+ * came (lost). None: an interrupt for a period already counted, which either came late
+ * after being counted lost (held past the next edge, or re-injected by a hypervisor: KVM
+ * delivers missed periodic interrupts late: `late`, so lost - late never came), or is one
+ * more than the device should make, or one a fast device made before its grid point
+ * (`early`). Periods tick_sync() added count here, when their interrupt comes. While
+ * stopped for idle the periods passed were not wanted: skipped, not lost. */
 static void account(struct tick *t, uint64_t now, bool was_idle)
 {
     struct tick_info *ti = &t->info;
@@ -117,16 +117,7 @@ static void account(struct tick *t, uint64_t now, bool was_idle)
         ti->max_gap_ns = gap;
     uint64_t j_before = t->jiffies;
     uint64_t n = periods_to(t, now);
-    if (n == 0 && now + ti->period_ns / TICK_EARLY_ALLOWANCE_DIV >= t->ref_ns + t->period_int) {
-        n = 1;
-        step(t, 1);
-        if (t->ref_ns > now) {
-            t->ref_ns = now;
-            t->ref_frac = 0;
-        }
-    } else {
-        step(t, n);
-    }
+    step(t, n);
     n += t->owed;
     t->owed = 0;
     if (!was_idle && t->jiffies != j_before && ti->nohz_stops == 0 && ti->ticks > 3)

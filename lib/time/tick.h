@@ -11,10 +11,9 @@
  *
  * Jiffies are 64 bits and start 2 s before the low 32 bits wrap, so every run that ticks
  * for two seconds crosses the wrap. Jiffies keep pace with time_ns(): they count the whole
- * periods passed since the tick started (on a grid kept to 1/65536 ns). One exception, for a
- * device a little faster than the clocksource says: an interrupt less than a quarter period
- * before its grid point still counts its period, and the grid moves back to that moment
- * (TICK_EARLY_ALLOWANCE_DIV). A tick handler
+ * periods passed since the tick started (on a grid kept to 1/65536 ns), never one that has
+ * not yet come, so a wheel timer never runs before its jiffy in real time, even on a device
+ * faster than the clocksource says (its extra interrupts count as early). A tick handler
  * run that finds two or more periods passed counts all but one as lost (their interrupts
  * had not come); one that finds none is an interrupt that came late after its period was
  * counted lost (held past the next edge, or re-injected by a hypervisor: counted as late,
@@ -40,9 +39,6 @@
 #define TICK_MIN_PERIOD_NS 20000ull
 /* The longest: one second. */
 #define TICK_MAX_PERIOD_NS NSEC_PER_SEC
-/* An interrupt this fraction of a period before its grid point (or less) still counts its
- * period: a device running a little faster than the clocksource says. */
-#define TICK_EARLY_ALLOWANCE_DIV 4
 
 /* hz <-> period: the one conversion, rounded to nearest (0 for 0). */
 static inline uint64_t tick_period_of_hz(uint64_t hz)
