@@ -63,10 +63,12 @@ $(BUILD)/k/kernel/main.o: $(GIT_STAMP)
 .PHONY: FORCE
 FORCE:
 
+# boot/entry.asm carries the boot record a CPU without long mode sends (version and git).
 $(BUILD)/k/%.o: %.asm | deps
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  NASM    $<")
-	$(Q)$(NASM) -f elf64 -g -o $@ $<
+	$(Q)$(NASM) -f elf64 -g -DTICKLAB_VERSION='"$(VERSION)"' -DTICKLAB_GIT='"$(GIT_REV)"' -o $@ $<
+$(BUILD)/k/boot/entry.o: $(GIT_STAMP)
 
 $(LIBTICKLAB): $(TL_OBJS)
 	@$(if $(Q),echo "  AR      $@")

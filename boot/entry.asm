@@ -23,6 +23,7 @@ MB1_MAGIC       equ 0x1BADB002
 MB1_FLAGS       equ (1 << 1) | (1 << 16)     ; memory info; address fields valid
 MB2_MAGIC       equ 0xE85250D6
 MB2_ARCH_I386   equ 0
+MB1_BOOT_MAGIC  equ 0x2BADB002            ; in EAX from a Multiboot1 loader
 
 extern __load_start, __load_end, __bss_end, kmain
 extern boot_stack_top
@@ -86,6 +87,23 @@ _start32:
     mov esp, boot_stack_top
     mov edi, eax                        ; kept for kmain (EDI/ESI survive the switch)
     mov esi, ebx
+    mov [early_magic], eax
+
+    ; A CPU without CPUID (EFLAGS.ID cannot be toggled: a 386 or early 486) has no long mode.
+    pushfd
+    pop eax
+    mov ecx, eax
+    xor eax, 1 << 21
+    push eax
+    popfd
+    pushfd
+    pop eax
+    push ecx
+    popfd
+    xor eax, ecx
+    test eax, 1 << 21
+    jz .no_long_mode
+    mov byte [early_has_cpuid], 1
 
     ; No long mode (CPUID 0x80000001 EDX bit 29): say so on COM1 and stop.
     mov eax, 0x80000000
@@ -141,16 +159,14 @@ _start32:
 
 .no_long_mode:
     mov esi, no_lm_msg
-.putc:
-    lodsb
-    test al, al
-    jz .halt
-    mov dx, 0x3F8
-    out dx, al
-    jmp .putc
-.halt:
-    hlt
-    jmp .halt
+    mov edi, no_lm_boot1
+    cmp dword [early_magic], MB1_BOOT_MAGIC
+    je .nolm_go
+    mov edi, no_lm_boot2
+.nolm_go:
+    mov ebp, no_lm_rest
+    call early_stop32
+    ; not reached
 
 ; The kernel's data selector in DS, ES and SS; FS and GS null (both 64-bit entries).
 %macro LOAD_DATA_SEGMENTS 0
@@ -241,16 +257,167 @@ _start_efi64:
 
 .la57:
     lea rsi, [rel la57_msg]
-.putc:
+    lea rdi, [rel la57_boot]
+    lea rbp, [rel la57_rest]
+    call early_stop64
+    ; not reached
+
+
+; ---- stopping before kmain -----------------------------------------------------------------
+; When the CPU cannot run the kernel at all (no long mode, or firmware left 5-level paging
+; on), say so as a person and as a run: a line of text, then three records (boot, error,
+; end) in the kernel's own framing, "TLR <crc32 of the JSON> <JSON>", so that a capture
+; reads an ended, failed run with its reason instead of silence. The CRC is computed here
+; (IEEE, reflected, as lib/crc32.c); COM1 is set to 115200 8N1 first, as the kernel would.
+; Under QEMU (CPUID hypervisor bit and a TCG or KVM signature) the run ends through the
+; isa-debug-exit port with status 35, as stop.c would; on a PC the CPU halts.
+; In: ESI = the text, EDI = the boot record's JSON, EBP = the error and end records' JSON,
+; one after the other, each NUL-terminated. Assembled twice, for 32-bit and 64-bit code;
+; every address is below 2 GiB, so the same instructions serve both.
+%macro EARLY_STOP 1                     ; %1 = 1: CPUID exists and EFLAGS.ID was checked
+    mov [early_s1], edi
+    mov [early_s2], ebp
+    mov dx, 0x3FB                       ; LCR: divisor latch on
+    mov al, 0x80
+    out dx, al
+    mov dx, 0x3F8                       ; divisor 1: 115200 baud
+    mov al, 1
+    out dx, al
+    mov dx, 0x3F9
+    xor al, al
+    out dx, al
+    mov dx, 0x3FB                       ; 8 data bits, no parity, 1 stop bit
+    mov al, 3
+    out dx, al
+    mov dx, 0x3FA                       ; FIFOs on and cleared
+    mov al, 0xC7
+    out dx, al
+    mov dx, 0x3FC                       ; DTR, RTS
+    mov al, 3
+    out dx, al
+    call %%puts
+    mov esi, [early_s1]
+    call %%record
+    mov esi, [early_s2]
+    call %%record
+    call %%record
+    cmp byte [early_has_cpuid], 0
+    je %%halt
+    mov eax, 1
+    cpuid
+    test ecx, 1 << 31                   ; a hypervisor says it is there
+    jz %%halt
+    mov eax, 0x40000000
+    cpuid
+    cmp ebx, 'TCGT'
+    je %%qemu
+    cmp ebx, 'KVMK'
+    jne %%halt
+%%qemu:
+    mov dx, 0xF4                        ; -device isa-debug-exit,iobase=0xf4: exit 35
+    mov al, 0x11
+    out dx, al
+%%halt:
+    cli
+    hlt
+    jmp %%halt
+
+; ESI -> NUL-terminated text, sent as it is; ESI ends past the NUL.
+%%puts:
     lodsb
     test al, al
-    jz .hang
+    jz %%puts_end
+    call %%putc
+    jmp %%puts
+%%puts_end:
+    ret
+
+; ESI -> NUL-terminated JSON: "TLR xxxxxxxx JSON\r\n"; ESI ends past the NUL.
+%%record:
+    mov edi, esi
+    mov ecx, 0xFFFFFFFF
+%%crc_byte:
+    movzx eax, byte [edi]
+    test eax, eax
+    jz %%crc_done
+    inc edi
+    xor ecx, eax
+    mov ebx, 8
+%%crc_bit:
+    shr ecx, 1
+    jnc %%crc_next
+    xor ecx, 0xEDB88320
+%%crc_next:
+    dec ebx
+    jnz %%crc_bit
+    jmp %%crc_byte
+%%crc_done:
+    not ecx
+    mov al, 'T'
+    call %%putc
+    mov al, 'L'
+    call %%putc
+    mov al, 'R'
+    call %%putc
+    mov al, ' '
+    call %%putc
+    mov ebx, 8
+%%hex:
+    rol ecx, 4
+    mov eax, ecx
+    and eax, 15
+    add al, '0'
+    cmp al, '9'
+    jbe %%hex_digit
+    add al, 'a' - '9' - 1
+%%hex_digit:
+    call %%putc
+    dec ebx
+    jnz %%hex
+    mov al, ' '
+    call %%putc
+    call %%puts
+    mov al, 13
+    call %%putc
+    mov al, 10
+    call %%putc
+    ret
+
+; AL -> COM1. The wait for room is bounded by a count of status reads (about 1 us each on
+; a PC's I/O bus, so about a second at most); no clock is set up yet to bound it by.
+; An absent UART reads 0xFF, which says there is room.
+%%putc:
+    mov ah, al
+    mov edi, 1000000
+%%putc_wait:
+    mov dx, 0x3FD                       ; LSR
+    in al, dx
+    test al, 0x20                       ; THR empty
+    jnz %%putc_send
+    dec edi
+    jnz %%putc_wait
+%%putc_send:
+    mov al, ah
     mov dx, 0x3F8
     out dx, al
-    jmp .putc
+    ret
+%endmacro
+
+bits 32
+early_stop32:
+    EARLY_STOP 1
+bits 64
+early_stop64:
+    EARLY_STOP 1
 
 section .boot.rodata progbits alloc noexec nowrite align=16
 no_lm_msg: db "ticklab: this CPU has no long mode (x86-64); stopping", 13, 10, 0
+%define BOOT_HEAD '{"type":"boot","version":"', TICKLAB_VERSION, '","git":"', TICKLAB_GIT, '"'
+no_lm_boot1: db BOOT_HEAD, ',"boot":"multiboot1","long_mode":false}', 0
+no_lm_boot2: db BOOT_HEAD, ',"boot":"multiboot2","long_mode":false}', 0
+no_lm_rest:
+    db '{"type":"error","what":"cpu","detail":"this CPU has no long mode (x86-64); ticklab runs only in 64-bit mode"}', 0
+    db '{"type":"end","records":2,"status":"failed","reason":"no long mode"}', 0
 align 16
 early_gdt:
     dq 0
@@ -264,6 +431,16 @@ early_gdt_ptr64:                        ; lgdt in long mode reads a 64-bit base
     dw early_gdt_end - early_gdt - 1
     dq early_gdt
 la57_msg: db "ticklab: the firmware left 5-level paging on; this kernel needs 4-level; stopping", 13, 10, 0
+la57_boot: db BOOT_HEAD, ',"boot":"efi","firmware":"uefi"}', 0
+la57_rest:
+    db '{"type":"error","what":"paging","detail":"the firmware left 5-level paging (CR4.LA57) on, which cannot be turned off in long mode; ticklab builds 4-level page tables"}', 0
+    db '{"type":"end","records":2,"status":"failed","reason":"5-level paging left on"}', 0
+
+section .boot.data progbits alloc noexec write align=4
+early_magic: dd 0
+early_s1: dd 0
+early_s2: dd 0
+early_has_cpuid: db 0
 
 section .boot.bss nobits alloc noexec write align=4096
 early_pml4: resb 4096

@@ -91,6 +91,18 @@ static void probe_hypervisor(struct cpu_info *ci)
     struct cpuid_regs r = cpuid(LEAF_HYPERVISOR, 0);
     uint32_t v[3] = { r.ebx, r.ecx, r.edx };
     regs_to_str(ci->hv_signature, v, 3);
+    /* KVM may sit behind another's leaves (Hyper-V enlightenments): its own are at the
+     * first 0x100 step that says so, up to 0x4000FF00 (as Linux's kvm_cpuid_base looks). */
+    for (uint32_t leaf = LEAF_HYPERVISOR; leaf < LEAF_HYPERVISOR + 0x10000; leaf += 0x100) {
+        r = cpuid(leaf, 0);
+        char sig[13];
+        uint32_t w[3] = { r.ebx, r.ecx, r.edx };
+        regs_to_str(sig, w, 3);
+        if (k_strncmp(sig, "KVMKVMKVM", 9) == 0) {
+            ci->kvm_leaf = leaf;
+            break;
+        }
+    }
 }
 
 static void probe_leaf15(struct cpu_info *ci)
@@ -171,4 +183,19 @@ const char *cpu_hypervisor_name(const struct cpu_info *ci)
         if (k_strncmp(ci->hv_signature, known[i].sig, k_strlen(known[i].sig)) == 0)
             return known[i].name;
     return "other";
+}
+
+bool cpu_vmm_is_qemu(const struct cpu_info *ci)
+{
+    if (!ci->hypervisor)
+        return false;
+    if (k_strcmp(ci->hv_signature, "TCGTCGTCGTCG") == 0)
+        return true;
+    if (!ci->kvm_leaf)
+        return false;
+    outw(FW_CFG_PORT_SEL, 0);                      /* FW_CFG_SIGNATURE */
+    char sig[4];
+    for (unsigned i = 0; i < 4; i++)
+        sig[i] = (char)inb(FW_CFG_PORT_DATA);
+    return sig[0] == 'Q' && sig[1] == 'E' && sig[2] == 'M' && sig[3] == 'U';
 }

@@ -20,6 +20,10 @@ struct cpu_info {
 
     bool hypervisor;                    /* CPUID.1:ECX[31] */
     char hv_signature[13];              /* leaf 0x40000000, e.g. "TCGTCGTCGTCG" */
+    uint32_t kvm_leaf;                  /* the leaf that says "KVMKVMKVM": 0x40000000, or
+                                           0x40000100 and up under Hyper-V enlightenments
+                                           (the first signature is then "Microsoft Hv");
+                                           0: not KVM */
 
     bool tsc, rdtscp, invariant_tsc, tsc_deadline, x2apic, apic, arat, nx;
     bool amd_wrmsr_ordered;             /* AMD/Hygon: WRMSR to TSC_DEADLINE and the x2APIC
@@ -46,5 +50,14 @@ void cpu_probe(struct cpu_info *ci);
 /* The hypervisor by its CPUID signature: "none" (no hypervisor bit), "kvm", "tcg" (QEMU's
  * software emulation), "hyperv", "vmware", "xen", "bhyve", "acrn", or "other". */
 const char *cpu_hypervisor_name(const struct cpu_info *ci);
+
+/* Whether the virtual machine is QEMU's: its software emulation (TCG) is, and KVM is when
+ * QEMU's firmware configuration device answers with its signature (fw_cfg, port 0x510:
+ * selector 0 reads "QEMU"). A cloud's own VMM over KVM (Firecracker, crosvm, cloud
+ * hypervisors) is not, and gets no write to QEMU's exit port. The fw_cfg ports are read
+ * only under KVM. */
+bool cpu_vmm_is_qemu(const struct cpu_info *ci);
+#define FW_CFG_PORT_SEL  0x510
+#define FW_CFG_PORT_DATA 0x511
 
 #endif

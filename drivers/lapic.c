@@ -48,6 +48,11 @@ int lapic_init(struct lapic *l, uintptr_t mmio, bool want_x2apic, uint8_t spurio
     return 0;
 }
 
+void lapic_virtual_wire(const struct lapic *l)
+{
+    lapic_write(l, LAPIC_LVT_LINT0, LVT_EXTINT);   /* edge, active high, unmasked */
+}
+
 void lapic_set_nmi(const struct lapic *l, unsigned lint, uint16_t inti_flags)
 {
     uint32_t v = LVT_NMI;
@@ -59,6 +64,7 @@ void lapic_set_nmi(const struct lapic *l, unsigned lint, uint16_t inti_flags)
 void lapic_self_ipi(const struct lapic *l, uint8_t vector)
 {
     if (l->x2apic) {
+        wrmsr_fence();        /* see lapic_send_ipi */
         wrmsr(MSR_X2APIC_SELF_IPI, vector);
         return;
     }
@@ -69,6 +75,11 @@ void lapic_self_ipi(const struct lapic *l, uint8_t vector)
 int lapic_send_ipi(const struct lapic *l, uint32_t dest_apic_id, uint32_t icr_low)
 {
     if (l->x2apic) {
+        /* An x2APIC MSR write is not serialising on Intel: a store made just before it (the
+         * data the IPI announces, a trampoline's parameters) may not be visible to the
+         * other CPU when the IPI arrives. MFENCE;LFENCE first (SDM 11.12.3; Linux's
+         * weak_wrmsr_fence). AMD orders it already; the fence costs far less than the IPI. */
+        wrmsr_fence();
         wrmsr(MSR_X2APIC_ICR, ((uint64_t)dest_apic_id << 32) | icr_low);
         return 0;
     }

@@ -40,6 +40,7 @@
 #define LAPIC_LVT_ERROR 0x370
 #define   LVT_MASKED      (1u << 16)
 #define   LVT_NMI         (4u << 8)   /* delivery mode NMI */
+#define   LVT_EXTINT      (7u << 8)   /* delivery mode ExtINT: the 8259's INTR passed through */
 #define   LVT_LEVEL       (1u << 15)
 #define   LVT_ACTIVE_LOW  (1u << 13)
 #define LAPIC_TIMER_INIT  0x380
@@ -86,6 +87,9 @@ static inline void lapic_write(const struct lapic *l, uint32_t reg, uint32_t v)
         mmio_write32(l->mmio + reg, v);
 }
 void lapic_eoi(const struct lapic *l);
+/* LINT0 as ExtINT, unmasked ("virtual wire mode", MP spec 3.6.2.2): where no IOAPIC is
+ * used, the 8259s' INTR reaches the boot CPU through LINT0, which lapic_init() masked. */
+void lapic_virtual_wire(const struct lapic *l);
 /* LINT0/1 as the MADT's LAPIC NMI entry says (lint 0 or 1; flags are MPS INTI flags). */
 void lapic_set_nmi(const struct lapic *l, unsigned lint, uint16_t inti_flags);
 /* Sends vector to this CPU (a self IPI): proves the delivery path without any device. */

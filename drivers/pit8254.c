@@ -68,6 +68,29 @@ bool pit_probe(uint64_t probe_cyc)
     return false;
 }
 
+const char *pit_ch0_check(uint64_t probe_cyc)
+{
+    /* Mode 0 from a count that cannot be mistaken for an empty bus (0xFFFF), stopped again
+     * long before it could reach 0, so no IRQ0 edge is made. */
+    outb(PIT_CMD, CMD_CH0 | CMD_LOHI | CMD_MODE0);
+    load(PIT_CH0, 0xF000);
+    uint32_t first = latch_read(CMD_CH0, PIT_CH0);
+    const char *why = NULL;
+    if (first == 0xFFFF) {
+        why = "ports read all ones: no PIT";
+    } else {
+        why = "channel 0 does not count: the PIT is there but gated (its clock stopped)";
+        uint64_t t0 = rdtsc();
+        while (rdtsc() - t0 < probe_cyc)
+            if (latch_read(CMD_CH0, PIT_CH0) != first) {
+                why = NULL;
+                break;
+            }
+    }
+    pit_ch0_stop();
+    return why;
+}
+
 void pit_ch0_periodic(uint32_t count)
 {
     outb(PIT_CMD, CMD_CH0 | CMD_LOHI | CMD_MODE2);

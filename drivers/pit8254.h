@@ -47,6 +47,11 @@ struct clocksource;
  * the caller owns the struct) and returns it. */
 struct clocksource *pit_clocksource_init(struct clocksource *cs, uint64_t probe_cyc);
 
+/* Whether channel 0, the one that interrupts, counts: NULL if it does, else why not ("ports
+ * read all ones: no PIT", or a PIT that answers but whose count stands still over probe_cyc
+ * TSC cycles: gated, as many 2020s boards leave it). Makes no IRQ0 edge. */
+const char *pit_ch0_check(uint64_t probe_cyc);
+
 /* Channel 0. The caller routes IRQ0. */
 void pit_ch0_periodic(uint32_t count);
 void pit_ch0_oneshot(uint32_t count);

@@ -73,7 +73,8 @@ static bool opts_seen(const struct cmdline_opt *opts, size_t n, const char *key)
     return false;
 }
 
-int config_parse(const char *line, const char *const *exp_names, const char *exp_accepted,
+int config_parse(const char *line, bool cut, const char *const *exp_names,
+                 const char *exp_accepted,
                  void (*on_error)(void *, const char *, size_t, const char *, const char *))
 {
     static char console_word[32];
@@ -149,7 +150,7 @@ int config_parse(const char *line, const char *const *exp_names, const char *exp
 
     cfg.exp_mask = ~0ull;    /* default: every experiment */
     console_word[0] = 0;
-    int errors = cmdline_parse(line, opts, n_opts, on_error, NULL);
+    int errors = cmdline_parse_cut(line, cut, opts, n_opts, on_error, NULL);
     cfg.profile = (enum profile)profile;
     cfg.qemu_exit = (enum tristate)qemu_exit;
     cfg.crash = (enum crash_kind)crash;

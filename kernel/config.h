@@ -56,8 +56,10 @@ extern struct config cfg;
  * (NULL-terminated, in the bit order of cfg.exp_mask), exp_accepted: their one-line list
  * for the error record; the caller gets them from the experiment registry, so config knows
  * nothing of experiments. Returns the number of bad words. The console= word is applied
- * after parsing by the caller. */
-int config_parse(const char *line, const char *const *exp_names, const char *exp_accepted,
+ * after parsing by the caller. cut: the line was cut before it came here (its last word is
+ * refused, cmdline_parse_cut). */
+int config_parse(const char *line, bool cut, const char *const *exp_names,
+                 const char *exp_accepted,
                  void (*on_error)(void *, const char *, size_t, const char *, const char *));
 const char *profile_name(enum profile p);
 

@@ -116,6 +116,18 @@ static void consoles_init(void)
                 cfg.console_port);
 }
 
+#define CMDLINE_PIECE 1024   /* escaped bytes of the command line in one record */
+
+/* The cmdline_part records that follow a boot record carrying the line's first `first`
+ * bytes. */
+static unsigned cmdline_parts(size_t first, size_t len)
+{
+    unsigned parts = 0;
+    for (size_t at = first; at < len; parts++)
+        at += json_escaped_prefix(boot.cmdline + at, len - at, CMDLINE_PIECE);
+    return parts;
+}
+
 static void send_boot_record(void)
 {
     struct rec r;
@@ -125,7 +137,15 @@ static void send_boot_record(void)
     json_str(&r.j, "boot", boot_path_name(boot.path));
     json_str(&r.j, "firmware", boot.uefi ? "uefi" : "bios");
     json_str(&r.j, "loader", boot.loader);
-    json_str(&r.j, "cmdline", boot.cmdline);
+    /* The command line is untrusted text of up to CMDLINE_MAX_LINE bytes, and escaping can
+     * make a byte six: the boot record carries at most CMDLINE_PIECE escaped bytes of it,
+     * and cmdline_part records the rest, so the boot record always fits REC_MAX. */
+    size_t line_len = k_strlen(boot.cmdline);
+    size_t first = json_escaped_prefix(boot.cmdline, line_len, CMDLINE_PIECE);
+    json_strn(&r.j, "cmdline", boot.cmdline, first);
+    json_u64(&r.j, "cmdline_bytes", line_len);
+    if (first < line_len)
+        json_u64(&r.j, "cmdline_parts", cmdline_parts(first, line_len));
     if (boot.image[0])
         json_str(&r.j, "image", boot.image);
     json_bool(&r.j, "cmdline_truncated", boot.cmdline_truncated);
@@ -160,6 +180,24 @@ static void send_boot_record(void)
     if (boot.problem)
         json_str(&r.j, "bootinfo_problem", boot.problem);
     rec_emit(&r);
+    for (size_t at = first; at < line_len;) {
+        size_t n = json_escaped_prefix(boot.cmdline + at, line_len - at, CMDLINE_PIECE);
+        rec_begin(&r, "cmdline_part");
+        json_u64(&r.j, "offset", at);
+        json_strn(&r.j, "text", boot.cmdline + at, n);
+        rec_emit(&r);
+        at += n;
+    }
+}
+
+/* A machine ticklab cannot run on: one error record naming why, then the end of the run
+ * (the end record, the summary screen, QEMU's exit). Never returns. */
+static __attribute__((noreturn)) void stop_early(const char *what, const char *why)
+{
+    rec_error(what, why);
+    kprintf("cannot run here: %s\n", why);
+    run_mark_failed(why);
+    run_finish();
 }
 
 void kmain(uint32_t magic, uint32_t info_phys)
@@ -169,7 +207,8 @@ void kmain(uint32_t magic, uint32_t info_phys)
     smp_boot_cpu_init();
     pic_remap_and_mask();
     bootinfo_parse(magic, phys_to_virt(info_phys), MB2_INFO_MAX, to_virt, &boot);
-    config_parse(boot.cmdline, experiment_names(), experiment_names_text(), defer_error);
+    config_parse(boot.cmdline, boot.cmdline_truncated, experiment_names(),
+                 experiment_names_text(), defer_error);
     stop_configure(cfg.qemu_exit == TRI_ON    ? STOP_EXIT_ALWAYS
                    : cfg.qemu_exit == TRI_OFF ? STOP_EXIT_NEVER
                                               : STOP_EXIT_AUTO,
@@ -189,15 +228,26 @@ void kmain(uint32_t magic, uint32_t info_phys)
     topology_from_acpi(&acpi_facts, &topo, &dropped);
     if (dropped)
         rec_error("madt", "more MADT entries than the interrupt layer keeps; extra ignored");
+    if (!cpu_facts.tsc)
+        stop_early("tsc", "CPUID says this CPU has no TSC: every bound and every cost ticklab "
+                          "measures is in TSC cycles");
     if (intr_init(&topo, &cpu_facts, true))
-        run_mark_failed("no usable local APIC");
-    else if (!irq_check_pit())
-        run_mark_failed("timer interrupts are not delivered");
+        stop_early("lapic", "no usable local APIC: every timer interrupt ticklab takes comes "
+                            "through it");
     if (clocks_init())
-        run_mark_failed("no usable clocksource");
+        stop_early("clocksource", "no clock could be read or calibrated: time_ns() has "
+                                  "nothing to run on, so nothing can be measured");
+    /* After the calibration, so that each wait is bounded in time (100 ms), not in a count
+     * of cycles made for a 10 GHz TSC (4.3 s each under QEMU -icount, where a PIT on a pin
+     * the MADT does not name took minutes). The verdict waits for the devices' own fire
+     * checks. */
+    irq_check_run(clock_facts.tsc_hz ? tsc_ns_to_cyc(IRQ_CHECK_TIMEOUT_NS) : 0);
     idle_configure(cfg.idle, clocks_under_tcg());     /* before any wait */
     ce_devices_init();
     ce_measure_all();
+    if (!irq_proof_ok())
+        run_mark_failed("timer interrupts are not delivered: no external device's interrupt "
+                        "(PIT, RTC, HPET) arrived");
     wrapcheck_report_all();
     clocks_report_environment();
     ce_check_all(cfg.cecheck);
@@ -225,6 +275,8 @@ void kmain(uint32_t magic, uint32_t info_phys)
     idle_check_run(cfg.idlecheck_ms, cfg.nohz);
     debug_crash(cfg.crash);
     unsigned ran = experiments_run(cfg.exp_mask);
+    if (cfg.exp_mask && !clock_facts.tsc_hz)
+        run_mark_failed(EXPERIMENTS_NEED_TSC);    /* asked for, and none could run */
     kprintf("%u experiment(s) ran\n", ran);
     if (exp_defects())
         run_mark_failed("an experiment found a defect of the kit (its error record says which)");

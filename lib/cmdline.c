@@ -266,6 +266,12 @@ static void report_line_too_long(struct parser *ps, const char *rest)
 int cmdline_parse(const char *line, struct cmdline_opt *opts, size_t n_opts,
                   cmdline_error_fn on_error, void *ctx)
 {
+    return cmdline_parse_cut(line, false, opts, n_opts, on_error, ctx);
+}
+
+int cmdline_parse_cut(const char *line, bool cut, struct cmdline_opt *opts, size_t n_opts,
+                      cmdline_error_fn on_error, void *ctx)
+{
     struct parser ps = { opts, n_opts, on_error, ctx, 0 };
     size_t n, limit, i = 0;
     bool too_long;
@@ -275,6 +281,28 @@ int cmdline_parse(const char *line, struct cmdline_opt *opts, size_t n_opts,
     n = k_strnlen(line, CMDLINE_MAX_LINE + 1);
     too_long = n > CMDLINE_MAX_LINE;
     limit = too_long ? CMDLINE_MAX_LINE : n;
+    if (cut && !too_long) {
+        /* Cut before it reached us: the word at the end may be a piece of a longer one, so
+         * it is refused like a word cut by the limit; one that ends in a separator lost
+         * only whole words, and the report names none. */
+        while (i < n) {
+            size_t start;
+            if (is_sep(line[i])) {
+                i++;
+                continue;
+            }
+            start = i;
+            while (i < n && !is_sep(line[i]))
+                i++;
+            if (i == n) {
+                report_line_too_long(&ps, line + start);
+                return ps.errors;
+            }
+            parse_word(&ps, line + start, i - start);
+        }
+        report_line_too_long(&ps, line + n);
+        return ps.errors;
+    }
 
     while (i < limit) {
         size_t start;

@@ -59,5 +59,11 @@ typedef void (*cmdline_error_fn)(void *ctx, const char *word, size_t word_len,
 /* Returns the number of errors reported. line may be NULL (treated as empty). */
 int cmdline_parse(const char *line, struct cmdline_opt *opts, size_t n_opts,
                   cmdline_error_fn on_error, void *ctx);
+/* The same for a line that was cut before it came here (cut: a loader's or the boot
+ * information's buffer was full): the word at its end is refused as "line too long" (named
+ * in the report; an empty word when the line ends in a separator), since it may be a piece
+ * of a longer word. */
+int cmdline_parse_cut(const char *line, bool cut, struct cmdline_opt *opts, size_t n_opts,
+                      cmdline_error_fn on_error, void *ctx);
 
 #endif

@@ -122,6 +122,43 @@ static void put_string(struct json *j, const char *s, size_t n)
     put_char(j, '"');
 }
 
+/* The escaped width of one ASCII byte, as put_escaped_ascii writes it. */
+static size_t escaped_ascii_len(uint8_t c)
+{
+    switch (c) {
+    case '"': case '\\': case '\n': case '\r': case '\t': case '\b': case '\f':
+        return 2;
+    default:
+        return c < 0x20 || c == 0x7f ? 6 : 1;
+    }
+}
+
+size_t json_escaped_prefix(const char *s, size_t n, size_t max_out)
+{
+    const uint8_t *p = (const uint8_t *)s;
+    size_t i = 0, out = 0;
+
+    while (i < n) {
+        size_t step, width, bad;
+        if (p[i] < 0x80) {
+            step = 1;
+            width = escaped_ascii_len(p[i]);
+        } else {
+            step = utf8_seq_len(p + i, n - i, &bad);
+            width = step;
+            if (!step) {
+                step = bad;
+                width = 6;
+            }
+        }
+        if (out + width > max_out)
+            break;
+        out += width;
+        i += step;
+    }
+    return i;
+}
+
 /* ---- numbers ---------------------------------------------------------------------------- */
 
 /* Decimal digits of v, at least min_digits of them (zero-padded), into tmp; returns the

@@ -33,6 +33,10 @@ int json_finish(struct json *j);
 /* Members of the current object. key is a NUL-terminated ASCII string (escaped anyway). */
 void json_str(struct json *j, const char *key, const char *val);         /* NULL -> null */
 void json_strn(struct json *j, const char *key, const char *val, size_t n);
+/* How many of s's first n bytes can be written as a string whose escaped text (quotes
+ * not counted) takes at most max_out bytes, never cutting an escape or a UTF-8 sequence:
+ * for carrying untrusted text in pieces that each fit a record (json_strn of that many). */
+size_t json_escaped_prefix(const char *s, size_t n, size_t max_out);
 void json_u64(struct json *j, const char *key, uint64_t val);
 void json_i64(struct json *j, const char *key, int64_t val);
 void json_hex(struct json *j, const char *key, uint64_t val);  /* "0x1f" as a string */

@@ -87,7 +87,11 @@ struct efi_firmware {
 struct boot_info {
     enum boot_path path;
     bool uefi;                        /* firmware: UEFI (EFI tags present) or BIOS */
-    char cmdline[CMDLINE_MAX_LINE];
+    /* A word more than the parser looks at: a line longer than CMDLINE_MAX_LINE reaches it
+     * longer, so the word across the limit is refused ("line too long") and named whole,
+     * not half-used. A line longer still is cut here (cmdline_truncated), and the parser
+     * refuses the word at the cut as well (cmdline_parse_cut). */
+    char cmdline[CMDLINE_MAX_LINE + CMDLINE_MAX_WORD + 1];
     bool cmdline_truncated;
     char image[64];                   /* the image path the loader or UEFI shell put first */
     char loader[64];

@@ -2,6 +2,7 @@
 #include "kernel/checks/ce_measure.h"
 
 #include "ticklab/io.h"
+#include "kernel/discover/irq_check.h"
 #include "kernel/report/console.h"
 #include "kernel/report/record.h"
 #include "ticklab/ce_search.h"
@@ -140,6 +141,8 @@ static void measure_one(struct clockevent *ce)
     irq_disable();
     clockevent_release(ce);
     irq_restore(flags);
+    if (!(ce->features & CE_PERCPU))
+        irq_proof_note(ce->name, fires);     /* a routed device's interrupt, end to end */
     if (!fires) {
         ce->usable = false;
         ce->unusable_reason = "never fired within 200 ms (by the TSC)";

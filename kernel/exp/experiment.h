@@ -23,5 +23,9 @@ const char *const *experiment_names(void);
 const char *experiment_names_text(void);
 /* Runs the selected experiments in registry order; returns how many ran. */
 unsigned experiments_run(uint64_t mask);
+/* Why none ran when no calibration of the TSC succeeded (its error record; the run fails
+ * with it when experiments were asked for). */
+#define EXPERIMENTS_NEED_TSC "no calibration of the TSC succeeded (its record says why): no " \
+                             "experiment can be bounded or timed; none ran"
 
 #endif

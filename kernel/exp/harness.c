@@ -207,18 +207,35 @@ void exp_tick_restore(void)
     timers_wheel_restart();
 }
 
+#define WAIT_FROZEN_CAP_NS (2 * HALT_BACKUP_NS)   /* a gap longer: the CPU was stopped */
+#define WAIT_HARD_FACTOR   8
+
 static bool wait_common(volatile bool *done, volatile unsigned *count, unsigned want,
                         uint64_t until_ns, uint64_t bound_ns, const struct clockevent *busy,
                         const char *what, bool report)
 {
+    /* The bound counts the time this CPU ran. Between two passes of the loop the backup
+     * wakes it within HALT_BACKUP_NS; a longer gap means the CPU itself was stopped (the
+     * emulator's thread descheduled on a loaded host, seen up to 2 s; an SMI storm), and
+     * no device could have interrupted it then: such a gap counts only WAIT_FROZEN_CAP_NS,
+     * the rest is said as frozen_ns. WAIT_HARD_FACTOR times the bound ends it regardless. */
     uint64_t c0 = rdtsc(), bound = tsc_ns_to_cyc(bound_ns);
+    uint64_t cap = tsc_ns_to_cyc(WAIT_FROZEN_CAP_NS), last = c0, ran = 0, frozen = 0;
     if (!budget_holds(what && what[0] ? what : phase))
         return false;
     halt_backup_start(busy);
     bool ok;
     for (;;) {
         ok = done ? *done : count ? *count >= want : time_ns() >= until_ns;
-        if (ok || rdtsc() - c0 >= bound || !budget_holds(what && what[0] ? what : phase))
+        uint64_t now = rdtsc(), d = now - last;
+        last = now;
+        if (d > cap) {
+            frozen += d - cap;
+            d = cap;
+        }
+        ran += d;
+        if (ok || ran >= bound || now - c0 >= WAIT_HARD_FACTOR * bound ||
+            !budget_holds(what && what[0] ? what : phase))
             break;
         if (exp_poll_waits) {
             /* interrupts on across a loop (an emulator takes them between blocks) */
@@ -242,6 +259,7 @@ static bool wait_common(volatile bool *done, volatile unsigned *count, unsigned 
         json_str(&r.j, "waiting_for", what);
         json_str(&r.j, "device", busy ? busy->name : 0);
         json_u64(&r.j, "bound_ns", bound_ns);
+        json_u64(&r.j, "frozen_ns", tsc_cyc_to_ns(frozen));
         if (count) {
             json_u64(&r.j, "got", *count);
             json_u64(&r.j, "wanted", want);
@@ -313,9 +331,9 @@ void exp_result_begin(struct rec *r)
      * figure can come from (time_ns's counter, the TSC), in ns, as clocks_init measured it. */
     const struct clocksource *cs = clocksource_current();
     json_obj_open(&r->j, "read_cost_ns");
-    if (cs && cs->read_cost_cyc)
+    if (cs && cs->read_cost_cyc && clock_facts.tsc_hz)
         json_u64(&r->j, "time_ns", tsc_cyc_to_ns(cs->read_cost_cyc));
-    if (clock_facts.tsc && clock_facts.tsc->read_cost_cyc)
+    if (clock_facts.tsc && clock_facts.tsc->read_cost_cyc && clock_facts.tsc_hz)
         json_u64(&r->j, "tsc", tsc_cyc_to_ns(clock_facts.tsc->read_cost_cyc));
     json_obj_close(&r->j);
 }

@@ -10,6 +10,7 @@
 #include "kernel/report/console.h"
 #include "kernel/report/record.h"
 #include "kernel/timers/ce_devices.h"
+#include "kernel/timers/clocks.h"
 #include "kernel/timers/timers.h"
 #include "ticklab/fmt.h"
 #include "ticklab/clockevent.h"
@@ -74,6 +75,11 @@ static void send_plan(uint64_t mask)
 unsigned experiments_run(uint64_t mask)
 {
     unsigned ran = 0;
+    if (mask && !clock_facts.tsc_hz) {
+        /* Every experiment's budget, bound and cost is in TSC cycles. */
+        rec_error("experiments", EXPERIMENTS_NEED_TSC);
+        return 0;
+    }
     if (mask && cfg.mask_irq[0]) {
         struct rec r;
         rec_begin(&r, "fault_injected");

@@ -26,6 +26,8 @@ static struct {
     uint8_t next_gsi_vector;
     uint64_t pin_used[TOPO_MAX_IOAPICS][4];    /* a bit per routed pin (240 at most) */
     volatile uint32_t selftest_hits;
+    int learned_gsi[16];             /* an ISA IRQ's GSI proved by a test (irq_check), +1;
+                                        0: the MADT's route holds */
 } st;
 
 static void on_lapic_spurious(struct trap_frame *tf, void *ctx)
@@ -191,6 +193,8 @@ int intr_init(const struct intr_topology *topo, const struct cpu_info *cpu, bool
     report_lapic(topo);
     probe_ioapics(topo);
     st.mode = st.n_ioapics ? INTR_IOAPIC : INTR_PIC;
+    if (st.mode == INTR_PIC)
+        lapic_virtual_wire(&st.apic);   /* the 8259s reach this CPU through LINT0 */
     report_interrupts(selftest());
     return 0;
 }
@@ -227,6 +231,8 @@ int intr_route_isa(unsigned irq, uint8_t vector, irq_handler_fn fn, void *ctx,
     struct isa_route ir;
     if (!st.topo || !topo_isa_route(st.topo, irq, &ir))
         return -EINVAL;
+    if (st.learned_gsi[irq])
+        ir.gsi = (uint32_t)(st.learned_gsi[irq] - 1);
     int rc;
     if (st.mode == INTR_IOAPIC) {
         rc = route_ioapic(ir.gsi, vector, ir.trigger, ir.polarity, st.lapic.id, out);
@@ -311,6 +317,23 @@ void intr_eoi_local(void)
 {
     static const struct intr_route local = { .path = INTR_NONE };
     intr_eoi(&local);
+}
+
+bool intr_isa_overridden(unsigned irq)
+{
+    struct isa_route ir;
+    return st.topo && topo_isa_route(st.topo, irq, &ir) && ir.overridden;
+}
+
+void intr_learn_isa_gsi(unsigned irq, uint32_t gsi)
+{
+    if (irq < 16)
+        st.learned_gsi[irq] = (int)gsi + 1;
+}
+
+uint32_t intr_lapic_id(void)
+{
+    return st.lapic.id;
 }
 
 void intr_release(struct intr_route *r)

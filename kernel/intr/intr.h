@@ -69,6 +69,13 @@ bool intr_lapic_x2apic(void);
 /* How every CPU reaches its local APIC (lapic_init() on the boot CPU filled it): what the
  * LAPIC driver's functions take. */
 const struct lapic *intr_apic(void);
+/* Whether the MADT states an override for ISA IRQ irq. */
+bool intr_isa_overridden(unsigned irq);
+/* From now on ISA IRQ irq is routed to gsi: a route a test proved where the MADT says
+ * nothing (irq_check: QEMU's microvm wires the PIT to GSI 2 without an override). */
+void intr_learn_isa_gsi(unsigned irq, uint32_t gsi);
+/* The boot CPU's APIC ID, where interrupts are delivered by default. */
+uint32_t intr_lapic_id(void);
 /* Releases the route: masked, handler removed. */
 void intr_release(struct intr_route *r);
 

@@ -3,6 +3,7 @@
 
 #include "kernel/report/console.h"
 #include "kernel/report/record.h"
+#include "ticklab/cpuid.h"
 #include "ticklab/io.h"
 #include "ticklab/kstring.h"
 
@@ -23,15 +24,13 @@ void stop_configure(enum stop_exit qemu_exit, bool reboot)
 
 bool stop_under_qemu(void)
 {
-    if (!(cpuid(1, 0).ecx & (1u << 31)))
-        return false;
-    struct cpuid_regs r = cpuid(0x40000000, 0);
-    char sig[13];
-    memcpy(sig, &r.ebx, 4);
-    memcpy(sig + 4, &r.ecx, 4);
-    memcpy(sig + 8, &r.edx, 4);
-    sig[12] = 0;
-    return k_strcmp(sig, "TCGTCGTCGTCG") == 0 || k_strncmp(sig, "KVMKVMKVM", 9) == 0;
+    static int known = -1;           /* the fw_cfg probe once; stop may run in a fault */
+    if (known < 0) {
+        struct cpu_info ci;
+        cpu_probe(&ci);
+        known = cpu_vmm_is_qemu(&ci);
+    }
+    return known;
 }
 
 static __attribute__((noreturn)) void out(bool failed)

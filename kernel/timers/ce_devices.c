@@ -2,7 +2,9 @@
 #include "kernel/timers/ce_devices.h"
 
 #include "kernel/smp/smp.h"
+#include "kernel/discover/acpi_report.h"
 #include "kernel/discover/cpu_report.h"
+#include "kernel/discover/irq_check.h"
 #include "kernel/intr/intr.h"
 #include "kernel/report/console.h"
 #include "kernel/timers/clock_report.h"
@@ -73,6 +75,11 @@ static void pit_irq(struct trap_frame *tf, void *ctx)
 
 static void pit_init(void)
 {
+    const char *why = irq_check_pit_problem();
+    if (why) {
+        absent("pit", why);          /* a gated or absent PIT is never the tick's */
+        return;
+    }
     if (intr_route_isa(0, VEC_ISA_BASE + 0, pit_irq, 0, &pit_irq_route.route)) {
         absent("pit", "IRQ0 cannot be routed");
         return;
@@ -223,6 +230,11 @@ static void rtc_irq(struct trap_frame *tf, void *ctx)
 
 static void rtc_init(void)
 {
+    if (acpi_facts.fadt.present && acpi_facts.fadt.iapc_valid &&
+        (acpi_facts.fadt.iapc_boot_arch & ACPI_IAPC_CMOS_RTC_ABSENT)) {
+        absent("rtc", "the FADT says there is no CMOS RTC");
+        return;
+    }
     if (!rtc_probe()) {
         absent("rtc", rtc_probe_reason());
         return;

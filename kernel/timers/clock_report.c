@@ -62,6 +62,7 @@ void clock_report_calibration(const struct cal_result *c)
         json_u64(&r.j, "bracket_start_cyc", c->bracket_start_cyc);
         json_u64(&r.j, "bracket_end_cyc", c->bracket_end_cyc);
         json_u64(&r.j, "retries", c->retries);
+        json_u64(&r.j, "wraps_inferred", c->wraps_inferred);
     }
     rec_emit(&r);
 
@@ -148,6 +149,8 @@ void clock_report_selected(const struct clocksource *cs, const char *requested, 
     json_str(&r.j, "requested", requested[0] ? requested : 0);
     if (why && why[0])
         json_str(&r.j, "why", why);
+    const struct clocksource *guard = timekeeping_guard();
+    json_str(&r.j, "wrap_guard", guard ? guard->name : 0);
     rec_emit(&r);
     if (requested[0] && why && why[0]) {
         struct rec e;
@@ -158,6 +161,8 @@ void clock_report_selected(const struct clocksource *cs, const char *requested, 
         json_str(&e.j, "action", cs ? "best usable source used" : "none usable");
         rec_emit(&e);
     }
-    kprintf("  time_ns() runs on %s%s%s\n", cs ? cs->name : "NOTHING",
-            why && why[0] ? ": " : "", why && why[0] ? why : "");
+    kprintf("  time_ns() runs on %s%s%s%s%s%s\n", cs ? cs->name : "NOTHING",
+            why && why[0] ? ": " : "", why && why[0] ? why : "",
+            guard ? " (its wraps counted by the " : "", guard ? guard->name : "",
+            guard ? ")" : "");
 }

@@ -57,7 +57,10 @@ uint64_t tsc_cyc_to_ns(uint64_t cyc)
 
 uint64_t tsc_ns_to_cyc(uint64_t ns)
 {
-    return mul_div_u64(ns, clock_facts.tsc_hz, NSEC_PER_SEC);
+    /* Uncalibrated: a bound as if the TSC ran at the fastest any CPU's does (10 GHz), so
+     * that a wait bounded by it lasts at least what was asked, never zero. */
+    return mul_div_u64(ns, clock_facts.tsc_hz ? clock_facts.tsc_hz : CAL_TSC_MAX_HZ,
+                       NSEC_PER_SEC);
 }
 
 static struct clocksource *bring_up_hpet(void)
@@ -256,6 +259,15 @@ int clocks_init(void)
     measure_all();
     selected = clocksource_select(cfg.clocksource[0] ? cfg.clocksource : 0, select_why,
                                   sizeof(select_why));
+    /* A narrow source (the 16-bit PIT wraps every 54.9 ms) loses whole wraps whenever two
+     * folds are further apart than that (the emulator's thread descheduled, an SMI, a long
+     * section with interrupts off): the calibrated TSC counts them (clocksource.h). */
+    struct clocksource *tsc = clock_facts.tsc;
+    if (tsc && tsc->usable && tsc->freq_hz) {
+        unsigned long flags = irq_save();
+        timekeeping_set_guard(tsc);
+        irq_restore(flags);
+    }
     return selected ? 0 : -ENODEV;
 }
 
@@ -353,7 +365,7 @@ void clocks_report_environment(void)
     json_str(&r.j, "idle_reason", idle_reason());
     json_obj_open(&r.j, "clock_read_cost_ns");
     for (struct clocksource *cs = clocksource_list(); cs; cs = cs->next)
-        if (cs->read_cost_cyc)
+        if (cs->read_cost_cyc && clock_facts.tsc_hz)
             json_u64(&r.j, cs->name, tsc_cyc_to_ns(cs->read_cost_cyc));
     json_obj_close(&r.j);
     rec_emit(&r);

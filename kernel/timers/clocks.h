@@ -53,6 +53,8 @@ void clocks_report_selected(void);
 
 /* TSC cycles <-> ns with the chosen calibration (0 before one exists). */
 uint64_t tsc_cyc_to_ns(uint64_t cyc);
+/* ns as TSC cycles at the calibrated rate; while there is none, at 10 GHz (a bound: a wait
+ * of that many cycles lasts at least ns on any CPU). */
 uint64_t tsc_ns_to_cyc(uint64_t ns);
 
 #endif

@@ -5,6 +5,7 @@
 #include "kernel/report/console.h"
 #include "kernel/report/record.h"
 #include "ticklab/clocksource.h"
+#include "ticklab/errno.h"
 #include "ticklab/tick.h"
 
 void tick_report_start(const struct tick *tk)
@@ -25,11 +26,18 @@ void tick_report_start(const struct tick *tk)
     json_fixed(&r.j, "hz_nominal", (int64_t)mhz, 3);
     json_fixed(&r.j, "hz_actual", (int64_t)mhz, 3);
     json_u64(&r.j, "jiffies_start", t->jiffies_start);
+    if (t->passed_over) {
+        json_str(&r.j, "passed_over", t->passed_over);
+        json_i64(&r.j, "passed_over_err", t->passed_over_rc);
+    }
     rec_emit(&r);
     kprintf("  tick        %s %s at HZ=%llu: period %llu ns = %llu.%03llu Hz as the hardware "
             "makes it\n", t->dev ? t->dev->name : "-", t->periodic ? "periodic" : "one-shot re-armed",
             (unsigned long long)t->hz, (unsigned long long)t->period_ns,
             (unsigned long long)(mhz / 1000), (unsigned long long)(mhz % 1000));
+    if (t->passed_over)
+        kprintf("              not on %s, the best rated: %s (%d)\n", t->passed_over,
+                t->passed_over_rc == -EBUSY ? "in use" : "it refused", t->passed_over_rc);
 }
 
 void tick_report_stats(const struct tick *tk)
@@ -78,5 +86,10 @@ void tick_report_stats(const struct tick *tk)
     json_u64(&r.j, "busy_skips", k.busy_skips);
     json_u64(&r.j, "switches", k.switches);
     json_u64(&r.j, "behind_reads", k.behind_reads);
+    json_u64(&r.j, "wraps_recovered", k.wraps_recovered);
     rec_emit(&r);
+    if (k.wraps_recovered)
+        kprintf("  time_ns(): %llu whole wrap(s) of %s came between two folds; the TSC counted "
+                "them\n", (unsigned long long)k.wraps_recovered,
+                clocksource_current() ? clocksource_current()->name : "-");
 }

@@ -62,6 +62,7 @@ struct run {
     /* Since the current window's start endpoint: the last values read and the sums of the
      * masked deltas. sum_t counts from the start endpoint's first target read. */
     uint64_t last_t, last_r, sum_t, sum_r;
+    uint32_t wraps_inferred;   /* reference wraps a long gap hid, counted by the target */
     const char *why;           /* the failure's reason */
 };
 
@@ -102,12 +103,48 @@ static bool gap_may_hide_wrap(const struct run *c, uint64_t gap_t, uint64_t gap_
     return as_ref_cyc > c->ref->mask / 4 || as_target_cyc > c->tg->cs->mask / 4;
 }
 
-/* Adds one pair of reads. Returns false when the gap may have hidden a wrap. */
+/* A gap that may have hidden wraps of a narrow reference, measured by a 64-bit target (the
+ * TSC, which no gap can wrap): once the window has a quarter wrap of reference ticks, the
+ * ratio so far predicts the reference ticks in the gap well enough to count the whole wraps
+ * in it. The reference's own delta still gives the phase; the target only picks how many
+ * periods to add, and only when the prediction, with its error bound (4 reference ticks and
+ * 4 fastest brackets over the window so far, scaled to the gap), falls within a quarter
+ * wrap of one count. Otherwise the window is restarted as before. So a run in which the
+ * reader is away for more than a quarter wrap again and again (an emulator's thread on a
+ * loaded host: the 16-bit PIT wraps every 54.9 ms) still ends, and exactly. */
+static bool infer_wraps(struct run *c, uint64_t gap_t, uint64_t *gap_r)
+{
+    uint64_t period = c->ref->mask + 1;
+    if (c->tg->cs->mask != UINT64_MAX || c->ref->mask == UINT64_MAX ||
+        c->sum_r <= c->ref->mask / 4 || c->sum_t == 0)
+        return false;
+    uint64_t pred, err_r, err_t;
+    if (!mul_div_u64_checked(gap_t, c->sum_r, c->sum_t, &pred) ||
+        !mul_div_u64_checked(pred, 4, c->sum_r, &err_r) ||
+        !mul_div_u64_checked(pred, 4 * (c->min_bracket_cyc + 1), c->sum_t, &err_t))
+        return false;
+    uint64_t err = err_r + err_t + 2;
+    if (pred < *gap_r || err >= period / 4)
+        return false;
+    uint64_t k = (pred - *gap_r + period / 2) / period;
+    if (k == 0 || k > UINT32_MAX)
+        return false;
+    uint64_t got = *gap_r + k * period;
+    uint64_t off = got > pred ? got - pred : pred - got;
+    if (off + err >= period / 4)
+        return false;
+    *gap_r = got;
+    c->wraps_inferred += (uint32_t)k;
+    return true;
+}
+
+/* Adds one pair of reads. Returns false when the gap may have hidden a wrap that could not
+ * be counted. */
 static bool advance(struct run *c, uint64_t t, uint64_t r)
 {
     uint64_t gap_t = cs_delta(c->tg->cs, t, c->last_t);
     uint64_t gap_r = cs_delta(c->ref, r, c->last_r);
-    bool ok = !gap_may_hide_wrap(c, gap_t, gap_r);
+    bool ok = !gap_may_hide_wrap(c, gap_t, gap_r) || infer_wraps(c, gap_t, &gap_r);
 
     c->sum_t = sat_add(c->sum_t, gap_t);
     c->sum_r = sat_add(c->sum_r, gap_r);
@@ -130,6 +167,7 @@ static void start_window(struct run *c, struct endpoint *e)
     c->last_r = e->r;
     c->sum_t = e->bracket_cyc;
     c->sum_r = 0;
+    c->wraps_inferred = 0;
 }
 
 static int timed_out(struct run *c, const char *why)
@@ -287,6 +325,7 @@ int calibrate_pair(const struct cal_target *target, const struct clocksource *re
     }
     out->retries = c.retries;
     out->polls = c.polls;
+    out->wraps_inferred = c.wraps_inferred;
     out->bracket_min_cyc = c.min_bracket_cyc;
     if (rc < 0)
         return set_status(out, CAL_FAIL, rc, c.why);

@@ -26,7 +26,10 @@
  *    ends when the summed reference reaches window_ns.
  *  - A lost wrap: if one poll-to-poll gap is long enough (by the ratio measured so far) for
  *    either counter to have moved more than a quarter of its wrap, a wrap may have gone
- *    unseen; the whole window is then started again (a retry).
+ *    unseen. When the target is 64 bits wide and the window already holds a quarter wrap of
+ *    reference ticks, the target's gap, by that ratio, counts the whole wraps if it does so
+ *    unambiguously (within a quarter wrap with its error bound): they are added and counted
+ *    in cal_result.wraps_inferred. Otherwise the whole window is started again (a retry).
  *  - Bounds (STYLE 5: a wait on hardware is bounded by a different clock): the target
  *    bounds the wait to 2 * window_ns + CAL_WAIT_SLACK_NS at the target's max_hz, and a
  *    reference that has not moved at all after CAL_NO_PROGRESS_NS (at max_hz) is declared
@@ -132,6 +135,8 @@ struct cal_result {
     uint64_t bracket_min_cyc;   /* fastest bracket seen: the stall threshold's base */
     uint32_t retries;           /* re-sampled endpoints + restarted windows */
     uint64_t polls;             /* reads of the pair, all attempts together */
+    uint32_t wraps_inferred;    /* reference wraps inside long gaps, counted by the target
+                                   (the kept window only; calibrate.c infer_wraps) */
 
     /* filled by calibrate_choose() */
     bool chosen;

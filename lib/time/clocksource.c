@@ -146,6 +146,11 @@ struct tk_base {
     uint64_t base_cyc;       /* counter value at the last fold */
     uint64_t base_ns;        /* time_ns() at base_cyc, whole ns */
     uint64_t base_frac;      /* ... plus base_frac / 2^shift ns; < 2^shift */
+    /* The wrap guard (timekeeping_set_guard): a wide counter read beside a narrow source,
+     * only to count the source's whole wraps between two reads; gmult 0 when off. */
+    const struct clocksource *guard;
+    uint64_t guard_base;     /* the guard's count at base_cyc */
+    uint64_t gmult;          /* source cycles per guard cycle, times 2^32 */
 } __attribute__((aligned(64)));    /* a copy is found by a shift of the sequence bit */
 
 static struct {
@@ -156,6 +161,7 @@ static struct {
     uint64_t late_cyc;       /* a folded delta above this counts as late */
     uint64_t max_idle_ns;    /* timekeeping_max_idle_ns() for the current source: written
                                 by the writer, read without the latch (a bound for waits) */
+    struct clocksource *guard; /* timekeeping_set_guard(); NULL: no guard */
     struct timekeeping_stats stats;
 } tk;
 
@@ -165,13 +171,34 @@ static struct clocksource *cs_list;
  * compiler can reorder what a reader interrupting the writer observes. */
 #define barrier() __atomic_signal_fence(__ATOMIC_SEQ_CST)
 
-/* The time at counter value now_cyc. A value behind the base (*behind set) gives the base's
+/* The source cycles since the base, with the whole wraps the guard saw added: the guard's
+ * elapsed count in source cycles (by the two frequencies) is rounded to the nearest count
+ * congruent to delta modulo the wrap. So the phase is always the source's own; the guard
+ * only decides how many times it went round, which needs it right to within half a wrap
+ * (a 16-bit PIT: 27 ms; a 1000-ppm guard error reaches that after 27 s without a fold). */
+static inline uint64_t tk_unwrap(const struct tk_base *b, uint64_t delta, uint64_t guard_now)
+{
+    uint64_t gdelta = guard_now - b->guard_base;   /* a 64-bit guard: no mask */
+    unsigned __int128 p = (unsigned __int128)gdelta * b->gmult;
+    uint64_t expect = (p >> 96) ? UINT64_MAX : (uint64_t)(p >> 32);
+    uint64_t period = b->cs->mask + 1;             /* the guard is off for 64-bit sources */
+
+    if (expect <= delta || expect - delta <= period / 2)
+        return delta;
+    uint64_t wraps = (expect - delta + period / 2) / period;
+    return wraps > (UINT64_MAX - delta) / period ? UINT64_MAX : delta + wraps * period;
+}
+
+/* The time at counter value now_cyc (and, when the base has a guard and use_guard, the
+ * guard's count read right after it). A value behind the base (*behind set) gives the base's
  * time: it stands still for that reader instead of jumping 2^64 cycles (a century) ahead. */
-static inline uint64_t tk_ns_at(const struct tk_base *b, uint64_t now_cyc, uint64_t *frac,
-                                bool *behind)
+static inline uint64_t tk_ns_at(const struct tk_base *b, uint64_t now_cyc, uint64_t guard_now,
+                                bool use_guard, uint64_t *frac, bool *behind)
 {
     uint64_t delta = cs_delta(b->cs, now_cyc, b->base_cyc);
-    *behind = delta > b->cs->behind_cyc;
+    if (use_guard && b->gmult)
+        delta = tk_unwrap(b, delta, guard_now);
+    *behind = delta > b->cs->behind_cyc && delta <= b->cs->mask;
     if (*behind)
         delta = 0;
     unsigned __int128 scaled = (unsigned __int128)delta * b->mult + b->base_frac;
@@ -234,11 +261,16 @@ static inline __attribute__((always_inline)) uint64_t tk_read(const struct tk_as
             if (ask->after)
                 *ask->after = cs_read(ask->ref);
         }
+        /* A narrow source's guard, read right after it (reused when it was the ref). */
+        uint64_t g = 0;
+        const struct clocksource *gd = tk.copy[seq & 1].guard;
+        if (__builtin_expect(gd != 0, 0) && cs && !ask->no_counter)
+            g = ask->after && ask->ref == gd ? *ask->after : cs_read(gd);
         barrier();
         const struct tk_base *b = &tk.copy[seq & 1];
         if (ask->copy)
             *ask->copy = *b;
-        ns = cs && !ask->no_counter ? tk_ns_at(b, now, 0, &behind) : b->base_ns;
+        ns = cs && !ask->no_counter ? tk_ns_at(b, now, g, true, 0, &behind) : b->base_ns;
         barrier();
         if (__builtin_expect(__atomic_load_n(&tk.seq, __ATOMIC_ACQUIRE) == seq, 1))
             break;
@@ -284,16 +316,42 @@ static void tk_writer_leave(void)
 static inline __attribute__((always_inline)) void tk_fold(struct tk_base *b)
 {
     uint64_t now_cyc = cs_read(b->cs);
+    uint64_t g = b->guard ? cs_read(b->guard) : 0;
     uint64_t delta = cs_delta(b->cs, now_cyc, b->base_cyc);
     bool behind;
 
-    b->base_ns = tk_ns_at(b, now_cyc, &b->base_frac, &behind);
+    if (b->gmult) {
+        uint64_t full = tk_unwrap(b, delta, g);
+        tk.stats.wraps_recovered += (full - delta) / (b->cs->mask + 1);
+        delta = full;
+    }
+    b->base_ns = tk_ns_at(b, now_cyc, g, true, &b->base_frac, &behind);
     b->base_cyc = now_cyc;
+    b->guard_base = g;
     tk.stats.accumulates++;
     if (delta > tk.stats.max_delta_cyc)
         tk.stats.max_delta_cyc = delta;
     if (delta > tk.late_cyc)
         tk.stats.late++;
+}
+
+/* Whether b's source gets the guard, and its rate against it: a source that wraps within
+ * TK_GUARD_WRAP_NS (the 16-bit PIT, the 24- or 32-bit PM timer, a 32-bit HPET, the LAPIC
+ * counter), when a guard of known frequency is set that is not the source itself. */
+#define TK_GUARD_WRAP_NS (3600ull * NSEC_PER_SEC)
+static void tk_guard_set(struct tk_base *b)
+{
+    const struct clocksource *g = tk.guard;
+    const struct clocksource *cs = b->cs;
+    uint64_t gmult = 0;
+
+    if (g && cs && g != cs && g->freq_hz && cs->freq_hz && cs->mask != UINT64_MAX &&
+        cs->wrap_ns < TK_GUARD_WRAP_NS &&
+        !mul_div_u64_checked(cs->freq_hz, 1ull << 32, g->freq_hz, &gmult))
+        gmult = 0;
+    b->gmult = gmult;
+    b->guard = gmult ? g : NULL;
+    b->guard_base = gmult ? cs_read(g) : 0;
 }
 
 /* Points b at cs from now on; the sub-ns fraction is dropped, so time does not go back. */
@@ -306,6 +364,7 @@ static void tk_rebase(struct tk_base *b, struct clocksource *cs)
     b->shift = cs->shift;
     b->base_frac = 0;
     b->base_cyc = cs_read(cs);
+    tk_guard_set(b);
     __atomic_store_n(&tk.max_idle_ns, mul_div_u64(limit_cyc, NSEC_PER_SEC, cs->freq_hz),
                      __ATOMIC_RELAXED);
     tk.late_cyc = limit_cyc - limit_cyc / 8;
@@ -428,16 +487,44 @@ int timekeeping_cycles_at(uint64_t ns, const struct clocksource *cs, uint64_t *c
         return -ERANGE;
     uint64_t limit = tk.stats.limit_cyc;
     for (int i = 0; i < 4 && delta > 0 && delta - 1 <= limit; i++) {
-        if (tk_ns_at(&b, (b.base_cyc + delta - 1) & cs->mask, 0, &behind) < ns)
+        if (tk_ns_at(&b, (b.base_cyc + delta - 1) & cs->mask, 0, false, 0, &behind) < ns)
             break;                       /* the count before does not reach ns yet */
         delta--;
     }
-    for (int i = 0; i < 4 && tk_ns_at(&b, (b.base_cyc + delta) & cs->mask, 0, &behind) < ns; i++)
+    for (int i = 0; i < 4 && tk_ns_at(&b, (b.base_cyc + delta) & cs->mask, 0, false, 0,
+                                       &behind) < ns; i++)
         delta++;
-    if (delta > limit || tk_ns_at(&b, (b.base_cyc + delta) & cs->mask, 0, &behind) < ns)
+    if (delta > limit ||
+        tk_ns_at(&b, (b.base_cyc + delta) & cs->mask, 0, false, 0, &behind) < ns)
         return -ERANGE;
     *cyc = (b.base_cyc + delta) & cs->mask;
     return 0;
+}
+
+int timekeeping_set_guard(struct clocksource *guard)
+{
+    struct tk_base b;
+
+    if (guard && (guard->mask != UINT64_MAX || !guard->freq_hz))
+        return -EINVAL;
+    if (!tk_writer_enter())
+        return -EBUSY;
+    b = tk.copy[0];
+    if (b.cs)
+        tk_fold(&b);                    /* up to now under the old guard */
+    tk.guard = guard;
+    tk_guard_set(&b);
+    tk_publish(&b);
+    tk_writer_leave();
+    return 0;
+}
+
+const struct clocksource *timekeeping_guard(void)
+{
+    struct tk_base b;
+
+    tk_state(&b);
+    return b.guard;
 }
 
 void timekeeping_get_stats(struct timekeeping_stats *out)
@@ -517,15 +604,19 @@ int clocksource_set_freq(struct clocksource *cs, uint64_t freq_hz)
     if (!tk_writer_enter())
         return -EBUSY;
     b = tk.copy[0];
-    if (b.cs == cs)
+    bool guards = b.cs && b.cs != cs && b.guard == cs;
+    if (b.cs == cs || guards)
         tk_fold(&b);                    /* the time so far, at the old rate */
     apply_conversion(cs, freq_hz, &c);
     if (cs->unusable_reason == REASON_NO_FREQ) {
         cs->usable = true;
         cs->unusable_reason = NULL;
     }
-    if (b.cs == cs) {
-        tk_rebase(&b, cs);
+    if (b.cs == cs || guards) {
+        if (b.cs == cs)
+            tk_rebase(&b, cs);
+        else
+            tk_guard_set(&b);           /* the guard's new rate */
         tk_publish(&b);
     }
     tk_writer_leave();

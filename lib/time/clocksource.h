@@ -213,8 +213,25 @@ struct timekeeping_stats {
     uint64_t switches;       /* successful changes of source (the first select counts) */
     uint64_t behind_reads;   /* time_ns() calls that found a 64-bit counter behind the last
                                 fold (another CPU's TSC behind this one's) and clamped */
+    uint64_t wraps_recovered; /* whole wraps of a narrow source that no fold saw and the
+                                 guard counted (timekeeping_set_guard) */
 };
 void timekeeping_get_stats(struct timekeeping_stats *out);
+
+/* The wrap guard: a 64-bit counter of known frequency (the calibrated TSC) read beside a
+ * source that wraps within an hour, so that a gap between folds longer than the source's
+ * wrap (an emulator descheduled, an SMI, a section with interrupts off) does not lose whole
+ * wraps. The source still gives the time; the guard's elapsed count, converted at the two
+ * stated frequencies, only picks how many wraps to add: the count congruent to the
+ * source's delta that is nearest to it. So the guard must be right to within half a wrap
+ * over the gap (a 16-bit PIT: 27 ms; a guard 1000 ppm off keeps that for 27 s between
+ * folds); beyond that a wrap may be miscounted instead of lost. Recovered wraps are counted
+ * (timekeeping_stats.wraps_recovered): a nonzero count says folds came late, and by how
+ * much. NULL turns it off. Returns 0, -EINVAL (guard narrower than 64 bits or frequency 0),
+ * -EBUSY (another writer). A guard whose frequency later changes (clocksource_set_freq) is
+ * followed. */
+int timekeeping_set_guard(struct clocksource *guard);
+const struct clocksource *timekeeping_guard(void);   /* the current source's guard or NULL */
 
 #ifdef TICKLAB_HOSTED
 /* Host tests only: forget every source and all time state. */

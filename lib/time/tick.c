@@ -324,6 +324,16 @@ int tick_start_ns(struct tick *t, uint64_t period_ns, struct clockevent *prefer,
     if (period_ns < TICK_MIN_PERIOD_NS || period_ns > TICK_MAX_PERIOD_NS)
         return -ERANGE;
     tick_stop(t);
+    /* The device the tick would take if nothing stood in the way: said when it does not. */
+    struct clockevent *top = 0;
+    int top_rc = -EBUSY;
+    for (int pass = oneshot ? 1 : 0; pass < 2 && !top; pass++) {
+        unsigned need = pass == 0 ? CE_PERIODIC : CE_ONESHOT;
+        for (struct clockevent *ce = clockevent_list(); ce; ce = ce->next)
+            if (ce->usable && ce->cpu == t->cpu && (ce->features & need) == need &&
+                (!top || ce->rating > top->rating))
+                top = ce;
+    }
     int rc = -ENODEV, prefer_rc = -ENODEV;
     if (prefer && candidate(t, prefer, oneshot)) {
         prefer_rc = rc = start_on(t, prefer, period_ns, oneshot);
@@ -354,9 +364,15 @@ int tick_start_ns(struct tick *t, uint64_t period_ns, struct clockevent *prefer,
             last_rating = best->rating;
             last_i = best_i;
             rc = start_on(t, best, period_ns, pass == 1);
+            if (best == top)
+                top_rc = rc;
             if (rc == 0) {
                 if (prefer)
                     explain(why, why_len, prefer, oneshot, period_ns, prefer_rc, best);
+                else if (top && best != top) {
+                    t->info.passed_over = top->name;
+                    t->info.passed_over_rc = top_rc;
+                }
                 return 0;
             }
         }

@@ -80,6 +80,11 @@ struct tick_info {
     uint64_t measured_first_ns, measured_last_ns, measured_periods;
     uint64_t ticks_all_starts;  /* handler runs since the struct was zeroed, across every
                                    tick_start */
+    /* When the tick did not land on the best-rated usable device of its CPU: that device,
+     * and why (-EBUSY: it or its hardware was claimed by someone else; else what starting
+     * it returned). NULL when it did. */
+    const char *passed_over;
+    int passed_over_rc;
 };
 
 /* One tick. Zero it, set cpu (the CPU whose devices it may take; 0: the boot CPU) and, if

@@ -52,14 +52,16 @@ static const struct clocksource tsc_frozen_cs = { .name = "tsc", .read = tsc_fro
  * from a given one on) take longer: the stall happens inside the read, before the value is
  * sampled, as an SMI between the instructions would. */
 static const struct clocksource *raw;
-static uint64_t nreads, stall_at, stall_ns;
+static uint64_t nreads, stall_at, stall_ns, stall_period;
 static bool stall_every;
 
 static uint64_t hooked_read(const struct clocksource *cs)
 {
     (void)cs;
     nreads++;
-    if (stall_at && (nreads == stall_at || (stall_every && nreads > stall_at)))
+    if (stall_at && (nreads == stall_at || (stall_every && nreads > stall_at) ||
+                     (stall_period && nreads > stall_at &&
+                      (nreads - stall_at) % stall_period == 0)))
         vclock_advance_ns(stall_ns);
     return cs_read(raw);
 }
@@ -69,7 +71,7 @@ static struct clocksource ref;
 static void use_ref(const char *name, const struct clocksource *src, uint64_t mask, uint64_t hz)
 {
     raw = src;
-    nreads = stall_at = stall_ns = 0;
+    nreads = stall_at = stall_ns = stall_period = 0;
     stall_every = false;
     ref = (struct clocksource){ .name = name, .read = hooked_read, .mask = mask, .freq_hz = hz };
 }
@@ -288,8 +290,9 @@ TEST(calibrate_stall_in_end_endpoint_is_resampled)
 
 /* A 60 ms stall in the middle of a PIT window: more than one whole 54.9 ms wrap of the
  * 16-bit counter, invisible to a masked delta. The gap check sees the TSC move a wrap's
- * worth between two polls and starts the window again. */
-TEST(calibrate_stall_longer_than_pit_wrap_restarts_window)
+ * worth between two polls; with 250 ms of ratio behind it the count is unambiguous, so the
+ * wrap is added (wraps_inferred) and the window goes on, exact. */
+TEST(calibrate_stall_longer_than_pit_wrap_is_counted_by_the_tsc)
 {
     struct cal_result clean, r;
 
@@ -305,7 +308,9 @@ TEST(calibrate_stall_longer_than_pit_wrap_restarts_window)
     CHECK_EQ_I64(calibrate_tsc(&ref, &tsc_ordered_cs, 500 * MS, &r), 0);
     show("pit 500 ms, 60 ms mid stall", &r);
     check_tsc(&r);
-    CHECK_EQ_U64(r.retries, 1);
+    CHECK_EQ_U64(r.retries, 0);
+    CHECK_EQ_U64(r.wraps_inferred, 1);
+    CHECK_EQ_U64(clean.wraps_inferred, 0);
     /* cut at the first poll past the window: a few 3 us polls late at most */
     CHECK(r.window_ns >= 500 * MS && r.window_ns < 500 * MS + 10000);
 }
@@ -329,6 +334,51 @@ TEST(calibrate_every_endpoint_stalled_spends_budget_and_widens_bound)
     /* two brackets of >= 1 ms over a window the 1 ms polls stretched to ~101 ms */
     CHECK(r.bracket_start_cyc > 2100000 && r.bracket_end_cyc > 2100000);
     CHECK(r.uncertainty_ppb >= 19000000);
+}
+
+/* The same stall 5 ms into the window: too little ratio to count wraps by (a quarter wrap
+ * of ticks, 13.7 ms, is needed), so the window starts again, as it always did. */
+TEST(calibrate_stall_before_the_ratio_is_known_restarts_window)
+{
+    struct cal_result r;
+
+    machine();
+    use_pit();
+    CHECK_EQ_I64(calibrate_tsc(&ref, &tsc_ordered_cs, 500 * MS, &r), 0);
+    uint64_t reads_per_ms = nreads / 500;
+
+    machine();
+    use_pit();
+    stall_at = CAL_WARMUP_SAMPLES + 5 * reads_per_ms;
+    stall_ns = 60 * MS;
+    CHECK_EQ_I64(calibrate_tsc(&ref, &tsc_ordered_cs, 500 * MS, &r), 0);
+    show("pit 500 ms, 60 ms stall at 5 ms", &r);
+    check_tsc(&r);
+    CHECK_EQ_U64(r.retries, 1);
+    CHECK_EQ_U64(r.wraps_inferred, 0);
+}
+
+/* A loaded emulator host: after the first 20 ms the reader is away 70 ms (more than a
+ * wrap) every 40 reads. Each gap's wraps are counted; the result is as exact as without. */
+TEST(calibrate_pit_reader_away_again_and_again_still_exact)
+{
+    struct cal_result r;
+
+    machine();
+    use_pit();
+    CHECK_EQ_I64(calibrate_tsc(&ref, &tsc_ordered_cs, 100 * MS, &r), 0);
+    uint64_t reads_per_ms = nreads / 100;
+
+    machine();
+    use_pit();
+    stall_at = CAL_WARMUP_SAMPLES + 20 * reads_per_ms;
+    stall_ns = 70 * MS;
+    stall_period = 40;
+    CHECK_EQ_I64(calibrate_tsc(&ref, &tsc_ordered_cs, 500 * MS, &r), 0);
+    show("pit 500 ms, away 70 ms every 40 reads", &r);
+    check_tsc(&r);
+    CHECK(r.wraps_inferred >= 6);
+    CHECK_EQ_U64(r.retries, 0);
 }
 
 /* Every poll 20 ms apart on a 16-bit PIT (a quarter wrap is 13.7 ms): no window can be

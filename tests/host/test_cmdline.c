@@ -457,6 +457,51 @@ TEST(cmdline_line_limit_edges)
     free(s);
 }
 
+/* A line cut before the parser saw it (a loader's or the boot block's buffer was full):
+ * the word at the end may be a piece ("hz=1000" cut to "hz=1", valid and wrong), so it is
+ * refused and named; a cut on a separator lost only whole words. */
+static int parse_cut(const char *line)
+{
+    size_t len = strlen(line);
+    char *copy = malloc(len + 1);
+    memcpy(copy, line, len + 1);
+    reset_options();
+    n_errs = 0;
+    line_start = copy;
+    line_end = copy + len + 1;
+    int n = cmdline_parse_cut(copy, true, opts, N_OPTS, record_error, &n_errs);
+    CHECK_EQ_I64(n, n_errs);
+    free(copy);
+    return n;
+}
+
+TEST(cmdline_cut_line_refuses_its_last_word)
+{
+    CHECK_EQ_I64(parse_cut("samples=5 hz=1"), 1);
+    error_is(0, "hz=1", "line too long");
+    CHECK_EQ_U64(cfg.hz, 250);
+    CHECK_EQ_U64(cfg.samples, 5);
+
+    CHECK_EQ_I64(parse_cut("samples=5 hz=700 "), 1);   /* cut on a separator */
+    error_is(0, "", "line too long");
+    CHECK_EQ_U64(cfg.hz, 700);
+
+    CHECK_EQ_I64(parse_cut(""), 1);
+    error_is(0, "", "line too long");
+    CHECK(all_default());
+
+    CHECK_EQ_I64(parse_cut("hz=abc hz=1000"), 2);        /* earlier errors still come */
+    error_is(0, "hz=abc", "not a number");
+    error_is(1, "hz=1000", "line too long");
+    CHECK_EQ_U64(cfg.hz, 250);
+
+    /* Longer than the limit as well: the limit's rule, one report. */
+    char *s = repeat_line("", CMDLINE_MAX_LINE - 5, "hz=1000");
+    CHECK_EQ_I64(parse_cut(s), 1);
+    error_is(0, "hz=1000", "line too long");
+    free(s);
+}
+
 TEST(cmdline_many_errors_on_one_line)
 {
     char line[CMDLINE_MAX_LINE];

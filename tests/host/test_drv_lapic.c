@@ -139,6 +139,24 @@ TEST(drv_lapic_self_ipi_xapic_uses_icr_shorthand)
     CHECK_EQ_U64(lapic_read(&the_apic, LAPIC_ICR_HI), 0);
 }
 
+/* x2APIC: the ICR is an MSR, and an MSR write is not serialising on Intel, so the stores
+ * before an IPI (what it announces) could still be in flight when it lands: a fence comes
+ * first, for every IPI, the self IPI included (SDM 11.12.3). */
+TEST(drv_lapic_x2apic_ipi_is_fenced)
+{
+    machine(true);
+    REQUIRE(lapic_init(&the_apic, FAKE_LAPIC_BASE, true, SPURIOUS, ERRVEC, &li) == 0);
+    uint64_t fences = fake_stats.fences, writes = fake_stats.msr_writes;
+    lapic_self_ipi(&the_apic, 0x50);
+    CHECK_EQ_U64(fake_stats.fences - fences, 1);
+    CHECK_EQ_U64(fake_stats.msr_writes - writes, 1);
+    machine(false);                               /* xAPIC: MMIO stores stay in order */
+    REQUIRE(lapic_init(&the_apic, FAKE_LAPIC_BASE, false, SPURIOUS, ERRVEC, &li) == 0);
+    fences = fake_stats.fences;
+    lapic_self_ipi(&the_apic, 0x50);
+    CHECK_EQ_U64(fake_stats.fences - fences, 0);
+}
+
 /* ---- a small I/O APIC model --------------------------------------------------------------- */
 
 #define IOAPIC_BASE 0xFEC00000ull

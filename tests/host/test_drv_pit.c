@@ -4,6 +4,8 @@
  * handler reading the same counter cannot split), channel 0 as the "pit" clock event device
  * through the core (per event the count's two bytes and nothing else; the IRQ0 line
  * unmasked before any count is loaded; one-shot and periodic timing). */
+#include <string.h>
+
 #include "ticklab/pit8254.h"
 #include "fake/fake.h"
 #include "ticklab/clocksource.h"
@@ -84,6 +86,33 @@ TEST(pit_clocksource_absent_is_unusable_with_reason)
     CHECK(!cs->usable);
     CHECK_EQ_STR(cs->unusable_reason, "channel 2 does not count");
     CHECK(!pit_probe(PROBE_CYC));
+}
+
+/* Channel 0, the one that interrupts: counting (NULL), gated (the ports answer, the count
+ * stands still: many 2020s boards), or absent (all ones). The check itself makes no IRQ0
+ * edge, so no interrupt is left pending for the checks after it. */
+TEST(pit_ch0_check_tells_counting_gated_and_absent_apart)
+{
+    machine();
+    CHECK(pit_ch0_check(PROBE_CYC) == NULL);
+    fake_run_for_ns(100000000);                     /* 100 ms: no edge was left armed */
+    CHECK_EQ_U64(fake_irq_stats(FAKE_IRQ_ISA(0))->raised, 0);
+
+    machine();
+    fake_pit_set_gated(true);
+    const char *why = pit_ch0_check(PROBE_CYC);
+    CHECK(why && strstr(why, "gated"));
+    /* ... and channel 2 is gated as well: the clocksource says so, no frequency is trusted */
+    struct clocksource *cs = pit_clocksource_init(&the_pit_cs, PROBE_CYC);
+    CHECK(!cs->usable);
+    CHECK_EQ_STR(cs->unusable_reason, "channel 2 does not count");
+    fake_run_for_ns(100000000);
+    CHECK_EQ_U64(fake_irq_stats(FAKE_IRQ_ISA(0))->raised, 0);
+
+    machine();
+    fake_port_unregister(0x40);
+    why = pit_ch0_check(PROBE_CYC);
+    CHECK(why && strstr(why, "all ones"));
 }
 
 /* The latched read is three port accesses; an interrupt that lands between the latch command

@@ -1,6 +1,8 @@
 /* tests/host/test_drv_tsc.c - drivers/tsc.c on the fake CPU: RDTSC reads, the ordered read,
  * and the clocksource's rating from CPUID as cpu_probe() decodes it (SDM vol. 3B 18.17; CPUID
  * 0x80000007:EDX[8]). */
+#include <string.h>
+
 #include "ticklab/tsc.h"
 #include "ticklab/cpuid.h"
 #include "fake/fake.h"
@@ -195,4 +197,65 @@ TEST(drv_tsc_time_ns_in_line_read_clamps_behind_the_fold)
     timekeeping_get_stats(&st);
     CHECK_EQ_U64(st.behind_reads, 1);
     clocksource_test_reset();
+}
+
+/* ---- which VMM: QEMU gets the exit port, a cloud's own VMM over KVM does not ----------- */
+
+static uint64_t fw_cfg_sel = 0xffff, fw_cfg_pos;
+static uint64_t fw_cfg_read(void *ctx, uint64_t offset, unsigned size)
+{
+    (void)ctx, (void)size;
+    if (offset != 1 || fw_cfg_sel != 0)
+        return 0;
+    return (uint64_t)(uint8_t)"QEMU"[fw_cfg_pos++ & 3];
+}
+static void fw_cfg_write(void *ctx, uint64_t offset, unsigned size, uint64_t value)
+{
+    (void)ctx, (void)size;
+    if (offset == 0) {
+        fw_cfg_sel = value;
+        fw_cfg_pos = 0;
+    }
+}
+static const struct fake_io_ops fw_cfg_ops = { fw_cfg_read, fw_cfg_write };
+
+static void set_signature(uint32_t leaf, const char sig[12])
+{
+    uint32_t w[3];
+    memcpy(w, sig, 12);
+    fake_cpuid_set(leaf, FAKE_CPUID_ANY, (struct cpuid_regs){ leaf + 1, w[0], w[1], w[2] });
+}
+
+static bool vmm_qemu(void)
+{
+    struct cpu_info ci;
+    cpu_probe(&ci);
+    return cpu_vmm_is_qemu(&ci);
+}
+
+TEST(drv_cpuid_qemu_told_from_other_vmms)
+{
+    fake_reset();
+    CHECK(!vmm_qemu());                                      /* bare metal */
+    fake_cpuid_set_bit(1, FAKE_ECX, FAKE_CPUID1_ECX_HYPERVISOR, true);
+    set_signature(0x40000000u, "TCGTCGTCGTCG");
+    CHECK(vmm_qemu());                                       /* TCG is QEMU's */
+    set_signature(0x40000000u, "KVMKVMKVM\0\0\0");
+    CHECK(!vmm_qemu());                                      /* KVM, no fw_cfg: a cloud VMM */
+    fake_port_register(FW_CFG_PORT_SEL, 2, &fw_cfg_ops, NULL);
+    CHECK(vmm_qemu());                                       /* KVM under QEMU */
+    set_signature(0x40000000u, "Microsoft Hv");              /* Hyper-V enlightenments */
+    CHECK(!vmm_qemu());
+    set_signature(0x40000100u, "KVMKVMKVM\0\0\0");
+    struct cpu_info ci;
+    cpu_probe(&ci);
+    CHECK_EQ_U64(ci.kvm_leaf, 0x40000100u);
+    CHECK_EQ_STR(cpu_hypervisor_name(&ci), "hyperv");
+    CHECK(vmm_qemu());                                       /* ... over QEMU/KVM */
+    set_signature(0x40000000u, "VMwareVMware");
+    fake_cpuid_remove(0x40000100u, FAKE_CPUID_ANY);
+    fw_cfg_sel = 0xffff;
+    CHECK(!vmm_qemu());
+    CHECK_EQ_U64(fw_cfg_sel, 0xffff);                        /* fw_cfg not even touched */
+    fake_port_unregister(FW_CFG_PORT_SEL);
 }

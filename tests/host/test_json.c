@@ -174,6 +174,41 @@ TEST(json_invalid_utf8_exact_text)
     finish_is(&j, "{\"k\":\"\xc3\xa9|\\ufffd|\\ufffd|\\ufffd\\ufffd\\ufffd\"}");
 }
 
+/* Pieces of untrusted text that fit a budget of escaped bytes, never cutting an escape or
+ * a UTF-8 sequence, and that put back together give the whole text. */
+TEST(json_escaped_prefix_cuts_between_characters)
+{
+    CHECK_EQ_U64(json_escaped_prefix("abc", 3, 3), 3);
+    CHECK_EQ_U64(json_escaped_prefix("abc", 3, 2), 2);
+    CHECK_EQ_U64(json_escaped_prefix("a\x01b", 3, 6), 1);     /* \u0001 is 6: not in 5 */
+    CHECK_EQ_U64(json_escaped_prefix("a\x01b", 3, 7), 2);
+    CHECK_EQ_U64(json_escaped_prefix("\"\n", 2, 3), 1);       /* 2 + 2 */
+    CHECK_EQ_U64(json_escaped_prefix("\xc3\xa9x", 3, 1), 0);   /* a 2-byte sequence whole */
+    CHECK_EQ_U64(json_escaped_prefix("\xc3\xa9x", 3, 2), 2);
+    CHECK_EQ_U64(json_escaped_prefix("\xffx", 2, 5), 0);       /* \ufffd is 6 */
+    CHECK_EQ_U64(json_escaped_prefix("\xffx", 2, 7), 2);
+    CHECK_EQ_U64(json_escaped_prefix("abc", 3, 0), 0);
+
+    /* Every piece of a hostile line, written with json_strn, takes at most the budget. */
+    char line[600];
+    for (unsigned i = 0; i < sizeof(line); i++)
+        line[i] = (char)(1 + (i * 37) % 255);
+    size_t at = 0, pieces = 0;
+    while (at < sizeof(line)) {
+        size_t n = json_escaped_prefix(line + at, sizeof(line) - at, 40);
+        CHECK(n > 0);
+        struct json j;
+        json_begin(&j, out, sizeof(out));
+        json_strn(&j, "t", line + at, n);
+        int len = json_finish(&j);
+        CHECK(len > 0 && (size_t)len <= 40 + 8);          /* {"t":"..."} adds 8 */
+        at += n;
+        pieces++;
+    }
+    CHECK_EQ_U64(at, sizeof(line));
+    CHECK(pieces >= 15);
+}
+
 TEST(json_fixed_exact_text)
 {
     static const struct {

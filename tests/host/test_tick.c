@@ -445,7 +445,17 @@ TEST(tick_start_refusals)
     CHECK_EQ_I64(tick_start(&tk, 1000, NULL, false, why, sizeof(why)), 0);
     CHECK_EQ_STR(why, "");
     CHECK(tick_info(&tk)->dev == &lt.lapic);
+    CHECK(tick_info(&tk)->passed_over == NULL);
     tick_stop(&tk);
+    /* The best one claimed by someone else: the next, and the tick says which it passed
+     * over and why (-EBUSY), so a run that ticks elsewhere than expected can be read. */
+    REQUIRE(clockevent_claim(&lt.lapic, entry_noop, &why) == 0);
+    CHECK_EQ_I64(tick_start(&tk, 1000, NULL, false, NULL, 0), 0);
+    CHECK(tick_info(&tk)->dev == &pit.ce);
+    CHECK_EQ_STR(tick_info(&tk)->passed_over, "lapic");
+    CHECK_EQ_I64(tick_info(&tk)->passed_over_rc, -EBUSY);
+    tick_stop(&tk);
+    clockevent_release(&lt.lapic);
     /* The preferred device cannot make the period (the PIT counts at most 65536 clocks,
      * 54.9 ms): the next best that can, and why says so. */
     CHECK_EQ_I64(tick_start_ns(&tk, 100 * MS, &pit.ce, false, why, sizeof(why)), 0);

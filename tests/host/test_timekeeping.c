@@ -256,6 +256,108 @@ TEST(time_pm_timer_lost_wrap_is_preceded_by_late_counts)
     CHECK_EQ_U64(st.late, 1);
 }
 
+/* The wrap guard: the TSC read beside the PM timer counts the wraps no fold saw. */
+static void pm_and_tsc_advance(uint64_t pm_cyc)
+{
+    pm_count += pm_cyc;
+    tsc_count += (uint64_t)((u128)pm_cyc * tsc.freq_hz / pm.freq_hz);
+}
+
+TEST(guard_counts_wraps_no_fold_saw)
+{
+    struct timekeeping_stats st;
+
+    fakes_init();
+    REQUIRE(clocksource_register(&pm) == 0);
+    REQUIRE(clocksource_register(&tsc) == 0);
+    REQUIRE(clocksource_select("acpi_pm", NULL, 0) == &pm);
+    REQUIRE(timekeeping_set_guard(&tsc) == 0);
+    CHECK(timekeeping_guard() == &tsc);
+    pm_and_tsc_advance(3 * (pm.mask + 1) + 1000);     /* 14 s: three wraps, no fold */
+    uint64_t want = model_ns(&pm, 3 * (pm.mask + 1) + 1000);
+    CHECK_EQ_U64(time_ns(), want);                    /* a reader before the fold */
+    REQUIRE(timekeeping_accumulate() == 0);
+    CHECK_EQ_U64(time_ns(), want);
+    timekeeping_get_stats(&st);
+    CHECK_EQ_U64(st.wraps_recovered, 3);
+    CHECK_EQ_U64(st.late, 1);
+    pm_and_tsc_advance(1000);                         /* and on from there, nothing added */
+    REQUIRE(timekeeping_accumulate() == 0);
+    CHECK_EQ_U64(time_ns(), model_ns(&pm, 3 * (pm.mask + 1) + 2000));
+    timekeeping_get_stats(&st);
+    CHECK_EQ_U64(st.wraps_recovered, 3);
+}
+
+/* The guard only picks the count of wraps: a guard 1 % fast over two wraps still picks two,
+ * and the phase is the source's own (the time is exactly the source's). */
+TEST(guard_off_by_a_percent_picks_the_right_wrap_count)
+{
+    fakes_init();
+    REQUIRE(clocksource_register(&pm) == 0);
+    REQUIRE(clocksource_register(&tsc) == 0);
+    REQUIRE(clocksource_select("acpi_pm", NULL, 0) == &pm);
+    REQUIRE(timekeeping_set_guard(&tsc) == 0);
+    uint64_t cyc = 2 * (pm.mask + 1) + pm.mask / 3;
+    pm_count += cyc;
+    tsc_count += (uint64_t)((u128)cyc * tsc.freq_hz / pm.freq_hz * 101 / 100);
+    CHECK_EQ_U64(time_ns(), model_ns(&pm, cyc));
+}
+
+/* A guard that says less time passed than the source's delta (it never does by much: the
+ * delta is below one wrap) adds nothing and takes nothing away. */
+TEST(guard_never_takes_cycles_away)
+{
+    fakes_init();
+    REQUIRE(clocksource_register(&pm) == 0);
+    REQUIRE(clocksource_register(&tsc) == 0);
+    REQUIRE(clocksource_select("acpi_pm", NULL, 0) == &pm);
+    REQUIRE(timekeeping_set_guard(&tsc) == 0);
+    pm_count += pm.mask - 5;                          /* the guard did not move at all */
+    CHECK_EQ_U64(time_ns(), model_ns(&pm, pm.mask - 5));
+    tsc_count += (uint64_t)((u128)(pm.mask - 5 + (pm.mask + 1) / 2 - 10) * tsc.freq_hz /
+                            pm.freq_hz);              /* half a wrap ahead, just under */
+    CHECK_EQ_U64(time_ns(), model_ns(&pm, pm.mask - 5));
+}
+
+/* Refused: a guard narrower than 64 bits or of unknown frequency. Off: for a 64-bit source,
+ * for the guard itself as the source, and after set_guard(NULL). */
+TEST(guard_refused_and_off_where_it_does_not_apply)
+{
+    fakes_init();
+    REQUIRE(clocksource_register(&pm) == 0);
+    REQUIRE(clocksource_register(&hpet) == 0);
+    REQUIRE(clocksource_register(&tsc) == 0);
+    CHECK_EQ_I64(timekeeping_set_guard(&hpet), -EINVAL);
+    struct clocksource slow = tsc;
+    slow.freq_hz = 0;
+    CHECK_EQ_I64(timekeeping_set_guard(&slow), -EINVAL);
+    REQUIRE(clocksource_select("tsc", NULL, 0) == &tsc);
+    REQUIRE(timekeeping_set_guard(&tsc) == 0);
+    CHECK(timekeeping_guard() == NULL);               /* the source is the guard */
+    REQUIRE(clocksource_select("acpi_pm", NULL, 0) == &pm);
+    CHECK(timekeeping_guard() == &tsc);               /* a switch takes it up */
+    REQUIRE(timekeeping_set_guard(NULL) == 0);
+    CHECK(timekeeping_guard() == NULL);
+    uint64_t t0 = time_ns();
+    pm_and_tsc_advance(pm.mask + 1 + 1000);           /* lost again without it */
+    CHECK_EQ_U64(time_ns() - t0, model_ns(&pm, 1000));
+}
+
+/* A guard recalibrated while in use is followed: its new rate counts from the change on. */
+TEST(guard_follows_its_own_recalibration)
+{
+    fakes_init();
+    REQUIRE(clocksource_register(&pm) == 0);
+    REQUIRE(clocksource_register(&tsc) == 0);
+    REQUIRE(clocksource_select("acpi_pm", NULL, 0) == &pm);
+    REQUIRE(timekeeping_set_guard(&tsc) == 0);
+    REQUIRE(clocksource_set_freq(&tsc, 1000000000) == 0);  /* was 2.1 GHz: really 1 GHz */
+    uint64_t cyc = 5 * (pm.mask + 1) + 77;
+    pm_count += cyc;
+    tsc_count += (uint64_t)((u128)cyc * 1000000000 / pm.freq_hz);
+    CHECK_EQ_U64(time_ns(), model_ns(&pm, cyc));
+}
+
 /* A 32-bit HPET started just before its wrap. Its 1-ns range (8.7 s at 14.318 MHz) is far
  * shorter than its 300 s wrap, so max_cyc is the limit; going past it is counted as late and
  * costs only accuracy, within the stated bound. */

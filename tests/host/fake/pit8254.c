@@ -44,11 +44,13 @@ static const struct vrate pit_rate = { FAKE_PIT_HZ, 1000000000u };
 static struct chan ch[3];
 static uint8_t p61;
 static bool irq_dead;
+static bool gated;                    /* the input clock stopped at gated_k */
+static uint64_t gated_k;
 static struct vclock_event ch0_event;
 
 static uint64_t edges_now(void)
 {
-    return vrate_ticks(pit_rate, vclock_now_ns());
+    return gated ? gated_k : vrate_ticks(pit_rate, vclock_now_ns());
 }
 
 uint64_t fake_pit_clock_edges(void)
@@ -127,7 +129,7 @@ static uint64_t next_rise(struct chan *c, uint64_t k)
 
 static void schedule_ch0(void)
 {
-    uint64_t k = next_rise(&ch[0], edges_now());
+    uint64_t k = gated ? 0 : next_rise(&ch[0], edges_now());
 
     if (k)
         vclock_event_arm(&ch0_event, vrate_ns_for(pit_rate, k));
@@ -346,6 +348,13 @@ void fake_pit_set_irq_dead(bool dead)
     irq_dead = dead;
 }
 
+void fake_pit_set_gated(bool on)
+{
+    gated_k = vrate_ticks(pit_rate, vclock_now_ns());
+    gated = on;
+    schedule_ch0();
+}
+
 bool fake_pit_out(unsigned channel)
 {
     return channel < 3 && out_at(&ch[channel], edges_now());
@@ -362,6 +371,7 @@ void fake_pit_reset(void)
         ch[i] = (struct chan){ .rw = 3, .n = 65536, .gate = i != 2 };
     p61 = 0;
     irq_dead = false;
+    gated = false;
     vclock_event_init(&ch0_event, "pit ch0 OUT", ch0_rises, NULL);
     fake_port_register(PIT_BASE, 4, &pit_ops, NULL);
     fake_port_register(PORT_61, 1, &p61_ops, NULL);

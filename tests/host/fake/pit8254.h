@@ -29,6 +29,11 @@
 
 /* A dead PIT: the counters count and read back, but IRQ0 never comes. */
 void fake_pit_set_irq_dead(bool dead);
+/* A gated PIT, as many 2020s boards leave it: the ports answer, control words and counts are
+ * taken, reads return the count, but the input clock no longer ticks, so nothing counts and
+ * OUT never changes (no IRQ0). Turned back on, it reads
+ * as though it had counted all along. */
+void fake_pit_set_gated(bool on);
 bool fake_pit_out(unsigned channel);         /* OUT now, no access cost */
 uint16_t fake_pit_count(unsigned channel);   /* the counting element now, no access cost */
 uint64_t fake_pit_clock_edges(void);         /* input clock edges since power on */
