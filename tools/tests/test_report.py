@@ -10,7 +10,7 @@ from pages import (check_png_file, check_svg_file, inline_pngs, parse_html, read
                    read_jsonl)
 from streams import join, record
 from tooling import run_tool
-from ticklablib import dataset, plots
+from ticklablib import dataset, figdata
 
 FULL_FIGURES = ["calibration", "period_compare", "periodic_jitter", "itimer_error",
                 "sleep_error", "tick_overhead", "hrtimer_cost", "wakeup_latency_lapic",
@@ -408,17 +408,17 @@ def test_damaged_row_is_left_out_and_the_rest_reported(tmp_path):
 def test_dataset_numbers_and_histograms():
     assert dataset.num("0.9870") == 0.987 and dataset.num("12") == 12
     assert dataset.num(True) is None and dataset.num("nan") is None and dataset.num([]) is None
-    H = plots.Hist
-    assert plots.parse_hist({"edges_ns": [1, 2, 4], "counts": [5, 6]}) == H([1, 2, 4], [5, 6])
-    assert plots.parse_hist({"edges_ns": [0, 16, 32], "counts": [1, 2, 3]}) == \
+    H = figdata.Hist
+    assert figdata.parse_hist({"edges_ns": [1, 2, 4], "counts": [5, 6]}) == H([1, 2, 4], [5, 6])
+    assert figdata.parse_hist({"edges_ns": [0, 16, 32], "counts": [1, 2, 3]}) == \
         H([0, 16, 32, 64], [1, 2, 3], open_last=True)       # the kernel's lower edges
-    assert plots.parse_hist({"lo_ns": -20, "bucket_ns": 10, "counts": [7, 1, 2, 3, 9]}) == \
+    assert figdata.parse_hist({"lo_ns": -20, "bucket_ns": 10, "counts": [7, 1, 2, 3, 9]}) == \
         H([-20, -10, 0, 10], [1, 2, 3], below=7, above=9)  # periodic-jitter: outer buckets
-    assert plots.parse_hist([{"lo_ns": 1, "hi_ns": 2, "count": 3}]) == H([1, 2], [3])
-    assert plots.parse_hist([[1, 3], [2, 4]]) == H([1, 2, 4], [3, 4], open_last=True)
-    assert plots.parse_hist({"lo_ns": 0, "bucket_ns": 0, "counts": [1, 2, 3]}) is None
-    assert plots.parse_hist({"edges_ns": [2, 1], "counts": [1]}) is None
-    assert plots.parse_hist({"edges_ns": [1, 2], "counts": [-1]}) is None
+    assert figdata.parse_hist([{"lo_ns": 1, "hi_ns": 2, "count": 3}]) == H([1, 2], [3])
+    assert figdata.parse_hist([[1, 3], [2, 4]]) == H([1, 2, 4], [3, 4], open_last=True)
+    assert figdata.parse_hist({"lo_ns": 0, "bucket_ns": 0, "counts": [1, 2, 3]}) is None
+    assert figdata.parse_hist({"edges_ns": [2, 1], "counts": [1]}) is None
+    assert figdata.parse_hist({"edges_ns": [1, 2], "counts": [-1]}) is None
 
 
 def test_kernel_keys_that_are_coming_are_shown(tmp_path):

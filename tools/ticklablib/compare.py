@@ -232,7 +232,7 @@ def html_values(values, n, header):
 
 
 def write_html(folder, runs, values, show_all):
-    from . import plots, plots_latency  # matplotlib only when figures are wanted
+    from . import figdata, figures
     n = len(runs)
     cols = ["[%d]" % i for i in range(1, n + 1)]
     body = ["<h1>ticklab compare: %d runs</h1>" % n, "<ol>"]
@@ -270,21 +270,21 @@ def write_html(folder, runs, values, show_all):
     overlay_dir = os.path.join(folder, "plots", "overlay")
     os.makedirs(overlay_dir, exist_ok=True)
     try:
+        from . import plots, plots_latency  # matplotlib only when figures are wanted
         made = plots_latency.cdf_overlay([r.data for r in runs], [r.label for r in runs],
-                                         plots.Options())
-    except plots.Absent:
+                                         figdata.Options())
+    except (figdata.Absent, ImportError):
         made = []
     for d in made:
-        png = os.path.join(overlay_dir, d.name + ".png")
-        d.fig.savefig(png, format="png", metadata={"Software": None})
-        drawn.append(plots.Plot(d.name, d.title, d.caption + " " + d.clock + ".", png, png))
+        png, _ = plots.save(d, overlay_dir, svg=False)
+        drawn.append(figdata.Plot(d.name, d.title, d.caption + " " + d.clock + ".", png, png))
     body.append("<h2 id=\"overlay\">Every run on one axis</h2>")
     body += [htmlpage.figure(p, "plots/overlay/", "overlay-") for p in drawn] or [
         "<p class=\"note\">No run has wakeup-latency rows.</p>"]
     body.append("<h2 id=\"figures\">Each run's figures side by side</h2>")
     per_run = []
     for i, r in enumerate(runs, 1):
-        got, _ = plots.render(r.data, os.path.join(folder, "plots", "run%d" % i))
+        got, _ = figures.render(r.data, os.path.join(folder, "plots", "run%d" % i))
         per_run.append({p.name: p for p in got})
     names = list(dict.fromkeys(name for d in per_run for name in d))
     for name in names:

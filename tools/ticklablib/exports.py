@@ -13,7 +13,7 @@ import os
 from . import dataset
 from .dataset import num
 from .names import Stems
-from .plots import parse_hist
+from .figdata import parse_hist
 
 RESERVED = ("records",)
 

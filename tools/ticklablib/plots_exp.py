@@ -4,8 +4,9 @@ function each, in the report's order (plots.py has the shared machinery)."""
 from matplotlib.ticker import MaxNLocator
 
 from .dataset import num
-from .plots import (Absent, Drawn, clock_words, fmt_ns, label, name_clock, new_figure,
-                    panel_axes, parse_hist, partial_note, rows_of, text_of, unique_names)
+from .figdata import (Absent, clock_words, fmt_ns, label, parse_hist, partial_note, rows_of,
+                      text_of, unique_names)
+from .plots import Drawn, name_clock, new_figure, panel_axes
 
 
 def one(name, title, fig, caption, clock):

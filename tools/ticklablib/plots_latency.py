@@ -12,8 +12,8 @@ histogram from the kernel (lo_ns, bucket_ns, counts) is drawn bucket for bucket.
 """
 
 from .dataset import num
-from .plots import (Absent, Drawn, clock_words, fmt_ns, name_clock, new_figure, panel_axes,
-                    parse_hist, partial_note, rows_of, text_of)
+from .figdata import Absent, clock_words, fmt_ns, parse_hist, partial_note, rows_of, text_of
+from .plots import Drawn, name_clock, new_figure, panel_axes
 
 COLOURS = ("tab:blue", "tab:orange", "tab:green", "tab:red", "tab:purple", "tab:brown")
 MARKS = (("p50_ns", "p50", ":", "o"), ("p99_ns", "p99", "--", "^"), ("max_ns", "max", "-", "s"))

@@ -22,7 +22,8 @@ import argparse
 import os
 import sys
 
-from . import EXIT_USAGE, check, dataset, exports, outdir, provenance, records, reportpage
+from . import (EXIT_USAGE, check, dataset, exports, figdata, figures, outdir, provenance,
+               records, reportpage)
 from . import summary as summary_mod
 
 NAME = "report"
@@ -68,17 +69,16 @@ def chosen_runs(datas, wanted):
 
 def write_run(folder, data, runs, log, capture, capture_problem, options):
     """One run's folder; returns its summary and the figures drawn and not drawn."""
-    from . import plots  # matplotlib is slow to import: only when drawing
     os.makedirs(folder, exist_ok=True)
     s = summary_mod.build(data, runs, capture, capture_problem, log)
     files = ["summary.json", "histograms.csv", "histograms.txt"]
     files += exports.write_data(data, folder)
-    drawn, absent = plots.render(data, os.path.join(folder, "plots"),
-                                 plots.Options(log_counts=options.log_counts))
+    drawn, absent = figures.render(data, os.path.join(folder, "plots"),
+                                   figdata.Options(log_counts=options.log_counts))
     exports.write_summary(s, folder)
     lat = [r for r in data.results.get("wakeup-latency", []) if r.get("status") != "skip"]
     exports.write_histogram_csv(data, folder)
-    exports.write_histogram_text(data, folder, plots.clock_words(data, lat) if lat else "")
+    exports.write_histogram_text(data, folder, figdata.clock_words(data, lat) if lat else "")
     files += ["plots/%s.%s" % (p.name, ext) for p in drawn for ext in ("png", "svg")]
     page = reportpage.build(data, runs, s, drawn, absent, files, log)
     with open(os.path.join(folder, "report.html"), "w", encoding="utf-8") as f:
