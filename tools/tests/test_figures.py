@@ -114,5 +114,5 @@ def test_periodic_jitter_axis_fitted_and_stddev_shown(icount):
 
 def test_tick_overhead_names_the_tsc(icount):
     d = drawn(plots_exp.tick_overhead, icount)
-    assert d.fig.axes[1].get_ylabel() == "TSC cycles per tick interrupt (median)"
+    assert d.fig.axes[1].get_xlabel() == "TSC cycles per tick interrupt (median)"
     assert d.clock.startswith("clock: TSC at ")

@@ -28,6 +28,7 @@ class Plot:
     svg: str
     exp: object = None
     clock: str = ""
+    overlaps: tuple = ()  # pairs of label texts that collide on the drawn figure
 
 
 @dataclass
@@ -67,13 +68,22 @@ def text_of(value, missing="(not named)"):
 
 def clock_words(data, rows):
     """"clock: time_ns() on hpet, resolution 10 ns (smallest step of hpet)" for the rows
-    of a figure (every distinct clock they name)."""
+    of a figure: every distinct clock they name, each once, with the range of its rows'
+    resolutions where they differ."""
     seen = {}
     for row in rows:
         clock, words, res, where = dataset.clock_of(data, row)
-        text = words if res is None else "%s, resolution %s (%s)" % (words, fmt_ns(res), where)
-        seen.setdefault(text, None)
-    return "clock: " + ("; ".join(seen) if seen else "not named in the records")
+        seen.setdefault((words, where), []).append(res)
+    parts = []
+    for (words, where), res in seen.items():
+        known = [r for r in res if r is not None]
+        if not known:
+            parts.append(words)
+            continue
+        lo, hi = min(known), max(known)
+        span = fmt_ns(lo) if lo == hi else "%s to %s" % (fmt_ns(lo), fmt_ns(hi))
+        parts.append("%s, resolution %s (%s)" % (words, span, where))
+    return "clock: " + ("; ".join(parts) if parts else "not named in the records")
 
 
 @dataclass(frozen=True)

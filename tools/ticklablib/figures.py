@@ -47,5 +47,6 @@ def render(data, outdir, options=None, svg=True):
         for d in made:
             png, svgfile = plots.save(d, outdir, svg)
             drawn.append(Plot(d.name, d.title, d.caption + " " + d.clock[0].upper()
-                              + d.clock[1:] + ".", png, svgfile, exp, d.clock))
+                              + d.clock[1:] + ".", png, svgfile, exp, d.clock,
+                              tuple(plots.overlapping_labels(d.fig))))
     return drawn, absent

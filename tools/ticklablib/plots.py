@@ -8,6 +8,7 @@ be searched). Which figures exist and in what order is figures.py's business; wh
 are drawn from (histograms, clock words, rows) is figdata.py's.
 """
 
+import math
 import os
 import textwrap
 from dataclasses import dataclass
@@ -18,7 +19,9 @@ matplotlib.use("Agg")
 matplotlib.rcParams.update({"svg.hashsalt": "ticklab", "svg.fonttype": "none",
                             "text.parse_math": False,  # a record's "$" is text, not TeX
                             "font.size": 9, "axes.grid": True, "grid.alpha": 0.3})
+from matplotlib.backends.backend_agg import FigureCanvasAgg  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402  (after the backend is chosen)
+from matplotlib.ticker import FixedLocator, FuncFormatter, NullFormatter  # noqa: E402
 
 SIZE = (7.5, 4.2)
 
@@ -38,6 +41,7 @@ def new_figure(title, panels=1, cols=2, panel_h=3.0):
     rows = (panels + cols - 1) // cols if panels > 1 else 1
     fig = Figure(figsize=(SIZE[0], SIZE[1] if rows == 1 else 0.9 + panel_h * rows), dpi=100,
                  layout="constrained")
+    FigureCanvasAgg(fig)  # laid out and measured as it will be saved (overlapping_labels)
     fig.suptitle(title, fontsize=11)
     return fig
 
@@ -57,9 +61,141 @@ def name_clock(fig, words):
     fig.supxlabel(textwrap.fill(words, 120), fontsize=8, color="#333333")
 
 
+# --- tick labels as plain text ------------------------------------------------------------
+# matplotlib labels a log axis with TeX ("$\\mathdefault{10^{7}}$"); with text.parse_math off
+# (a record's "$" must stay text) that TeX is printed raw. So every log and symlog axis gets
+# plain labels: durations with their unit on an axis in ns ("10 us", "1 ms"), numbers with
+# SI prefixes elsewhere ("10k", "1M"), and no labels on the minor ticks.
+
+def si_number(value):
+    """1, 10, 100, 1k, 10k, 1M ... as text (a tick value; negative and fractional too)."""
+    if value == 0:
+        return "0"
+    sign = "-" if value < 0 else ""
+    value = abs(value)
+    for prefix, scale in (("G", 1e9), ("M", 1e6), ("k", 1e3)):
+        if value >= scale:
+            return "%s%g%s" % (sign, round(value / scale, 3), prefix)
+    return "%s%g" % (sign, round(value, 6))
+
+
+def duration_text(ns):
+    """A tick value in ns as a duration: 0, 500 ns, 10 us, 1.5 ms, -1 us."""
+    if ns == 0:
+        return "0"
+    sign = "-" if ns < 0 else ""
+    ns = abs(ns)
+    for unit, scale in (("s", 1e9), ("ms", 1e6), ("us", 1e3)):
+        if ns >= scale:
+            return "%s%g %s" % (sign, round(ns / scale, 3), unit)
+    return "%s%g ns" % (sign, round(ns, 3))
+
+
+def symlog_y(ax, linthresh, values):
+    """A symmetric-log y axis, linear within +-linthresh, ticked at 0 and at the powers of
+    ten from the one at or below linthresh out (matplotlib's own ticks crowd the linear
+    part until their labels collide), its range covering every value."""
+    ax.set_yscale("symlog", linthresh=linthresh)
+    top = max([abs(v) for v in values] + [linthresh])
+    k0 = math.floor(math.log10(linthresh) + 1e-9)
+    k1 = math.ceil(math.log10(top) + 1e-9)
+    decades = [10.0 ** k for k in range(k0, k1 + 1) if 10.0 ** k >= linthresh / 2]
+    ax.yaxis.set_major_locator(FixedLocator(sorted([-d for d in decades] + [0.0] + decades)))
+    ax.yaxis.set_minor_locator(FixedLocator([]))
+    lo = min(values + [0])
+    hi = max(values + [0])
+    ax.set_ylim(-_pad(-lo, linthresh) if lo < 0 else -linthresh,
+                _pad(hi, linthresh) if hi > 0 else linthresh)
+
+
+def _pad(v, linthresh):
+    return v * 2 if v > linthresh else linthresh * 1.5
+
+
+def _is_ns(axis):
+    text = axis.get_label().get_text()
+    return "(ns" in text
+
+
+def _unit_out_of_label(axis):
+    """"latency (ns, log)" -> "latency (log)": the tick labels carry the unit now."""
+    text = axis.get_label().get_text()
+    for old, new in (("(ns, ", "("), (" (ns)", ""), ("(ns)", "")):
+        text = text.replace(old, new)
+    axis.set_label_text(text)
+
+
+def _big(axis, lim):
+    return max(abs(lim[0]), abs(lim[1])) >= 1e5
+
+
+def plain_ticks(fig):
+    """Every axis of the figure labelled in plain text: an axis in ns (its label says
+    "(ns") in durations with their unit, any other log, symlog or large linear axis with
+    SI prefixes; minor ticks unlabelled on log axes."""
+    for ax in fig.axes:
+        for axis, scale, lim in ((ax.xaxis, ax.get_xscale(), ax.get_xlim()),
+                                 (ax.yaxis, ax.get_yscale(), ax.get_ylim())):
+            ns = _is_ns(axis)
+            if not ns and scale not in ("log", "symlog") and not _big(axis, lim):
+                continue
+            words = duration_text if ns else si_number
+            axis.set_major_formatter(FuncFormatter(lambda v, _pos, w=words: w(v)))
+            if scale in ("log", "symlog"):
+                axis.set_minor_formatter(NullFormatter())
+            if ns:
+                _unit_out_of_label(axis)
+
+
+# --- text that must not collide ----------------------------------------------------------
+
+def _texts(fig):
+    """Every visible text of a drawn figure with its box on the canvas: tick labels
+    inside their axis' view, axis labels, titles, legends, annotations."""
+    out = []
+    for ax in fig.axes:
+        for axis, lim in ((ax.xaxis, ax.get_xlim()), (ax.yaxis, ax.get_ylim())):
+            lo, hi = min(lim), max(lim)
+            for tick in axis.get_major_ticks() + axis.get_minor_ticks():
+                if not (lo - 1e-9 * abs(hi - lo) <= tick.get_loc() <= hi + 1e-9 * abs(hi - lo)):
+                    continue
+                for label in (tick.label1, tick.label2):
+                    out.append(label)
+            out.append(axis.label)
+        out += [ax.title, ax._left_title, ax._right_title]
+        out += [t for t in ax.texts]
+        legend = ax.get_legend()
+        if legend is not None:
+            out += list(legend.get_texts())
+    out += [t for t in (fig._suptitle, fig._supxlabel, fig._supylabel) if t is not None]
+    out += list(fig.texts)
+    unique = {id(t): t for t in out}  # the figure's own texts are listed twice
+    return [t for t in unique.values() if t.get_visible() and t.get_text().strip()]
+
+
+def overlapping_labels(fig, slack_px=1.0):
+    """[(text a, text b)] for every two visible texts of the figure whose boxes overlap
+    by more than slack_px each way, once the figure is laid out as it will be saved."""
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    boxes = []
+    for t in _texts(fig):
+        box = t.get_window_extent(renderer)
+        if box.width > 0 and box.height > 0 and all(map(math.isfinite, box.bounds)):
+            boxes.append((t.get_text(), box))
+    out = []
+    for i, (ta, a) in enumerate(boxes):
+        for tb, b in boxes[i + 1:]:
+            if min(a.x1, b.x1) - max(a.x0, b.x0) > slack_px and \
+                    min(a.y1, b.y1) - max(a.y0, b.y0) > slack_px:
+                out.append((ta, tb))
+    return out
+
+
 def save(drawn, outdir, svg=True):
     """Write a drawn figure as outdir/NAME.png (and .svg); returns the two paths (the SVG
     one None when not written)."""
+    plain_ticks(drawn.fig)
     png = os.path.join(outdir, drawn.name + ".png")
     drawn.fig.savefig(png, format="png", metadata={"Software": None})
     if not svg:

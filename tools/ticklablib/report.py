@@ -75,6 +75,10 @@ def write_run(folder, data, runs, log, capture, capture_problem, options):
     files += exports.write_data(data, folder)
     drawn, absent = figures.render(data, os.path.join(folder, "plots"),
                                    figdata.Options(log_counts=options.log_counts))
+    s["figures"] = [{"name": p.name, "title": p.title, "png": "plots/%s.png" % p.name,
+                     "svg": "plots/%s.svg" % p.name, "clock": p.clock,
+                     "overlapping_labels": [list(o) for o in p.overlaps]} for p in drawn]
+    s["figures_not_drawn"] = [{"name": k, "title": t, "why": w} for k, t, w in absent]
     exports.write_summary(s, folder)
     lat = [r for r in data.results.get("wakeup-latency", []) if r.get("status") != "skip"]
     exports.write_histogram_csv(data, folder)
@@ -133,5 +137,9 @@ def run(args):
         print("report: run %d of %d (%d records); %d figure(s)%s; capture %s" % (
             data.index, len(runs), len(data.run.records), len(drawn),
             "; not drawn: " + ", ".join(a[0] for a in absent) if absent else "", result))
+        for p in drawn:  # the tool's own defect: said, never hidden
+            if p.overlaps:
+                print("report: figure %s: labels collide: %s" % (p.name, "; ".join(
+                    "%r / %r" % pair for pair in p.overlaps[:3])))
     print(os.path.join(os.path.abspath(folder), "report.html"))
     return check.EXIT_CODES[result]
