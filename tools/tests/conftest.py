@@ -18,9 +18,12 @@ import pytest  # noqa: E402
 
 
 def wide_full_records():
-    """The full synthetic run plus one record far wider than any screen."""
-    from fullrun import full_run_records
+    """The full synthetic run plus one record far wider than any screen, and one device
+    whose rows come with raw samples."""
+    from fullrun import full_run_records, samples_device_records
     recs = full_run_records()
+    at = max(i for i, r in enumerate(recs) if r.get("exp") == "wakeup-latency") + 1
+    recs[at:at] = samples_device_records()
     wide = {"type": "wide_thing"}
     wide.update({"key_%02d_with_a_long_name" % i: "value-%d-" % i * 4 for i in range(40)})
     recs.insert(-1, wide)

@@ -15,7 +15,9 @@ from ticklablib import dataset, figdata
 FULL_FIGURES = ["calibration", "period_compare", "periodic_jitter", "itimer_error",
                 "sleep_error", "tick_overhead", "hrtimer_cost", "wakeup_latency_lapic",
                 "wakeup_latency_hpet", "wakeup_latency_pit", "wakeup_latency_rtc",
-                "wakeup_cdf_lapic", "wakeup_cdf_hpet", "wakeup_cdf_pit", "wakeup_cdf_rtc",
+                "wakeup_latency_tsc_deadline", "wakeup_cdf_lapic", "wakeup_cdf_hpet",
+                "wakeup_cdf_pit", "wakeup_cdf_rtc", "wakeup_cdf_tsc_deadline",
+                "wakeup_timeline_tsc_deadline",
                 "percpu_latency"]
 
 
@@ -139,11 +141,11 @@ def test_histograms_long_csv_and_rt_tests_text(full_report):
     lapic = [r for r in rows if r[0] == "lapic"]
     assert sum(int(r[5]) for r in lapic) == 988
     assert lapic[0][3:5] == ["0", "16"] and lapic[-1][3:5] == ["16777216", ""]  # open bucket
-    assert {r[0] for r in rows} == {"lapic", "hpet", "pit"}  # rtc sent no histogram
+    assert {r[0] for r in rows} == {"lapic", "hpet", "pit", "tsc_deadline"}  # not rtc: no hist
     text = (out / "histograms.txt").read_text().splitlines()
     assert "# Histogram" in text
     data_rows = [t for t in text if not t.startswith("#")]
-    assert data_rows[0].split("\t") == ["000000", "000000", "000000", "000000"]
+    assert data_rows[0].split("\t") == ["000000"] * 5
     assert any(t.startswith("# Min Latencies: 00250 00400 00900") for t in text)
     assert any(t.startswith("# Max Latencies: 20000 32000 72000") for t in text)
     assert any(t.startswith("# Histogram Overflows: 00000 ") for t in text)

@@ -28,7 +28,8 @@ from dataclasses import dataclass, field
 from . import dataset
 from .dataset import num
 
-SKIP_TYPES = {"end", "acpi_dump", "madt_more", "verdict", "exp_start", "plan"}
+SKIP_TYPES = {"end", "acpi_dump", "madt_more", "verdict", "exp_start", "plan", "samples",
+              "sample_detail"}
 TROUBLE = {"lost", "stale", "early", "gaps", "errors", "overruns", "retries", "hrtimer_rescued",
            "backward_steps", "backup_wakes", "lapic_errors", "lapic_spurious", "search_etime",
            "pic_spurious7", "pic_spurious15", "pic_unexpected", "out_of_order", "hangs",

@@ -147,3 +147,91 @@ def write_histogram_text(data, outdir, clock_words=""):
     with open(path, "w", encoding="utf-8") as f:
         f.write("\n".join(lines) + "\n")
     return "histograms.txt"
+
+
+# --- the raw samples (samples.py) ----------------------------------------------------------
+
+SAMPLE_COLUMNS = ["run", "exp", "device", "path", "wait", "seq", "latency_ns", "clock"]
+
+
+def sample_series(data):
+    """Every series of raw samples with values, in the order of its result rows."""
+    from . import samples
+    series = samples.collect(data)
+    rows = [tuple(r.get(k) for k in samples.KEYS) for rs in data.results.values() for r in rs]
+    order = {key: i for i, key in enumerate(rows)}
+    return sorted((s for s in series.values() if s.values),
+                  key=lambda s: order.get(s.key, len(order)))
+
+
+def write_samples_csv(data, outdir):
+    """samples.csv: one row per sample (run, exp, device, path, wait, seq, latency_ns,
+    clock), or nothing when the kernel sent none. Returns the name written or None."""
+    series = sample_series(data)
+    if not series:
+        return None
+    with open(os.path.join(outdir, "samples.csv"), "w", encoding="utf-8", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(SAMPLE_COLUMNS)
+        for s in series:
+            for seq, value in s.ordered():
+                w.writerow([data.label, s.exp, s.device, s.path, dataset.cell(s.wait), seq,
+                            value, dataset.cell(s.clock)])
+    return "samples.csv"
+
+
+CYCLICTEST_BINS = 1000   # as `cyclictest -h 1000`: the bins 0..999, the rest overflows
+CYCLICTEST_OUTLIERS = 100  # overflow sequence numbers listed per series, as cyclictest
+
+
+def write_cyclictest_histogram(data, outdir, unit):
+    """latency-hist-us.txt (unit "us") or latency-hist-ns.txt ("ns"): the raw samples in
+    the layout `cyclictest -h N` prints, so tools that read it read these: `# Histogram`,
+    a row per bin from 0 to N-1 (`%06d` bin, then one `%06d` count per series,
+    tab-separated; N the bins up to the worst, at most CYCLICTEST_BINS), `# Total:`
+    (binned samples), `# Min/Avg/Max Latencies:`, `# Histogram Overflows:` and the seq of
+    each overflow under `# Histogram Overflow at cycle number:` / `# Thread k:`, one
+    "thread" per series. Then `#` lines naming the series (after cyclictest's own lines, so
+    a reader that wants `# Histogram` first finds it). Returns the name or None."""
+    series = sample_series(data)
+    if not series:
+        return None
+    scale = 1000 if unit == "us" else 1
+    binned = [[v // scale if v >= 0 else 0 for _, v in s.ordered()] for s in series]
+    top = max(max(b) for b in binned)
+    nbins = min(top + 1, CYCLICTEST_BINS)
+    counts = [[0] * nbins for _ in series]
+    overflows = [[] for _ in series]
+    for k, (s, b) in enumerate(zip(series, binned)):
+        for (seq, _), v in zip(s.ordered(), b):
+            if v < nbins:
+                counts[k][v] += 1
+            else:
+                overflows[k].append(seq)
+    lines = ["# Histogram"]
+    for i in range(nbins):
+        lines.append("%06d " % i + "\t".join("%06d" % c[i] for c in counts))
+    lines.append("# Total:" + "".join(" %09d" % sum(c) for c in counts))
+    lines.append("# Min Latencies:" + "".join(" %05d" % min(b) for b in binned))
+    lines.append("# Avg Latencies:" + "".join(" %05d" % (sum(b) // len(b)) for b in binned))
+    lines.append("# Max Latencies:" + "".join(" %05d" % max(b) for b in binned))
+    lines.append("# Histogram Overflows:" + "".join(" %05d" % len(o) for o in overflows))
+    lines.append("# Histogram Overflow at cycle number:")
+    for k, o in enumerate(overflows):
+        shown = "".join(" %05d" % seq for seq in o[:CYCLICTEST_OUTLIERS])
+        more = " # %05d others" % (len(o) - CYCLICTEST_OUTLIERS) \
+            if len(o) > CYCLICTEST_OUTLIERS else ""
+        lines.append("# Thread %d:%s%s" % (k, shown, more))
+    lines.append("")
+    lines.append("# ticklab: the kernel's raw wakeup-latency samples in the layout of rt-tests' "
+                 "cyclictest -h; one bin = 1 %s (latency_ns // %d)" % (unit, scale))
+    lines.append("# ticklab: a sample below 0 ns (none on a sound machine) is counted in bin 0"
+                 "; a cycle number is the sample's seq")
+    for k, s in enumerate(series):
+        lines.append("# ticklab: thread %d = %s %s %s wait %s, clock %s, %d samples" % (
+            k, s.exp, s.device, s.path, dataset.cell(s.wait), dataset.cell(s.clock),
+            len(s.values)))
+    name = "latency-hist-%s.txt" % unit
+    with open(os.path.join(outdir, name), "w", encoding="utf-8") as f:
+        f.write("\n".join(lines) + "\n")
+    return name

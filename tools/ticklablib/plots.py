@@ -21,7 +21,8 @@ matplotlib.rcParams.update({"svg.hashsalt": "ticklab", "svg.fonttype": "none",
                             "font.size": 9, "axes.grid": True, "grid.alpha": 0.3})
 from matplotlib.backends.backend_agg import FigureCanvasAgg  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402  (after the backend is chosen)
-from matplotlib.ticker import FixedLocator, FuncFormatter, NullFormatter  # noqa: E402
+from matplotlib.ticker import (FixedFormatter, FixedLocator, FuncFormatter,  # noqa: E402
+                               NullFormatter)
 
 SIZE = (7.5, 4.2)
 
@@ -136,6 +137,8 @@ def plain_ticks(fig):
     for ax in fig.axes:
         for axis, scale, lim in ((ax.xaxis, ax.get_xscale(), ax.get_xlim()),
                                  (ax.yaxis, ax.get_yscale(), ax.get_ylim())):
+            if isinstance(axis.get_major_formatter(), FixedFormatter):
+                continue  # labelled by the figure itself (set_xticks with labels)
             ns = _is_ns(axis)
             if not ns and scale not in ("log", "symlog") and not _big(axis, lim):
                 continue

@@ -12,11 +12,16 @@ histogram from the kernel (lo_ns, bucket_ns, counts) is drawn bucket for bucket.
 """
 
 from .dataset import num
+from . import plots_samples
 from .figdata import Absent, clock_words, fmt_ns, parse_hist, partial_note, rows_of, text_of
 from .plots import Drawn, name_clock, new_figure, panel_axes
 
 COLOURS = ("tab:blue", "tab:orange", "tab:green", "tab:red", "tab:purple", "tab:brown")
 MARKS = (("p50_ns", "p50", ":", "o"), ("p99_ns", "p99", "--", "^"), ("max_ns", "max", "-", "s"))
+CDF_MARKS = (("p50_ns", 0.5, "o"), ("p99_ns", 0.99, "^"), ("p999_ns", 0.999, "D"),
+             ("max_ns", 1.0, "s"))
+NO_SAMPLES = (" The kernel sent no raw samples for these rows (no samples records), so this "
+              "is drawn from its power-of-two buckets.")
 
 
 def latency_rows(data):
@@ -183,9 +188,8 @@ def cdf_figure(data, device, rows, options):
                 continue
             ax.plot([p[0] for p in pts], [p[1] for p in pts], color=colour[path],
                     linewidth=1.4, label="%s: %s" % (path, marks_legend(row)))
-            for key, _, _, marker in MARKS:
+            for key, q, marker in CDF_MARKS:
                 v = num(row.get(key))
-                q = {"p50_ns": 0.5, "p99_ns": 0.99, "max_ns": 1.0}[key]
                 if v is not None and (v > 0 or not log):
                     ax.plot([v], [q], marker=marker, color=colour[path], markersize=5,
                             linestyle="none")
@@ -200,7 +204,7 @@ def cdf_figure(data, device, rows, options):
     clock = clock_words(data, rows)
     name_clock(fig, clock)
     caption = ("Cumulative distribution of the wake-ups on %s, one panel per wait, one curve "
-               "per path; circle p50, triangle p99, square max. The curve joins the points "
+               "per path; circle p50, triangle p99, diamond p99.9, square max. The curve joins the points "
                "known exactly, every bucket edge of the kernel's histogram and the "
                "percentiles it computed from all samples, with straight lines." % device)
     return Drawn("wakeup_cdf_" + options.stems(device), "Wakeup latency on %s: CDF" % device,
@@ -211,15 +215,40 @@ def wakeup_latency(data, options):
     rows = latency_rows(data)
     out = []
     for device, drows in grouped(rows, "device").items():
-        out.append(histogram_figure(data, device, drows, options))
+        got = plots_samples.series_of(data, drows)
+        if got:
+            out.append(plots_samples.histogram_figure(data, device, drows, options, got))
+        else:
+            out.append(histogram_figure(data, device, drows, options))
+            out[-1].caption += NO_SAMPLES
         out[-1].caption += partial_note(data, "wakeup-latency")
     return out
 
 
 def wakeup_cdf(data, options):
     rows = latency_rows(data)
-    return [cdf_figure(data, device, drows, options)
-            for device, drows in grouped(rows, "device").items()]
+    out = []
+    for device, drows in grouped(rows, "device").items():
+        got = plots_samples.series_of(data, drows)
+        if got:
+            out.append(plots_samples.cdf_figure(data, device, drows, options, got))
+        else:
+            out.append(cdf_figure(data, device, drows, options))
+            out[-1].caption += NO_SAMPLES
+    return out
+
+
+def wakeup_timeline(data, options):
+    rows = latency_rows(data)
+    out = []
+    for device, drows in grouped(rows, "device").items():
+        got = plots_samples.series_of(data, drows)
+        if got:
+            out.append(plots_samples.timeline_figure(data, device, drows, options, got))
+    if not out:
+        raise Absent("the kernel sent no raw samples (samples records): the latency of each "
+                     "wake-up in order needs them")
+    return out
 
 
 def percpu_latency(data, options):
@@ -250,6 +279,8 @@ FIGURES = (
     ("wakeup_latency", "Wakeup latency histograms per device", wakeup_latency,
      "wakeup-latency"),
     ("wakeup_cdf", "Wakeup latency CDF per device", wakeup_cdf, "wakeup-latency"),
+    ("wakeup_timeline", "Wakeup latency over the run per device", wakeup_timeline,
+     "wakeup-latency"),
     ("percpu_latency", "Per-CPU wake-up latency", percpu_latency, "percpu-latency"),
 )
 

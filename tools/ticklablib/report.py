@@ -7,6 +7,9 @@ one is replaced only with --force and only if it is a ticklab report folder):
                           calibration, errors, capture integrity, what is absent, inventory
   summary.json            the summary as data, shaped like `cyclictest --json`
   histograms.csv, .txt    wakeup-latency histograms: long CSV, and rt-tests' -h text shape
+  samples.csv             the kernel's raw samples, one row each (when it sent them)
+  latency-hist-us.txt,    the same samples in the layout of cyclictest -h, bins of 1 us
+  latency-hist-ns.txt       and of 1 ns (when it sent them)
   data/records.jsonl      every verified record of the run, in stream order, as sent
   data/result-<exp>.*     one JSONL and one CSV per experiment (its result rows)
   data/<type>.*           one JSONL and one CSV per other record type (names made safe)
@@ -83,6 +86,11 @@ def write_run(folder, data, runs, log, capture, capture_problem, options):
     lat = [r for r in data.results.get("wakeup-latency", []) if r.get("status") != "skip"]
     exports.write_histogram_csv(data, folder)
     exports.write_histogram_text(data, folder, figdata.clock_words(data, lat) if lat else "")
+    for made in (exports.write_samples_csv(data, folder),
+                 exports.write_cyclictest_histogram(data, folder, "us"),
+                 exports.write_cyclictest_histogram(data, folder, "ns")):
+        if made:
+            files.append(made)
     files += ["plots/%s.%s" % (p.name, ext) for p in drawn for ext in ("png", "svg")]
     page = reportpage.build(data, runs, s, drawn, absent, files, log)
     with open(os.path.join(folder, "report.html"), "w", encoding="utf-8") as f:

@@ -18,7 +18,7 @@ INVENTORY_ONE = ("boot", "cpu", "memory", "console", "paging", "lapic", "interru
 INVENTORY_ROWS = ("clocksource", "clockevent", "cpu_start", "ioapic", "acpi")
 SHOWN_ELSEWHERE = set(INVENTORY_ONE) | set(INVENTORY_ROWS) | {
     "result", "calibration", "verdict", "error", "end", "madt_more", "acpi_dump", "exp_start",
-    "exp_end"}
+    "exp_end", "samples", "sample_detail"}
 NAV = (("summary", "summary"), ("experiments", "experiments"), ("calibration", "calibration"),
        ("errors", "errors"), ("capture", "capture"), ("absent", "absent"), ("other", "other"),
        ("inventory", "inventory"), ("files", "files"))
@@ -242,7 +242,8 @@ def other_section(data):
         out += ["<h3>%s</h3>" % esc(rtype), table(data.by_type[rtype])]
     if not others:
         out.append("<p class=\"note\">None.</p>")
-    hidden = [t for t in ("madt_more", "acpi_dump", "exp_end") if t in data.by_type]
+    hidden = [t for t in ("madt_more", "acpi_dump", "exp_end", "samples", "sample_detail")
+              if t in data.by_type]
     if hidden:
         out.append("<p class=\"note\">Also in the data files, not shown here: %s.</p>"
                    % esc(", ".join("%s (%d)" % (t, len(data.by_type[t])) for t in hidden)))
