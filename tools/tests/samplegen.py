@@ -133,3 +133,50 @@ def run_with_samples(n=500, **kw):
 
 def run_bytes_with_samples(**kw):
     return b"".join(record(r) + b"\n" for r in run_with_samples(**kw))
+
+
+def from_buckets(rng, row):
+    """Values shaped like a row's kernel buckets, inside its min and max."""
+    from ticklablib.figdata import parse_hist
+    hist = parse_hist(row.get("hist"))
+    lo, hi = row["min_ns"], row["max_ns"]
+    out = []
+    for k, count in enumerate(hist.counts):
+        a, b = max(hist.edges[k], lo), min(hist.edges[k + 1] - 1, hi)
+        out += [rng.randint(min(a, b), max(a, b)) for _ in range(int(count))]
+    out = out[:row["samples"]] + [lo] * max(0, row["samples"] - len(out))
+    out[0], out[-1] = lo, hi
+    rng.shuffle(out)
+    return out
+
+
+def with_samples(recs, seed=1):
+    """A real run's records with samples records added for every measured wakeup-latency
+    row, drawn from its buckets (the entry and handler rows of a series share their
+    wake-ups), each row's figures recomputed from them as the kernel would, the end count
+    kept right. For looking at the samples path on a real run's shape."""
+    rng = random.Random(seed)
+    out, entry = [], {}
+    for rec in recs:
+        if rec.get("type") == "end":
+            rec = dict(rec, records=len(out))
+        if rec.get("type") != "result" or rec.get("exp") != "wakeup-latency" \
+                or rec.get("status") == "skip" or not rec.get("samples"):
+            out.append(rec)
+            continue
+        key = (rec["device"], rec["wait"])
+        if rec["path"] in ("irq", "hrtimer_irq"):
+            values = from_buckets(rng, rec)
+            entry[key] = values
+        else:
+            base = entry.get(key) or from_buckets(rng, rec)
+            shift = max(0, rec["p50_ns"] - sorted(base)[len(base) // 2])
+            values = [v + shift + rng.randint(0, 20) for v in base]
+        row = dict(rec)
+        row.update({k: v for k, v in row_of(rec["exp"], rec["device"], rec["path"],
+                                            rec["wait"], values).items()
+                    if k in ("min_ns", "p50_ns", "p99_ns", "p999_ns", "max_ns", "mean_ns",
+                             "hist", "samples")})
+        out.append(row)
+        out += samples_records(rec["exp"], rec["device"], rec["path"], rec["wait"], values)
+    return out

@@ -73,7 +73,7 @@ def page(full_report, tmp_path_factory):
 def test_every_figure_decoded_visible_and_naming_its_clock(page):
     html, tmp = page
     facts = probe(html, tmp)
-    assert len(facts["images"]) == 19
+    assert len(facts["images"]) == 18
     for img in facts["images"]:
         assert img["complete"] and img["natural"] == 750, img   # the PNG decoded
         assert img["visible"] and img["width"] >= 400 and img["height"] >= 200, img

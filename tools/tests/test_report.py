@@ -16,8 +16,7 @@ FULL_FIGURES = ["calibration", "period_compare", "periodic_jitter", "itimer_erro
                 "sleep_error", "tick_overhead", "hrtimer_cost", "wakeup_latency_lapic",
                 "wakeup_latency_hpet", "wakeup_latency_pit", "wakeup_latency_rtc",
                 "wakeup_latency_tsc_deadline", "wakeup_cdf_lapic", "wakeup_cdf_hpet",
-                "wakeup_cdf_pit", "wakeup_cdf_rtc", "wakeup_cdf_tsc_deadline",
-                "wakeup_timeline_tsc_deadline",
+                "wakeup_cdf_pit", "wakeup_cdf_rtc", "wakeup_timeline_tsc_deadline",
                 "percpu_latency"]
 
 
@@ -58,12 +57,13 @@ def test_page_opens_with_the_summary(full_report):
     html = (full_report[0] / "report.html").read_text()
     page = page_of(full_report[0])
     head = page.text[:page.text.index("Experiment by experiment")]
-    # how it was made, then one line per device and path, then the verdict, then the list
+    # how it was made, then one line per device and path (the list of experiments beside
+    # it), then the verdict
     order = [head.index(s) for s in ("how it was started", "Wakeup latency per clock event "
-                                     "device and path", "Verdict", "Experiments")]
+                                     "device and path", "Experiments", "Verdict")]
     assert order == sorted(order)
     assert "environment unknown: no capture record and the kernel named none" in head
-    assert "lapic irq - 250 500 2250 20000 1000" in head  # device path wait min p50 p99 max n
+    assert "lapic irq - 250 500 2,250 20,000 1,000" in head  # device path wait min p50 p99 max n
     assert "irq: the device programmed directly: deadline to the interrupt entry stub" in head
     assert "callback: an hrtimer on the device" in head
     assert html.index('id="summary"') < html.index('id="experiments"') \
@@ -96,9 +96,10 @@ def test_page_says_what_a_figure_leaves_out_and_what_is_absent(full_report):
 
 def test_published_beside_this_machine(full_report):
     text = page_of(full_report[0]).text
-    assert ("this machine 24058355; published +24 ms per period (250 jiffies rounded up to "
-            "256 by the wheel's level granularity) (Linux at HZ=250, as quoted in "
-            "docs/experiments.md)") in text
+    # the published figure in the column right after the measured one, its source below
+    assert ("jiffies_linux 4 24,058,355 +24 ms per period (250 jiffies rounded up to 256 by "
+            "the wheel's level granularity) [1] 10") in text
+    assert "[1] Linux at HZ=250, as quoted in docs/experiments.md" in text
     assert "Published: means over 1e6 operations: 13 cycles to insert into the queue, 48 to " \
            "restart" in text
 
@@ -190,7 +191,7 @@ def test_exp_start_without_exp_end_is_partial(tmp_path):
     code, text, out = report(tmp_path, join(lines[:cut]))
     assert code == 1
     page = page_of(out)
-    assert "wakeup-latency partial 4" in page.text and "Started (line" in page.text
+    assert "wakeup-latency partial - started (line" in page.text and "Started (line" in page.text
     assert "no exp_end came: the run stopped during it, its rows may be incomplete" in page.text
     assert "lapic callback (partial)" in page.text
     assert 'class="partial"' in (out / "report.html").read_text()
@@ -245,7 +246,7 @@ def test_integer_too_large_for_a_float(tmp_path):
     code, text, out = report(tmp_path, end_of(recs))
     assert code == 0, text
     assert (out / "plots" / "sleep_error.png").exists()
-    assert str(huge) in (out / "report.html").read_text()  # shown as sent
+    assert str(huge) in (out / "data" / "result-sleep-accuracy.jsonl").read_text()  # as sent
     assert dataset.num(huge) is None and dataset.num(2 ** 64) == 2 ** 64
 
 
@@ -445,9 +446,10 @@ def test_kernel_keys_that_are_coming_are_shown(tmp_path):
     assert "one clock read costs hpet 19700 ns, tsc 10700 ns" in page.text
     assert "no CPU halts (idle=poll, exact mode)" in page.text
     assert "lapic irq hlt ticklab 173" in page.text  # the variant column
-    assert "12 ns (measured cost of the clock reads (the record's own))" in page.text
-    assert ("this machine 582; published 1000 ns (the kernel's own source table)"
-            in page.text)
+    assert "+-: the resolution of each figure (measured cost of the clock reads (the record's " \
+        "own))" in page.text and "lapic irq hlt ticklab 173 182 191 191 500 0 0 12" in page.text
+    assert "hrtimer 4 582 1000 ns [1] 26" in page.text  # the kernel's own published figure
+    assert "[1] the kernel's own source table" in page.text
     assert "device  path      wait  variant  min" in text
 
 

@@ -120,43 +120,42 @@ def test_worst_wake_ups_split_entry_and_handler(synth):
 
 # --- drawn ------------------------------------------------------------------------------
 
-def test_histograms_from_samples_have_a_log_count_axis(synth):
+def test_distribution_from_samples_log_counts_and_percentiles(synth):
     data = data_of(synth)
     made = plots_latency.wakeup_latency(data, figdata.Options())
     assert [d.name for d in made] == ["wakeup_latency_lapic", "wakeup_latency_hpet"]
-    hpet = made[1].fig.axes[0]
-    assert hpet.get_yscale() == "log" and hpet.get_xscale() == "log"  # a long tail
+    hist, pct = made[1].fig.axes[:2]
+    assert hist.get_title() == "wait poll: histogram" and hist.get_yscale() == "log"
+    assert hist.get_xscale() == "log"  # a long tail
     assert "raw samples" in made[1].caption
-    lapic = made[0].fig.axes[0]
-    assert lapic.get_xscale() == "log"  # spikes of 20-200x make the lapic tail wide too
-
-
-def test_cdf_marks_p50_p99_p999(synth):
-    data = data_of(synth)
-    d = plots_latency.wakeup_cdf(data, figdata.Options())[0]
-    ax = d.fig.axes[0]
-    labels = [t.get_text() for t in ax.get_yticklabels()]
-    assert labels[:3] == ["50%", "90%", "99%"]
+    assert [t.get_text() for t in pct.get_yticklabels()][:3] == ["50%", "90%", "99%"]
     row = next(r for r in data.results["wakeup-latency"] if r["device"] == "lapic"
                and r["path"] == "irq" and r["wait"] == "poll")
+    ax = made[0].fig.axes[1]
     marked = {round(line.get_xdata()[0]) for line in ax.get_lines()
               if line.get_marker() in ("o", "^", "s") and len(line.get_xdata()) == 1}
     assert {row["p50_ns"], row["p99_ns"], row["p999_ns"]} <= marked
+    with pytest.raises(figdata.Absent, match="drawn beside each histogram"):
+        plots_latency.wakeup_cdf(data, figdata.Options())  # folded into the figure above
 
 
 def test_timeline_in_seq_order(synth):
     data = data_of(synth)
     d = plots_latency.wakeup_timeline(data, figdata.Options())[0]
     ax = d.fig.axes[0]
+    assert ax.get_title() == "wait poll"
+    assert [line.get_label() for line in ax.get_lines()] == ["event", "callback"]
     xs = list(ax.get_lines()[0].get_xdata())
     assert xs == list(range(500))
-    assert [t.get_text() for t in ax.texts][:3] == ["1", "2", "3"]
+    worst = max(max(line.get_ydata()) for line in ax.get_lines())
+    assert [t.get_text()[0] for t in ax.texts] == ["1", "2", "3"]
+    assert ax.texts[0].xy[1] == worst
 
 
 def test_without_samples_the_buckets_are_drawn_and_said(synth):
     data = data_of([r for r in synth if r["type"] not in ("samples", "sample_detail")])
     d = plots_latency.wakeup_latency(data, figdata.Options())[0]
-    assert "power-of-two buckets" in d.caption
+    assert "drawn from the buckets" in d.caption
     with pytest.raises(figdata.Absent, match="no raw samples"):
         plots_latency.wakeup_timeline(data, figdata.Options())
 

@@ -37,7 +37,7 @@ def write_csv(path, rows):
 
 def write_data(data, outdir):
     """data/records.jsonl and one JSONL + CSV pair per experiment and per record type.
-    Returns the written paths relative to outdir."""
+    Returns (the written paths relative to outdir, {experiment name: its file stem})."""
     ddir = os.path.join(outdir, "data")
     os.makedirs(ddir, exist_ok=True)
     stems = Stems(RESERVED)
@@ -45,12 +45,15 @@ def write_data(data, outdir):
     write_jsonl(os.path.join(ddir, "records.jsonl"), data.run.records)
     groups = [("result-" + name, ("exp", name), rows) for name, rows in data.results.items()]
     groups += [(t, ("type", t), rows) for t, rows in data.by_type.items() if t != "result"]
+    by_exp = {}
     for name, key, rows in groups:
         stem = stems(name, key)
+        if key[0] == "exp":
+            by_exp[key[1]] = stem
         write_jsonl(os.path.join(ddir, stem + ".jsonl"), rows)
         write_csv(os.path.join(ddir, stem + ".csv"), rows)
         written += ["data/%s.jsonl" % stem, "data/%s.csv" % stem]
-    return written
+    return written, by_exp
 
 
 def write_summary(summary, outdir):

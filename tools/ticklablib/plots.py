@@ -113,6 +113,10 @@ def _pad(v, linthresh):
     return v * 2 if v > linthresh else linthresh * 1.5
 
 
+class PlainFormatter(FuncFormatter):
+    """plain_ticks' own labels (a figure's own FuncFormatter or fixed labels are kept)."""
+
+
 def _is_ns(axis):
     text = axis.get_label().get_text()
     return "(ns" in text
@@ -137,13 +141,15 @@ def plain_ticks(fig):
     for ax in fig.axes:
         for axis, scale, lim in ((ax.xaxis, ax.get_xscale(), ax.get_xlim()),
                                  (ax.yaxis, ax.get_yscale(), ax.get_ylim())):
-            if isinstance(axis.get_major_formatter(), FixedFormatter):
+            current = axis.get_major_formatter()
+            if isinstance(current, (FixedFormatter, FuncFormatter)) and \
+                    not isinstance(current, PlainFormatter):
                 continue  # labelled by the figure itself (set_xticks with labels)
             ns = _is_ns(axis)
             if not ns and scale not in ("log", "symlog") and not _big(axis, lim):
                 continue
             words = duration_text if ns else si_number
-            axis.set_major_formatter(FuncFormatter(lambda v, _pos, w=words: w(v)))
+            axis.set_major_formatter(PlainFormatter(lambda v, _pos, w=words: w(v)))
             if scale in ("log", "symlog"):
                 axis.set_minor_formatter(NullFormatter())
             if ns:
@@ -174,6 +180,25 @@ def _texts(fig):
     out += list(fig.texts)
     unique = {id(t): t for t in out}  # the figure's own texts are listed twice
     return [t for t in unique.values() if t.get_visible() and t.get_text().strip()]
+
+
+def declutter(fig, annotations, step_pt=9, tries=6):
+    """Move annotations (textcoords "offset points") down, then up, until none overlaps
+    an earlier one: two spikes close together keep readable labels."""
+    if len(annotations) < 2:
+        return
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    placed = []
+    for t in annotations:
+        x0, y0 = t.xyann
+        for k in range(tries * 2 + 1):
+            shift = ((k + 1) // 2) * step_pt * (-1 if k % 2 else 1)
+            t.xyann = (x0, y0 + shift)
+            box = t.get_window_extent(renderer).expanded(1.1, 1.2)
+            if not any(box.overlaps(p) for p in placed):
+                break
+        placed.append(t.get_window_extent(renderer).expanded(1.1, 1.2))
 
 
 def overlapping_labels(fig, slack_px=1.0):

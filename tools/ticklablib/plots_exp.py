@@ -62,11 +62,19 @@ def period_compare(data, options):
             series.append((row, errs))
     if not series:
         raise Absent("period-compare rows carry no err_ns list")
+    cols = 3 if len(series) == 3 else 2
     fig = new_figure("hrtimer against jiffies timer: error of each 1 s period", len(series),
-                     panel_h=2.6)
-    for ax, (row, errs) in zip(panel_axes(fig, len(series)), series):
-        ax.plot(range(1, len(errs) + 1), errs, marker="o")
+                     cols=cols, panel_h=2.6)
+    pub = 0
+    for ax, (row, errs) in zip(panel_axes(fig, len(series), cols=cols), series):
+        ax.plot(range(1, len(errs) + 1), errs, marker="o", label="measured")
         ax.axhline(0, color="black", linewidth=0.7)
+        value = published_value("period-compare", row)
+        if value is not None:
+            pub += 1
+            ax.axhline(value, color="black", linestyle="--", linewidth=1.2,
+                       label="published %s" % fmt_ns(value))
+            ax.legend(fontsize=7, loc="center right")
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         ax.set_title("timer %s" % label(row, ("timer", "variant")), fontsize=10)
         ax.set_xlabel("period number")
@@ -75,7 +83,8 @@ def period_compare(data, options):
     name_clock(fig, clock)
     return one("period_compare", "hrtimer against jiffies timer", fig,
                "Each period's measured interval minus its nominal length, one panel per "
-               "timer (each on its own scale; the first period counts from the arming)."
+               "timer (each on its own scale; the first period counts from the arming)"
+               + ("; dashed: the publication's figure." if pub else ".")
                + partial_note(data, "period-compare"), clock)
 
 
@@ -178,13 +187,22 @@ def sleep_error(data, options):
     # the source; ticklab: random phase)
     def panel(r):
         return (text_of(r.get("mode")), text_of(r.get("variant")) if r.get("variant") else "")
-    modes = list(dict.fromkeys(panel(r) for r in rows))
+    mode_names = list(dict.fromkeys(panel(r)[0] for r in rows))
+    variants = list(dict.fromkeys(panel(r)[1] for r in rows))
+    present = set(panel(r) for r in rows)
+    # one column per mode, one row per variant (faithful, then ticklab)
+    modes = [(m, v) for v in variants for m in mode_names]
+    cols = len(mode_names) if len(mode_names) <= 3 else 2
     fig = new_figure("Sleep error against requested time, per tick size", len(modes),
-                     panel_h=2.8)
+                     cols=cols, panel_h=2.7)
     hidden = drawn = early = 0
     spans = []
-    axes = panel_axes(fig, len(modes), share=True)
+    pub_shown = 0
+    axes = panel_axes(fig, len(modes), share=True, cols=cols)
     for ax, key in zip(axes, modes):
+        if key not in present:
+            ax.set_visible(False)
+            continue
         mode = key[0] + (" (%s)" % key[1] if key[1] else "")
         series = {}
         for row in rows:
@@ -205,13 +223,21 @@ def sleep_error(data, options):
                         markersize=5)
             drawn += len(pts)
             spans += [y - lo for y, lo in zip(ys, los)] + [y + hi for y, hi in zip(ys, his)]
+        px = [num(r.get("request_ns")) for r in rows if panel(r) == key
+              and published_value("sleep-accuracy", r) is not None]
+        py = [published_value("sleep-accuracy", r) for r in rows if panel(r) == key
+              and published_value("sleep-accuracy", r) is not None]
+        mark_published(ax, px, py)
+        pub_shown += len(px)
+        spans += py
         ax.axhline(0, color="black", linewidth=0.8)
         ax.set_title("mode %s" % mode, fontsize=10)
         ax.set_xscale("log")
         ax.set_xlabel("requested sleep (ns, log)")
         ax.set_ylabel("woke - requested (ns, symlog)")
-        if ax.get_legend_handles_labels()[0]:
-            ax.legend(fontsize=7)
+        ax.yaxis.label.set_visible(axes.index(ax) % cols == 0)  # the unit, for plain_ticks
+        if axes.index(ax) == 0 and ax.get_legend_handles_labels()[0]:
+            ax.legend(fontsize=6, loc="lower left")
     if not drawn:
         raise Absent("sleep-accuracy rows have no positive request_ns with a mean_err_ns")
     for ax in axes:
@@ -223,6 +249,8 @@ def sleep_error(data, options):
                "symmetric-log, linear within +-1 us, so early wake-ups show below 0")
     caption += (": %d sleep(s) woke early at least once (red triangles at their min)." % early
                 if early else "; none woke early.")
+    if pub_shown:
+        caption += " Black stars: the publication's figures."
     if hidden:
         caption += (" %d row(s) without a positive request or a mean error are in the table "
                     "only." % hidden)

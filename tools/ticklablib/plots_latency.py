@@ -20,8 +20,7 @@ COLOURS = ("tab:blue", "tab:orange", "tab:green", "tab:red", "tab:purple", "tab:
 MARKS = (("p50_ns", "p50", ":", "o"), ("p99_ns", "p99", "--", "^"), ("max_ns", "max", "-", "s"))
 CDF_MARKS = (("p50_ns", 0.5, "o"), ("p99_ns", 0.99, "^"), ("p999_ns", 0.999, "D"),
              ("max_ns", 1.0, "s"))
-NO_SAMPLES = (" The kernel sent no raw samples for these rows (no samples records), so this "
-              "is drawn from its power-of-two buckets.")
+NO_SAMPLES = " No raw samples came for these rows (samples records): drawn from the buckets."
 
 
 def latency_rows(data):
@@ -115,12 +114,10 @@ def histogram_figure(data, device, rows, options):
             ax.legend(fontsize=7, loc="upper right")
     clock = clock_words(data, rows)
     name_clock(fig, clock)
-    caption = ("Wake-ups on %s, one panel per path, the waits in colour; dotted line p50, "
-               "dashed p99, solid max. The bars are the kernel's buckets, the outer ones "
-               "clipped to the measured min and max." % device)
-    if unequal:
-        caption += (" The kernel's buckets double in width (16, 32, 64 ... ns), so bars "
-                    "show wake-ups per ns of latency; the CDF has the exact percentiles.")
+    caption = ("Wake-ups on %s, a panel per path, the waits in colour; dotted p50, dashed "
+               "p99, solid max. The kernel's buckets, the outer ones clipped to the measured "
+               "min and max" % device)
+    caption += (" (they double in width, so bars show wake-ups per ns)." if unequal else ".")
     if no_hist:
         caption += " A row without a histogram shows only its percentiles."
     caption += early_note(rows)
@@ -203,10 +200,9 @@ def cdf_figure(data, device, rows, options):
             ax.legend(fontsize=7, loc="lower right")
     clock = clock_words(data, rows)
     name_clock(fig, clock)
-    caption = ("Cumulative distribution of the wake-ups on %s, one panel per wait, one curve "
-               "per path; circle p50, triangle p99, diamond p99.9, square max. The curve joins the points "
-               "known exactly, every bucket edge of the kernel's histogram and the "
-               "percentiles it computed from all samples, with straight lines." % device)
+    caption = ("CDF of the wake-ups on %s, a panel per wait, a curve per path, through the "
+               "points known exactly (bucket edges, the kernel's percentiles); circle p50, "
+               "triangle p99, diamond p99.9, square max." % device)
     return Drawn("wakeup_cdf_" + options.stems(device), "Wakeup latency on %s: CDF" % device,
                  fig, caption + early_note(rows), clock)
 
@@ -217,7 +213,7 @@ def wakeup_latency(data, options):
     for device, drows in grouped(rows, "device").items():
         got = plots_samples.series_of(data, drows)
         if got:
-            out.append(plots_samples.histogram_figure(data, device, drows, options, got))
+            out.append(plots_samples.distribution_figure(data, device, drows, options, got))
         else:
             out.append(histogram_figure(data, device, drows, options))
             out[-1].caption += NO_SAMPLES
@@ -229,12 +225,13 @@ def wakeup_cdf(data, options):
     rows = latency_rows(data)
     out = []
     for device, drows in grouped(rows, "device").items():
-        got = plots_samples.series_of(data, drows)
-        if got:
-            out.append(plots_samples.cdf_figure(data, device, drows, options, got))
-        else:
-            out.append(cdf_figure(data, device, drows, options))
-            out[-1].caption += NO_SAMPLES
+        if plots_samples.series_of(data, drows):
+            continue  # the distribution figure has the percentiles beside the histogram
+        out.append(cdf_figure(data, device, drows, options))
+        out[-1].caption += NO_SAMPLES
+    if not out:
+        raise Absent("drawn beside each histogram (wakeup_latency_*): every device has raw "
+                     "samples")
     return out
 
 

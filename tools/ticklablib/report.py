@@ -75,7 +75,8 @@ def write_run(folder, data, runs, log, capture, capture_problem, options):
     os.makedirs(folder, exist_ok=True)
     s = summary_mod.build(data, runs, capture, capture_problem, log)
     files = ["summary.json", "histograms.csv", "histograms.txt"]
-    files += exports.write_data(data, folder)
+    written, stems = exports.write_data(data, folder)
+    files += written
     drawn, absent = figures.render(data, os.path.join(folder, "plots"),
                                    figdata.Options(log_counts=options.log_counts))
     s["figures"] = [{"name": p.name, "title": p.title, "png": "plots/%s.png" % p.name,
@@ -92,7 +93,7 @@ def write_run(folder, data, runs, log, capture, capture_problem, options):
         if made:
             files.append(made)
     files += ["plots/%s.%s" % (p.name, ext) for p in drawn for ext in ("png", "svg")]
-    page = reportpage.build(data, runs, s, drawn, absent, files, log)
+    page = reportpage.build(data, runs, s, drawn, absent, files, log, stems)
     with open(os.path.join(folder, "report.html"), "w", encoding="utf-8") as f:
         f.write(page)
     return s, drawn, absent
