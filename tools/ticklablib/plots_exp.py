@@ -133,10 +133,23 @@ def periodic_jitter(data, options):
             pts = sorted((p, sd) for p, sd, h in stddev if h == hres)
             ax.plot([p / 1000 for p, _ in pts], [sd for _, sd in pts], marker="o",
                     linestyle="none", label=hres)
+        band = False
+        for r in rows:
+            pub = published.for_row("periodic-jitter", r)
+            if pub is None or num(r.get("period_ns")) is None:
+                continue
+            value = num(pub.get("value"))
+            if value is not None:
+                mark_published(ax, [num(r.get("period_ns")) / 1000], [value])
+            elif "4.2-4.7 us" in pub["text"] and not band:  # a range: a band, once
+                band = True
+                ax.axhspan(4200, 4700, color="black", alpha=0.12, label="published (ten)")
+        handles, labels = ax.get_legend_handles_labels()
+        keep = dict(zip(labels, handles))  # each label once
         ax.set_title("interval stddev per timer", fontsize=10)
         ax.set_xlabel("timer period (us)")
         ax.set_ylabel("stddev of the intervals (ns)")
-        ax.legend(fontsize=7)
+        ax.legend(keep.values(), keep.keys(), fontsize=6)
     clock = clock_words(data, rows)
     name_clock(fig, clock)
     caption = ("Each period's deviation from its ideal expiry, one panel per grid, one "
@@ -172,12 +185,18 @@ def itimer_error(data, options):
         ax.annotate("%+.4g %%" % v, (i, v), textcoords="offset points",
                     xytext=(0, -10 if v < 0 else 3), ha="center", fontsize=7)
     ax.axhline(0, color="black", linewidth=0.8)
+    pub = [(i, published_value("itimer-error", r)) for i, r in enumerate(rows)
+           if published_value("itimer-error", r) is not None]
+    mark_published(ax, [p[0] for p in pub], [p[1] for p in pub])
+    if pub:
+        ax.legend(fontsize=7, loc="lower right")
     ax.set_ylabel("counted / expected - 1 (%)")
     ax.tick_params(axis="x", labelrotation=20)
     clock = clock_words(data, rows)
     name_clock(fig, clock)
     return one("itimer_error", "Interval timer error", fig,
-               "(counted - expected) / expected per mode and period; red: 1 % or more."
+               "(counted - expected) / expected per mode and period; red: 1 % or more"
+               + ("; black stars: the publication's figures." if pub else ".")
                + partial_note(data, "itimer-error"), clock)
 
 
