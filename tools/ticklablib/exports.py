@@ -10,7 +10,7 @@ import csv
 import json
 import os
 
-from . import dataset
+from . import dataset, tabular
 from .dataset import num
 from .names import Stems
 from .figdata import parse_hist
@@ -24,36 +24,100 @@ def write_jsonl(path, rows):
             f.write(json.dumps(row, ensure_ascii=False, separators=(",", ":")) + "\n")
 
 
-def write_csv(path, rows):
-    """CSV with a `capture_line` column, then the union of the rows' keys; lists and
-    objects as compact JSON, booleans as true/false, absent keys empty."""
-    keys = dataset.columns(rows)
+def write_rows(path, header, rows):
+    """A CSV of dict rows under `header` (a missing key: an empty cell)."""
     with open(path, "w", encoding="utf-8", newline="") as f:
         w = csv.writer(f)
-        w.writerow(["capture_line"] + keys)
+        w.writerow(header)
         for row in rows:
-            w.writerow([row.line] + [dataset.cell(row.get(k)) for k in keys])
+            w.writerow([row.get(h, "") for h in header])
+
+
+def write_csv(path, rows, group=None, result=False):
+    """rows as one flat CSV (tabular.py): `capture_line`, then every column the rows have
+    in order of first appearance, one scalar per cell. Returns {key: (columns, rows)} of
+    the side tables their lists and histograms make."""
+    flats = [tabular.flatten(r, dataset.identity_keys(group or r.type, r), result)
+             for r in rows]
+    header = ["capture_line"] + list(dict.fromkeys(c for f in flats for c in f.cells))
+    write_rows(path, header, [dict(f.cells, capture_line=r.line) for r, f in zip(rows, flats)])
+    sides = {}
+    for f in flats:
+        for key, (cols, srows) in f.sides.items():
+            have = sides.setdefault(key, ([], []))
+            have[0].extend(c for c in cols if c not in have[0])
+            have[1].extend(srows)
+    return sides
+
+
+def write_group(ddir, stems, name, key, rows, group, result):
+    """One record group's JSONL and CSV (and the side tables of its lists); a result
+    group's skip rows go to a CSV of their own. Returns the paths written."""
+    stem = stems(name, key)
+    write_jsonl(os.path.join(ddir, stem + ".jsonl"), rows)
+    written = ["data/%s.jsonl" % stem]
+    measured = [r for r in rows if not (result and r.get("status") == "skip")]
+    skipped = [r for r in rows if result and r.get("status") == "skip"]
+    sides = write_csv(os.path.join(ddir, stem + ".csv"), measured, group, result)
+    written.append("data/%s.csv" % stem)
+    if skipped:
+        sstem = stems(name + "-skipped", key + ("skipped",))
+        write_csv(os.path.join(ddir, sstem + ".csv"), skipped, group, result)
+        written.append("data/%s.csv" % sstem)
+    for side, (cols, srows) in sides.items():
+        sstem = stems("%s-%s" % (name, side), key + (side,))
+        write_rows(os.path.join(ddir, sstem + ".csv"), cols, srows)
+        written.append("data/%s.csv" % sstem)
+    return stem, written
 
 
 def write_data(data, outdir):
-    """data/records.jsonl and one JSONL + CSV pair per experiment and per record type.
+    """data/records.jsonl, and per experiment and per record type a JSONL file (the
+    records as sent) and a flat CSV (skip rows apart, lists in side tables).
     Returns (the written paths relative to outdir, {experiment name: its file stem})."""
     ddir = os.path.join(outdir, "data")
     os.makedirs(ddir, exist_ok=True)
     stems = Stems(RESERVED)
     written = ["data/records.jsonl"]
     write_jsonl(os.path.join(ddir, "records.jsonl"), data.run.records)
-    groups = [("result-" + name, ("exp", name), rows) for name, rows in data.results.items()]
-    groups += [(t, ("type", t), rows) for t, rows in data.by_type.items() if t != "result"]
     by_exp = {}
-    for name, key, rows in groups:
-        stem = stems(name, key)
-        if key[0] == "exp":
-            by_exp[key[1]] = stem
-        write_jsonl(os.path.join(ddir, stem + ".jsonl"), rows)
-        write_csv(os.path.join(ddir, stem + ".csv"), rows)
-        written += ["data/%s.jsonl" % stem, "data/%s.csv" % stem]
+    for name, rows in data.results.items():
+        stem, files = write_group(ddir, stems, "result-" + name, ("exp", name), rows, name,
+                                  True)
+        by_exp[name] = stem
+        written += files
+    for t, rows in data.by_type.items():
+        if t != "result":
+            written += write_group(ddir, stems, t, ("type", t), rows, t, False)[1]
     return written, by_exp
+
+
+RESULTS_FIXED = ["run", "exp", "row"]
+RESULTS_TAIL = ["quantity", "index", "unit", "value"]
+
+
+def write_results(data, outdir):
+    """results.csv: every measured number of every result row, one per row: the run, the
+    experiment, the row's name and its identifying keys, the quantity (the CSV column's
+    name, unit included), the index of a list's element, the unit, the value. Skip rows are
+    not in it (data/result-<exp>-skipped.csv). Returns the name."""
+    out, ident_cols = [], []
+    for exp, rows in data.results.items():
+        measured = [r for r in rows if r.get("status") != "skip"]
+        for name, rec in zip(dataset.row_names(exp, measured), measured):
+            ident = dataset.identity_keys(exp, rec)
+            ident_cols.extend(k for k in ident if k not in ident_cols)
+            flat = tabular.flatten(rec, ident, True)
+            base = {"run": data.label, "exp": exp, "row": name}
+            base.update({k: dataset.cell(rec.get(k)) for k in ident})
+            for column, index, value in flat.numbers:
+                if column in ident or column in tabular.IDS:
+                    continue
+                out.append(dict(base, quantity=column, index="" if index is None else index,
+                                unit=tabular.unit_of(column), value=dataset.cell(value)))
+    write_rows(os.path.join(outdir, "results.csv"),
+               RESULTS_FIXED + ident_cols + RESULTS_TAIL, out)
+    return "results.csv"
 
 
 def write_summary(summary, outdir):

@@ -6,6 +6,7 @@ one is replaced only with --force and only if it is a ticklab report folder):
                           device and path, the verdict, the experiments), each experiment,
                           calibration, errors, capture integrity, what is absent, inventory
   summary.json            the summary as data, shaped like `cyclictest --json`
+  results.csv             every measured number, one per row, its unit named
   histograms.csv, .txt    wakeup-latency histograms: long CSV, and rt-tests' -h text shape
   samples.csv             the kernel's raw samples, one row each (when it sent them)
   latency-hist-us.txt,    the same samples in the layout of cyclictest -h, bins of 1 us
@@ -74,8 +75,9 @@ def write_run(folder, data, runs, log, capture, capture_problem, options):
     """One run's folder; returns its summary and the figures drawn and not drawn."""
     os.makedirs(folder, exist_ok=True)
     s = summary_mod.build(data, runs, capture, capture_problem, log)
-    files = ["summary.json", "histograms.csv", "histograms.txt"]
+    files = ["summary.json", "results.csv", "histograms.csv", "histograms.txt"]
     written, stems = exports.write_data(data, folder)
+    exports.write_results(data, folder)
     files += written
     drawn, absent = figures.render(data, os.path.join(folder, "plots"),
                                    figdata.Options(log_counts=options.log_counts))
