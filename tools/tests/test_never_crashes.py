@@ -90,7 +90,8 @@ def test_any_records_are_reported_and_compared(tmp_path_factory, a, b):
             pass
     _, other = as_run(b, 2)
     values = comparemodel.collect([data, other])
-    comparemodel.ranked(comparemodel.judge(values, [(1,), (2,)]))
+    comparemodel.judge(values, [(1,), (2,)], ["tcg", None])
+    comparemodel.ranked(values)
     for v in values:
         for i in range(1, 2):
             comparemodel.delta_text(v, i)

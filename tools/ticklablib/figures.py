@@ -23,9 +23,10 @@ def figures():
     return plots_exp.FIGURES + plots_latency.FIGURES
 
 
-def render(data, outdir, options=None, svg=True):
+def render(data, outdir, options=None, svg=True, measure=True):
     """Draw every figure this run supports into outdir as PNG (and SVG unless `svg` is
-    false). Returns ([Plot], [(key, title, reason not drawn)])."""
+    false; `measure`: look for colliding labels). Returns ([Plot], [(key, title, reason not
+    drawn)])."""
     options = options or Options()
     try:
         known = figures()
@@ -48,5 +49,5 @@ def render(data, outdir, options=None, svg=True):
             png, svgfile = plots.save(d, outdir, svg)
             drawn.append(Plot(d.name, d.title, d.caption + " " + d.clock[0].upper()
                               + d.clock[1:] + ".", png, svgfile, exp, d.clock,
-                              tuple(plots.overlapping_labels(d.fig))))
+                              tuple(plots.overlapping_labels(d.fig)) if measure else ()))
     return drawn, absent
