@@ -29,7 +29,7 @@ def logs(tmp_path_factory):
 
 
 def test_icount_report_says_instruction_counts(logs, tmp_path):
-    code, out, err = run_tool("report", logs[0], "-o", tmp_path / "rep")
+    code, out, err = run_tool("report", logs[0], "-o", tmp_path / "rep", "--summary")
     assert code == 0, err
     lines = out.splitlines()
     assert lines[1] == "environment: virtual time (icount shift=0): figures are instruction counts"

@@ -443,7 +443,7 @@ def test_kernel_keys_that_are_coming_are_shown(tmp_path):
         if r.get("exp") == "period-compare" and r.get("timer") == "hrtimer":
             r["published"] = {"source": "the kernel's own source table", "value": 1000,
                               "unit": "ns", "key": "err_mean_ns"}
-    code, text, out = report(tmp_path, end_of(recs))
+    code, text, out = report(tmp_path, end_of(recs), "--summary")
     assert code == 0, text
     page = page_of(out)
     assert "KVM guest: figures include VM exits" in page.text  # no capture record: the kernel

@@ -52,7 +52,14 @@ def register(subparsers):
                    help="replace DIR if it holds an earlier ticklab report")
     p.add_argument("--log-counts", action="store_true",
                    help="histogram counts on a log axis")
+    p.add_argument("--summary", action="store_true",
+                   help="print the per-device latency table and the verdict too (the "
+                   "kernel's console showed both during the run; the page has them)")
     p.set_defaults(func=run)
+
+
+def options_summary(args):
+    return getattr(args, "summary", False)
 
 
 def default_outdir(log):
@@ -143,7 +150,7 @@ def run(args):
     if not chosen:
         print("report: no run in %s (no verified record); capture %s" % (args.log, result))
     for data, (s, drawn, absent) in done:
-        for line in summary_mod.terminal_lines(s):
+        for line in summary_mod.terminal_lines(s, brief=not options_summary(args)):
             print(line)
         print("report: run %d of %d (%d records); %d figure(s)%s; capture %s" % (
             data.index, len(runs), len(data.run.records), len(drawn),

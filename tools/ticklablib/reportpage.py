@@ -41,6 +41,8 @@ def summary_section(s):
         out.append("<tr><th>the kernel</th><td>%s</td></tr>" % esc("; ".join(env["details"])))
     for w in env["warnings"]:
         out.append("<tr><th>warning</th><td class=\"bad\">%s</td></tr>" % esc(w))
+    for w in s.get("unmet", []):
+        out.append("<tr><th>not done</th><td class=\"bad\">%s</td></tr>" % esc(w))
     out.append("<tr><th>this run</th><td>%s (run %d of %d, lines %d-%d; %d records: the "
                "end record counts the %s before it)</td></tr>" % (
                    state(run["words"], run["whole"] and run["status"] == "ok"), run["index"],

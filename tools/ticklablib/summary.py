@@ -161,6 +161,7 @@ def build(data, runs, capture, capture_problem=None, log=None):
         "settings": settings(data),
         "latency": latency_rows(data),
         "impossible": impossible(data),
+        "unmet": check.unmet([data.run]),
         "verdict": verdict_lines(data),
         "experiments_planned_from": planned_from,
         "experiments": [{"exp": s.name, "title": s.title, "state": s.state,
@@ -213,7 +214,9 @@ def latency_table(rows):
     return aligned(header, body, right=set(range(3, 10))), uniform
 
 
-def terminal_lines(summary):
+def terminal_lines(summary, brief=False):
+    """The summary as text; `brief`: without the per-device table and the verdict (the
+    kernel printed both on the console as the run went: `make run` shows each once)."""
     run, env = summary["run"], summary["environment"]
     out = ["run %d of %d (lines %d-%d): %s; %d records (the end record counts the %s before "
            "it)" % (run["index"], run["of"], run["first_line"], run["last_line"], run["words"],
@@ -222,7 +225,7 @@ def terminal_lines(summary):
     out.append("  how it was started: " + env["how_started"])
     out += ["  " + d for d in env["details"]]
     out += ["  WARNING: " + w for w in env["warnings"]]
-    if summary["latency"]:
+    if summary["latency"] and not brief:
         table, uniform = latency_table(summary["latency"])
         first = summary["latency"][0]
         out.append("wakeup latency, ns from the deadline to the handler%s:" % (
@@ -239,7 +242,9 @@ def terminal_lines(summary):
         out.append("IMPOSSIBLE FIGURES (negative latency, cost or overhead): %d row(s)"
                    % len(summary["impossible"]))  # tick-rate verdicts beyond belief too
         out += ["  " + line for line in summary["impossible"][:10]]
-    if summary["verdict"]:
+    if brief:
+        pass
+    elif summary["verdict"]:
         out.append("verdict:")
         width = max(len(v["label"]) for v in summary["verdict"])
         out += ["  %s  %s" % (v["label"].ljust(width), v["claim"]) for v in summary["verdict"]]
@@ -251,4 +256,5 @@ def terminal_lines(summary):
         done, len(exps), summary["experiments_planned_from"]))
     out += ["  %s: %s" % (e["exp"], e["note"]) for e in exps
             if e["state"] not in ("done",) or e["errors"]]
+    out += ["NOT DONE: " + line for line in summary.get("unmet", [])]
     return out
