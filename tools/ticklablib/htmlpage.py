@@ -142,9 +142,12 @@ def key_values(obj, drop=("type",)):
 def flow(parts, plots, link_base, id_prefix="fig-"):
     """A table (its HTML parts) and figures side by side where the width allows, wrapping
     onto the next line where it does not."""
+    text = "".join(parts)
+    if "<table" not in text:  # notes alone: a paragraph as wide as the page
+        return text + (figures(plots, link_base, id_prefix) if plots else "")
     out = ["<div class=\"flow\">"]
     if parts:
-        out.append("<div class=\"tab\">%s</div>" % "".join(parts))
+        out.append("<div class=\"tab\">%s</div>" % text)
     out += [figure(p, link_base, id_prefix) for p in plots]
     out.append("</div>")
     return "".join(out)

@@ -79,8 +79,15 @@ def histogram_figure(data, device, rows, options):
     colour = {w: COLOURS[i % len(COLOURS)] for i, w in enumerate(waits)}
     got = {id(r): bars(r, parse_hist(r.get("hist"))) if parse_hist(r.get("hist")) else []
            for r in rows}
+    # a tail orders of magnitude past the start (plain emulation: 10 us to 10 ms) on a log
+    # axis, where the kernel's doubling buckets are bars of one width and counts are per
+    # bucket, on a log count axis; else a linear axis fitted to the data
+    spans = [x for b in got.values() for lo, w, _ in b for x in (lo, lo + w) if x > 0]
+    wide = bool(spans) and max(spans) / min(spans) > 30 and \
+        all(lo > 0 for b in got.values() for lo, _, _ in b)
     # one y unit for the whole figure: per ns when any bar is wider than another
-    unequal = any(len({round(w, 6) for _, w, _ in b}) > 1 for b in got.values())
+    unequal = not wide and any(len({round(w, 6) for _, w, _ in b}) > 1 for b in got.values())
+    log_counts = options.log_counts or wide
     no_hist = any(not b for b in got.values())
     fig = new_figure("Wakeup latency on %s: histograms per path" % device, len(paths))
     for ax, (path, prows) in zip(panel_axes(fig, len(paths)), paths.items()):
@@ -103,13 +110,15 @@ def histogram_figure(data, device, rows, options):
                     ax.axvline(v, color=colour[wait], linestyle=style, linewidth=1.1)
                     xs.append(v)
         if xs:
-            fitted(ax, xs)
-        if options.log_counts:
+            fitted(ax, [x for x in xs if x > 0] if wide else xs, log=wide)
+        if log_counts:
             ax.set_yscale("log")
+            top = max([p.get_height() for p in ax.patches] + [1])
+            ax.set_ylim(0.7 if not unequal else None, top * 8)  # room for the legend
         ax.set_title("path %s" % path, fontsize=10)
-        ax.set_xlabel("latency after the deadline (ns)")
+        ax.set_xlabel("latency after the deadline (ns%s)" % (", log" if wide else ""))
         ax.set_ylabel(("wake-ups per ns" if unequal else "wake-ups per bucket")
-                      + (" (log)" if options.log_counts else ""))
+                      + (" (log)" if log_counts else ""))
         if ax.get_legend_handles_labels()[0]:
             ax.legend(fontsize=7, loc="upper right")
     clock = clock_words(data, rows)
@@ -117,7 +126,9 @@ def histogram_figure(data, device, rows, options):
     caption = ("Wake-ups on %s, a panel per path, the waits in colour; dotted p50, dashed "
                "p99, solid max. The kernel's buckets, the outer ones clipped to the measured "
                "min and max" % device)
-    caption += (" (they double in width, so bars show wake-ups per ns)." if unequal else ".")
+    caption += (" (they double in width, so bars show wake-ups per ns)." if unequal else
+                "; the latency and count axes logarithmic, where the doubling buckets are "
+                "bars of one width." if wide else ".")
     if no_hist:
         caption += " A row without a histogram shows only its percentiles."
     caption += early_note(rows)

@@ -129,6 +129,16 @@ def verdict_section(lines):
     return out
 
 
+def seconds(ns):
+    """Machine time for a reader: 5.1 s, 468 ms, 77 us."""
+    if ns is None:
+        return "-"
+    for unit, scale in (("s", 1e9), ("ms", 1e6), ("us", 1e3)):
+        if abs(ns) >= scale:
+            return "%.3g %s" % (ns / scale, unit)
+    return "%d ns" % ns
+
+
 def experiment_list(s):
     out = ["<h2 id=\"experiment-list\">Experiments</h2>",
            "<p class=\"note\">Planned from %s; a name leads to its section.</p>"
@@ -141,8 +151,7 @@ def experiment_list(s):
         if e["errors"]:
             note = ("%s error record(s). " % e["errors"]) + note
         cells = [link, state(e["state"], e["state"] in ("done", "skipped")),
-                 esc("%s s" % fmt(e["duration_ns"] / 1e9) if e["duration_ns"] is not None
-                     else "-"), esc(note)]
+                 esc(seconds(e["duration_ns"])), esc(note)]
         body.append("<tr>%s</tr>" % "".join(
             "<td%s>%s</td>" % ({2: ' class="num"', 3: ' class="wrap"'}.get(i, ""), c)
             for i, c in enumerate(cells)))
