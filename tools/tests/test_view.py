@@ -111,3 +111,21 @@ def test_time_left_from_typical_durations_and_the_pace():
     left, _ = plan.seconds_left(10.0 + machine / 2)
     rest = 2 * sum(view.TYPICAL_S["quick"][n] for n in names[1:]) + view.VERDICT_S
     assert abs(left - rest / 2) < 1e-3
+
+
+def test_time_left_under_icount_from_typical_wall_times():
+    """Under icount machine time says little of wall time (tick-overhead: 6 s of machine
+    time in 10-20 s): the estimate there is the typical wall times, at the host's pace."""
+    table = view.TYPICAL_ICOUNT_WALL_S["quick"]
+    names = list(table)
+    plan = view.Plan()
+    plan.icount = True
+    plan.record(records.Record({"type": "plan", "profile": "quick", "experiments": [
+        {"exp": n, "budget_ns": 15 * 10 ** 9} for n in names]}, 1), 0)
+    left, _ = plan.seconds_left(0.0)
+    assert abs(left - (sum(table.values()) + 0.5)) < 1e-6
+    plan.record(records.Record({"type": "exp_start", "exp": names[0]}, 2), 0.0)
+    plan.record(records.Record({"type": "exp_end", "exp": names[0], "duration_ns": 5 * 10 ** 9},
+                               3), 2 * table[names[0]])  # a host twice as slow
+    left, _ = plan.seconds_left(2 * table[names[0]])
+    assert abs(left - 2 * (sum(table.values()) - table[names[0]] + 0.5)) < 1e-6

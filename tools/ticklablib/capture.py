@@ -322,6 +322,7 @@ def open_qemu(args, view):
         print("capture: exact mode: kernel arguments %r (idle=poll: no CPU halts, so QEMU "
               "never warps its clock out of HLT; docs/experiments.md)" % exact, file=sys.stderr)
         settings.args = exact
+    view.plan.icount = settings.icount is not None  # wall time is not machine time there
     problem = qemu.prepare_image(settings, ROOT)
     if problem:
         raise CaptureError(problem)

@@ -406,14 +406,24 @@ def hrtimer_cost(data, options):
             got = [(ops.index(text_of(r.get("op"))), r) for r in prows
                    if text_of(r.get("device")) == device]
             ys = [i + (j - (len(devices) - 1) / 2) * height for i, _ in got]
-            vals = [num(r.get(key)) for _, r in got]
+            # a batch mean below its resolution is drawn as its bound: a hollow bar to the
+            # uncertainty ("at most"), never as a measured value
+            bound = [kind == "batch" and r.get("below_resolution") is True for _, r in got]
+            vals = [num(r.get("uncertainty_cyc")) or 0 if b else num(r.get(key))
+                    for (_, r), b in zip(got, bound)]
             if kind == "batch":
-                err = [num(r.get("uncertainty_cyc")) or 0 for _, r in got]
+                err = [0 if b else num(r.get("uncertainty_cyc")) or 0
+                       for (_, r), b in zip(got, bound)]
             else:
                 err = [[0] * len(got), [max(0, (num(r.get("p99_cyc")) or v) - v)
                                         for (_, r), v in zip(got, vals)]]
-            ax.barh(ys, vals, height, xerr=err, label=device, capsize=2,
-                    color=colour[device])
+            bars = ax.barh(ys, vals, height, xerr=err, label=device, capsize=2,
+                           color=colour[device])
+            for bar, b in zip(bars, bound):
+                if b:
+                    bar.set_fill(False)
+                    bar.set_hatch("//")
+                    bar.set_edgecolor(colour[device])
         px, py = [], []
         for r in prows:
             value = published_value("hrtimer-cost", r)
@@ -439,7 +449,8 @@ def hrtimer_cost(data, options):
     return one("hrtimer_cost", "hrtimer operation cost", fig,
                "TSC cycles of one operation, per device: the source's batch means (top) and "
                "each operation alone, its median with a whisker to its p99 (the ordered TSC "
-               "pair included)" + ("; black stars: the publication's figures." if pub
+               "pair included); a hatched hollow bar: a batch mean below its resolution, drawn "
+               "to its bound" + ("; black stars: the publication's figures." if pub
                                    else ".") + partial_note(data, "hrtimer-cost"), clock)
 
 
