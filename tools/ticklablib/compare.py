@@ -268,7 +268,7 @@ def render_runs(runs, folder):
 
 
 def write_html(folder, runs, values, show_all, floor):
-    from . import figdata, figures
+    from . import figdata
     n = len(runs)
     cols = ["[%d]" % i for i in range(1, n + 1)]
     body = ["<h1>ticklab compare: %d runs</h1>" % n, "<ol>"]
