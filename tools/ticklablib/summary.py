@@ -4,7 +4,7 @@ plain words, the experiments and what became of each. The report's page heads wi
 the terminal summary prints it, and summary.json holds it for other tools.
 """
 
-from . import TOOL_VERSION, check, dataset, provenance, records
+from . import TOOL_VERSION, check, dataset, provenance, records, samples
 from .dataset import num
 
 # The verdict topics in words (docs/report-format.md, `verdict`).
@@ -39,6 +39,16 @@ def latency_rows(data):
                       "resolution_from": where, "partial": partial, "line": row.line})
         out.append(entry)
     return out
+
+
+def samples_summary(data):
+    """The raw samples the kernel sent: how many series and samples, how many complete, and
+    what was wrong with the others (samples.py)."""
+    series = samples.collect(data)
+    return {"series": len(series), "samples": sum(len(s.values) for s in series.values()),
+            "complete": sum(s.complete for s in series.values()),
+            "problems": ["%s %s %s: %s" % (s.device, s.path, s.wait, p)
+                         for s in series.values() for p in s.problems]}
 
 
 def evidence_words(evidence):
@@ -162,6 +172,7 @@ def build(data, runs, capture, capture_problem=None, log=None):
         "latency": latency_rows(data),
         "impossible": impossible(data),
         "unmet": check.unmet([data.run]),
+        "samples": samples_summary(data),
         "verdict": verdict_lines(data),
         "experiments_planned_from": planned_from,
         "experiments": [{"exp": s.name, "title": s.title, "state": s.state,
