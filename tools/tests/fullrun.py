@@ -5,7 +5,15 @@ experiments of the full profile), with decimals both as JSON numbers and as stri
 the kernel may send them. `full_run_records` is the list of objects; `full_run_lines`
 puts human text between them like the kernel's console does.
 """
+import samplegen
 from streams import join, record
+
+
+def samples_device_records():
+    """One more wakeup-latency device, with the kernel's raw samples (samples records)."""
+    values = [600 + (i * 37) % 90 + (4000 if i % 97 == 50 else 0) for i in range(300)]
+    return [samplegen.row_of("wakeup-latency", "tsc_deadline", "irq", "poll", values)] + \
+        samplegen.samples_records("wakeup-latency", "tsc_deadline", "irq", "poll", values)
 
 
 def log_hist(base_ns, peak):
@@ -43,6 +51,7 @@ def experiment_rows(scale=1.0):
     rows.append({"type": "result", "exp": "wakeup-latency", "device": "rtc", "path": "irq",
                  "samples": 50, "min_ns": 4000, "p50_ns": 5000, "p99_ns": 9000,
                  "p999_ns": 9000, "max_ns": 12000})  # no hist: must be said, not dropped
+
     for mode, tick in (("tick", 10000000), ("tick", 1000000), ("hrtimer", 1000000)):
         for req in (10000, 100000, 1000000, 10000000, 100000000):
             late = (tick - req % tick if mode == "tick" else 2000) * scale

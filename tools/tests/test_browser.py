@@ -73,7 +73,7 @@ def page(full_report, tmp_path_factory):
 def test_every_figure_decoded_visible_and_naming_its_clock(page):
     html, tmp = page
     facts = probe(html, tmp)
-    assert len(facts["images"]) == 16
+    assert len(facts["images"]) == 18
     for img in facts["images"]:
         assert img["complete"] and img["natural"] == 750, img   # the PNG decoded
         assert img["visible"] and img["width"] >= 400 and img["height"] >= 200, img
@@ -108,3 +108,82 @@ def test_no_table_is_cut_at_the_page_edge(page, width):
         assert t["right"] <= facts["view"], t
         if t["width"] > t["holderWidth"]:
             assert t["holder"] == "scroll" and t["overflow"] in ("auto", "scroll"), t
+
+
+# --- the real quick runs' pages as a reader sees them at 1400 x 900 (issue 27) -----------
+
+SCREEN_W, SCREEN_H = 1400, 900
+REAL_PROBE = """<script>
+window.addEventListener("load", function () {
+  function box(el) { var b = el.getBoundingClientRect();
+                     return {top: Math.round(b.top + window.scrollY), left: Math.round(b.left),
+                             right: Math.round(b.right)}; }
+  var pubs = Array.from(document.querySelectorAll("th.pub, td.pub")).map(function (c) {
+    var holder = c.closest(".scroll");
+    return Object.assign(box(c), {text: c.textContent,
+      holderScrolls: holder ? holder.scrollWidth > holder.clientWidth : false});
+  });
+  var cal = document.getElementById("calibration");
+  var out = document.createElement("pre");
+  out.id = "probe";
+  out.textContent = JSON.stringify({pubs: pubs, page: document.documentElement.scrollWidth,
+    height: document.documentElement.scrollHeight, view: window.innerWidth,
+    experimentsEnd: cal ? box(cal).top : null, text: document.body.innerText});
+  document.body.appendChild(out);
+});
+</script>"""
+
+
+def probe_real(html, tmp_path):
+    page = tmp_path / "probe.html"
+    page.write_text(html.replace("</body>", REAL_PROBE + "</body>"))
+    cmd = [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+           "--hide-scrollbars", "--user-data-dir=%s" % (tmp_path / "profile"),
+           "--virtual-time-budget=10000", "--window-size=%d,%d" % (SCREEN_W, SCREEN_H),
+           "--dump-dom", page.as_uri()]
+    p = subprocess.run(cmd, capture_output=True, timeout=120)
+    assert p.returncode == 0, p.stderr.decode()[-2000:]
+    found = re.search(r'<pre id="probe">(.*?)</pre>', p.stdout.decode(), re.S)
+    assert found, p.stdout.decode()[-500:]
+    return json.loads(found.group(1).replace("&quot;", '"').replace("&amp;", "&")
+                      .replace("&lt;", "<").replace("&gt;", ">"))
+
+
+def screenshot(page, path, height):
+    """A full-page screenshot 1400 px wide (TICKLAB_SCREENSHOTS=DIR keeps a copy there)."""
+    import os
+    import tempfile
+    cmd = [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+           "--no-first-run", "--disable-background-networking", "--disable-component-update",
+           "--disable-sync", "--hide-scrollbars",
+           "--user-data-dir=%s" % tempfile.mkdtemp(prefix="ticklab-shot-"),
+           "--screenshot=%s" % path, "--window-size=%d,%d" % (SCREEN_W, height), page.as_uri()]
+    p = subprocess.run(cmd, capture_output=True, timeout=120)
+    assert p.returncode == 0 and path.exists(), p.stderr.decode()[-2000:]
+    keep = os.environ.get("TICKLAB_SCREENSHOTS")
+    if keep:
+        os.makedirs(keep, exist_ok=True)
+        shutil.copy(str(path), os.path.join(keep, path.name))
+    return path
+
+
+@pytest.mark.parametrize("mode", ["exact", "plain"])
+def test_real_quick_run_page_at_1400(mode, real_reports, tmp_path):
+    """The report of a quick exact-mode run and of a quick plain-emulation run, at 1400 x
+    900: no raw TeX anywhere (the page's text here; every figure's SVG text in
+    test_rendering.py), every published cell visible without scrolling sideways, and the
+    page down to the end of the experiments shorter than 12 screens."""
+    from pages import png_size
+    out, _ = real_reports[mode]
+    html = (out / "report.html").read_text()
+    facts = probe_real(html, tmp_path)
+    assert "mathdefault" not in facts["text"] and "$\\" not in facts["text"]
+    assert facts["page"] <= SCREEN_W, "the page scrolls sideways"
+    assert len(facts["pubs"]) > 10, "no published column found"
+    for cell in facts["pubs"]:
+        assert cell["right"] <= SCREEN_W and not cell["holderScrolls"], cell
+    assert facts["experimentsEnd"] is not None
+    assert facts["experimentsEnd"] < 12 * SCREEN_H, facts["experimentsEnd"]
+    shot = screenshot(out / "report.html", tmp_path / ("report-quick-%s-1400.png" % mode),
+                      facts["height"])
+    assert png_size(shot.read_bytes())[0] == SCREEN_W

@@ -11,7 +11,7 @@ import pytest
 
 from fullrun import full_run_lines
 from pages import check_png_file, parse_html
-from streams import join
+from streams import join, record
 from ticklablib import records
 
 TOOLS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -41,7 +41,7 @@ def test_capture_then_report_from_a_real_qemu_boot(tmp_path):
     assert "QEMU verdict: ticklab finished its run ok (exit 33)" in err
     # the kernel's plan record names one experiment and its budget
     assert "capture: experiment 1 of 1: period-compare | " in err
-    assert re.search(r" \| at most \d+ s left \| ", err)
+    assert re.search(r" \| about [0-9.]+ s left \| ", err)
     assert "capture: end (status ok) | " in err
     assert "+ qemu-system-x86_64 -machine q35 -accel tcg " in err
     # the kernel's human text on stdout, its record lines only in the log
@@ -162,7 +162,11 @@ def test_serial_capture_keeps_every_byte_and_stops_at_end(tmp_path):
     port.start(log, "--timeout", "60")
     port.send(data)
     code, out, err = port.finish()
-    assert code == 0, err
+    # whole and ok, but the run's error record says the kernel refused the word bogus=1:
+    # named last, and the exit says the run did not do all it was asked
+    assert code == 4, err
+    assert out.splitlines()[-2] == ("capture: the kernel refused or ignored the command-line "
+                                    "word 'bogus=1': unknown key (default used)")
     assert log.read_bytes() == data  # raw, byte for byte, CRs and noise included
     assert "stopped: end record of run 1" in err
     assert "capture: experiment 1 of ?: wakeup-latency | " not in err  # no exp_start sent
@@ -198,7 +202,8 @@ def test_serial_capture_two_runs(tmp_path):
     port.start(log, "--runs", "2", "--timeout", "60")
     port.send(data, chunk=4096)
     code, out, _ = port.finish()
-    assert code == 0 and "ok (2 run(s), 0 not whole, 0 failed)" in out
+    assert code == 4 and "ok (2 run(s), 0 not whole, 0 failed)" in out  # 4: bogus=1, twice
+    assert "capture: run 2: the kernel refused or ignored the command-line word" in out
     assert log.read_bytes() == data
 
 
@@ -228,7 +233,7 @@ def test_raw_shows_the_stream_as_it_is(tmp_path):
     port.start(log, "--timeout", "60", "--raw")
     port.send(data, chunk=4096)
     code, out, err = port.finish()
-    assert code == 0
+    assert code == 4  # the run's bogus=1 (test_a_refused_word_...)
     assert out.startswith(data.decode())  # every byte, records included, then the summary
     assert "capture: end (status ok)" not in err  # no status line in raw mode
 
@@ -256,3 +261,30 @@ def test_status_counts_experiments_from_the_plan(tmp_path):
     assert "capture: experiment 1 of 2: a | " in err and "left" in err
     assert "capture: experiment 2 of 2: b | " in err
     assert "  progress of exp_start" in out and "TLR" not in out
+
+
+def test_a_refused_word_or_an_experiment_that_did_not_run_is_named(tmp_path):
+    """ARGS="exp=none,bogus" ran all ten experiments and ended "ok", exit 0, saying nothing
+    about the word (issue 27). The kernel's error record names it; capture repeats it last
+    and exits 4. An experiment exp= named that sent nothing is named too."""
+    from ticklablib import check, records
+    refused = [{"type": "boot", "cmdline": "exp=none,bogus"},
+               {"type": "error", "what": "cmdline", "word": "exp=none,bogus",
+                "reason": "not one of the choices", "accepted": "none, all, ...",
+                "action": "default used"},
+               {"type": "end", "records": 2, "status": "ok"}]
+    runs = records.parse_stream(join(record(r) for r in refused))
+    assert check.unmet(runs) == ["the kernel refused or ignored the command-line word "
+                                 "'exp=none,bogus': not one of the choices (default used)"]
+    missing = [{"type": "boot", "cmdline": "exp=hwlat,tsc-sync"},
+               {"type": "exp_start", "exp": "hwlat"}, {"type": "exp_end", "exp": "hwlat"},
+               {"type": "end", "records": 3, "status": "ok"}]
+    runs = records.parse_stream(join(record(r) for r in missing))
+    assert check.unmet(runs) == ["exp= asked for tsc-sync, which sent no record"]
+    log = tmp_path / "refused.log"
+    port = FakeSerial()
+    port.start(log, "--timeout", "60")
+    port.send(join(record(r) for r in refused))
+    code, out, err = port.finish()
+    assert code == 4, out + err
+    assert out.splitlines()[-1].startswith("capture: exit 4: the run is whole and ok, but")

@@ -5,7 +5,7 @@ import os
 
 import pytest
 
-from ticklablib import dataset, plots, plots_exp, plots_latency, records
+from ticklablib import dataset, figdata, plots_exp, plots_latency, records
 
 FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures")
 
@@ -27,7 +27,7 @@ def tcg():
 
 
 def drawn(fn, data, name=None):
-    made = fn(data, plots.Options())
+    made = fn(data, figdata.Options())
     return next(d for d in made if name is None or d.name == name)
 
 
@@ -114,5 +114,5 @@ def test_periodic_jitter_axis_fitted_and_stddev_shown(icount):
 
 def test_tick_overhead_names_the_tsc(icount):
     d = drawn(plots_exp.tick_overhead, icount)
-    assert d.fig.axes[1].get_ylabel() == "TSC cycles per tick interrupt (median)"
+    assert d.fig.axes[1].get_xlabel() == "TSC cycles per tick interrupt (median)"
     assert d.clock.startswith("clock: TSC at ")

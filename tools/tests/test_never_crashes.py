@@ -9,7 +9,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st  # noqa: E
 
 import io  # noqa: E402
 
-from ticklablib import (comparemodel, dataset, exports, plots, records,  # noqa: E402
+from ticklablib import (comparemodel, dataset, exports, figdata, figures, records,  # noqa: E402
                         reportpage, summary, view)
 
 SETTINGS = settings(max_examples=20, deadline=None, database=None,
@@ -81,16 +81,17 @@ def test_any_records_are_reported_and_compared(tmp_path_factory, a, b):
     exports.write_summary(s, str(out))
     exports.write_histogram_csv(data, str(out))
     exports.write_histogram_text(data, str(out))
-    options = plots.Options()
-    for _, _, draw, _ in plots.figures():
+    options = figdata.Options()
+    for _, _, draw, _ in figures.figures():
         try:
             for d in draw(data, options):
                 assert "clock:" in d.clock
-        except plots.Absent:
+        except figdata.Absent:
             pass
     _, other = as_run(b, 2)
     values = comparemodel.collect([data, other])
-    comparemodel.ranked(comparemodel.judge(values, [(1,), (2,)]))
+    comparemodel.judge(values, [(1,), (2,)], ["tcg", None])
+    comparemodel.ranked(values)
     for v in values:
         for i in range(1, 2):
             comparemodel.delta_text(v, i)

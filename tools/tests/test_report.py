@@ -10,12 +10,13 @@ from pages import (check_png_file, check_svg_file, inline_pngs, parse_html, read
                    read_jsonl)
 from streams import join, record
 from tooling import run_tool
-from ticklablib import dataset, plots
+from ticklablib import dataset, figdata
 
 FULL_FIGURES = ["calibration", "period_compare", "periodic_jitter", "itimer_error",
                 "sleep_error", "tick_overhead", "hrtimer_cost", "wakeup_latency_lapic",
                 "wakeup_latency_hpet", "wakeup_latency_pit", "wakeup_latency_rtc",
-                "wakeup_cdf_lapic", "wakeup_cdf_hpet", "wakeup_cdf_pit", "wakeup_cdf_rtc",
+                "wakeup_latency_tsc_deadline", "wakeup_cdf_lapic", "wakeup_cdf_hpet",
+                "wakeup_cdf_pit", "wakeup_cdf_rtc", "wakeup_timeline_tsc_deadline",
                 "percpu_latency"]
 
 
@@ -56,12 +57,13 @@ def test_page_opens_with_the_summary(full_report):
     html = (full_report[0] / "report.html").read_text()
     page = page_of(full_report[0])
     head = page.text[:page.text.index("Experiment by experiment")]
-    # how it was made, then one line per device and path, then the verdict, then the list
+    # how it was made, then one line per device and path (the list of experiments beside
+    # it), then the verdict
     order = [head.index(s) for s in ("how it was started", "Wakeup latency per clock event "
-                                     "device and path", "Verdict", "Experiments")]
+                                     "device and path", "Experiments", "Verdict")]
     assert order == sorted(order)
     assert "environment unknown: no capture record and the kernel named none" in head
-    assert "lapic irq - 250 500 2250 20000 1000" in head  # device path wait min p50 p99 max n
+    assert "lapic irq - 250 500 2,250 20,000 1,000" in head  # device path wait min p50 p99 max n
     assert "irq: the device programmed directly: deadline to the interrupt entry stub" in head
     assert "callback: an hrtimer on the device" in head
     assert html.index('id="summary"') < html.index('id="experiments"') \
@@ -94,26 +96,32 @@ def test_page_says_what_a_figure_leaves_out_and_what_is_absent(full_report):
 
 def test_published_beside_this_machine(full_report):
     text = page_of(full_report[0]).text
-    assert ("this machine 24058355; published +24 ms per period (250 jiffies rounded up to "
-            "256 by the wheel's level granularity) (Linux at HZ=250, as quoted in "
-            "docs/experiments.md)") in text
+    # the published figure in the column right after the measured one, its source below
+    assert ("jiffies_linux 4 24,058,355 +24 ms per period (250 jiffies rounded up to 256 by "
+            "the wheel's level granularity) [1] 10") in text
+    assert "[1] Linux at HZ=250, as quoted in docs/experiments.md" in text
     assert "Published: means over 1e6 operations: 13 cycles to insert into the queue, 48 to " \
            "restart" in text
 
 
 def test_csv_and_jsonl_match_the_records(full_report):
+    """One JSONL per group, byte for byte the records; one flat CSV per group (skip rows
+    apart, lists and histograms in side tables: test_exports.py), a row per record."""
     out, _, sent = full_report
     groups = {}
     for rec in sent:
         stem = "result-" + rec["exp"] if rec["type"] == "result" else rec["type"]
         groups.setdefault(stem, []).append(rec)
-    csvs = sorted(p for p in os.listdir(out / "data") if p.endswith(".csv"))
-    assert csvs == sorted(stem + ".csv" for stem in groups)
+    files = set(os.listdir(out / "data"))
+    assert {p for p in files if p.endswith(".jsonl")} == {s + ".jsonl" for s in groups} | {
+        "records.jsonl"}
+    assert {s + ".csv" for s in groups} <= files
+    assert {"result-period-compare-err_ns.csv", "result-periodic-jitter-hist.csv",
+            "result-tsc-sync-skipped.csv"} <= files
     for stem, recs in groups.items():
         header, rows = read_csv(out / "data" / (stem + ".csv"))
-        keys = list(dict.fromkeys(k for r in recs for k in r))
-        assert header == ["capture_line"] + keys, stem
-        assert len(rows) == len(recs)
+        measured = [r for r in recs if r.get("status") != "skip" or r["type"] != "result"]
+        assert header[0] == "capture_line" and len(rows) == len(measured), stem
         assert read_jsonl(out / "data" / (stem + ".jsonl")) == recs
     assert read_jsonl(out / "data" / "records.jsonl") == sent
 
@@ -139,11 +147,11 @@ def test_histograms_long_csv_and_rt_tests_text(full_report):
     lapic = [r for r in rows if r[0] == "lapic"]
     assert sum(int(r[5]) for r in lapic) == 988
     assert lapic[0][3:5] == ["0", "16"] and lapic[-1][3:5] == ["16777216", ""]  # open bucket
-    assert {r[0] for r in rows} == {"lapic", "hpet", "pit"}  # rtc sent no histogram
+    assert {r[0] for r in rows} == {"lapic", "hpet", "pit", "tsc_deadline"}  # not rtc: no hist
     text = (out / "histograms.txt").read_text().splitlines()
     assert "# Histogram" in text
     data_rows = [t for t in text if not t.startswith("#")]
-    assert data_rows[0].split("\t") == ["000000", "000000", "000000", "000000"]
+    assert data_rows[0].split("\t") == ["000000"] * 5
     assert any(t.startswith("# Min Latencies: 00250 00400 00900") for t in text)
     assert any(t.startswith("# Max Latencies: 20000 32000 72000") for t in text)
     assert any(t.startswith("# Histogram Overflows: 00000 ") for t in text)
@@ -188,7 +196,7 @@ def test_exp_start_without_exp_end_is_partial(tmp_path):
     code, text, out = report(tmp_path, join(lines[:cut]))
     assert code == 1
     page = page_of(out)
-    assert "wakeup-latency partial 4" in page.text and "Started (line" in page.text
+    assert "wakeup-latency partial - started (line" in page.text and "Started (line" in page.text
     assert "no exp_end came: the run stopped during it, its rows may be incomplete" in page.text
     assert "lapic callback (partial)" in page.text
     assert 'class="partial"' in (out / "report.html").read_text()
@@ -243,7 +251,7 @@ def test_integer_too_large_for_a_float(tmp_path):
     code, text, out = report(tmp_path, end_of(recs))
     assert code == 0, text
     assert (out / "plots" / "sleep_error.png").exists()
-    assert str(huge) in (out / "report.html").read_text()  # shown as sent
+    assert str(huge) in (out / "data" / "result-sleep-accuracy.jsonl").read_text()  # as sent
     assert dataset.num(huge) is None and dataset.num(2 ** 64) == 2 ** 64
 
 
@@ -408,17 +416,17 @@ def test_damaged_row_is_left_out_and_the_rest_reported(tmp_path):
 def test_dataset_numbers_and_histograms():
     assert dataset.num("0.9870") == 0.987 and dataset.num("12") == 12
     assert dataset.num(True) is None and dataset.num("nan") is None and dataset.num([]) is None
-    H = plots.Hist
-    assert plots.parse_hist({"edges_ns": [1, 2, 4], "counts": [5, 6]}) == H([1, 2, 4], [5, 6])
-    assert plots.parse_hist({"edges_ns": [0, 16, 32], "counts": [1, 2, 3]}) == \
+    H = figdata.Hist
+    assert figdata.parse_hist({"edges_ns": [1, 2, 4], "counts": [5, 6]}) == H([1, 2, 4], [5, 6])
+    assert figdata.parse_hist({"edges_ns": [0, 16, 32], "counts": [1, 2, 3]}) == \
         H([0, 16, 32, 64], [1, 2, 3], open_last=True)       # the kernel's lower edges
-    assert plots.parse_hist({"lo_ns": -20, "bucket_ns": 10, "counts": [7, 1, 2, 3, 9]}) == \
+    assert figdata.parse_hist({"lo_ns": -20, "bucket_ns": 10, "counts": [7, 1, 2, 3, 9]}) == \
         H([-20, -10, 0, 10], [1, 2, 3], below=7, above=9)  # periodic-jitter: outer buckets
-    assert plots.parse_hist([{"lo_ns": 1, "hi_ns": 2, "count": 3}]) == H([1, 2], [3])
-    assert plots.parse_hist([[1, 3], [2, 4]]) == H([1, 2, 4], [3, 4], open_last=True)
-    assert plots.parse_hist({"lo_ns": 0, "bucket_ns": 0, "counts": [1, 2, 3]}) is None
-    assert plots.parse_hist({"edges_ns": [2, 1], "counts": [1]}) is None
-    assert plots.parse_hist({"edges_ns": [1, 2], "counts": [-1]}) is None
+    assert figdata.parse_hist([{"lo_ns": 1, "hi_ns": 2, "count": 3}]) == H([1, 2], [3])
+    assert figdata.parse_hist([[1, 3], [2, 4]]) == H([1, 2, 4], [3, 4], open_last=True)
+    assert figdata.parse_hist({"lo_ns": 0, "bucket_ns": 0, "counts": [1, 2, 3]}) is None
+    assert figdata.parse_hist({"edges_ns": [2, 1], "counts": [1]}) is None
+    assert figdata.parse_hist({"edges_ns": [1, 2], "counts": [-1]}) is None
 
 
 def test_kernel_keys_that_are_coming_are_shown(tmp_path):
@@ -435,7 +443,7 @@ def test_kernel_keys_that_are_coming_are_shown(tmp_path):
         if r.get("exp") == "period-compare" and r.get("timer") == "hrtimer":
             r["published"] = {"source": "the kernel's own source table", "value": 1000,
                               "unit": "ns", "key": "err_mean_ns"}
-    code, text, out = report(tmp_path, end_of(recs))
+    code, text, out = report(tmp_path, end_of(recs), "--summary")
     assert code == 0, text
     page = page_of(out)
     assert "KVM guest: figures include VM exits" in page.text  # no capture record: the kernel
@@ -443,9 +451,10 @@ def test_kernel_keys_that_are_coming_are_shown(tmp_path):
     assert "one clock read costs hpet 19700 ns, tsc 10700 ns" in page.text
     assert "no CPU halts (idle=poll, exact mode)" in page.text
     assert "lapic irq hlt ticklab 173" in page.text  # the variant column
-    assert "12 ns (measured cost of the clock reads (the record's own))" in page.text
-    assert ("this machine 582; published 1000 ns (the kernel's own source table)"
-            in page.text)
+    assert "+-: the resolution of each figure (measured cost of the clock reads (the record's " \
+        "own))" in page.text and "lapic irq hlt ticklab 173 182 191 191 500 0 0 12" in page.text
+    assert "hrtimer 4 582 1000 ns [1] 26" in page.text  # the kernel's own published figure
+    assert "[1] the kernel's own source table" in page.text
     assert "device  path      wait  variant  min" in text
 
 

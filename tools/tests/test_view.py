@@ -50,10 +50,11 @@ def test_status_with_plan_counts_and_estimates():
     _, _, err = feed([record({"type": "boot"}), plan_rec(a=2 * 10 ** 9, b=None, c=3 * 10 ** 9),
                       record({"type": "exp_start", "exp": "a"})])
     line = [x for x in err.splitlines() if "experiment 1 of 3: a" in x][0]
-    assert "at most 15 s left" in line  # b has only a budget: an upper bound
+    # a 2 s, b only a budget of 10 s (15 % of it expected), c 3 s, then the verdict's 1 s
+    assert "about 7.5 s left" in line
     _, _, err = feed([record({"type": "boot"}), plan_rec(a=2 * 10 ** 9, c=3 * 10 ** 9),
                       record({"type": "exp_start", "exp": "a"})])
-    assert "about 5.0 s left" in err
+    assert "about 6.0 s left" in err
 
 
 def test_estimate_learns_the_wall_rate():
@@ -64,8 +65,8 @@ def test_estimate_learns_the_wall_rate():
     plan.record(records.Record({"type": "exp_end", "exp": "a", "duration_ns": 10 ** 10}, 3),
                 101.0)  # 10 s of machine time in 1 s of wall time (icount)
     plan.record(records.Record({"type": "exp_start", "exp": "b"}, 4), 101.0)
-    left, upper = plan.seconds_left(101.5)
-    assert not upper and abs(left - 0.5) < 1e-6 and plan.position() == (2, 2)
+    left, upper = plan.seconds_left(101.5)  # half of b, and the verdict's 1 s, at 1/10
+    assert not upper and abs(left - 0.6) < 1e-6 and plan.position() == (2, 2)
 
 
 def test_damage_is_noted_and_counted():
@@ -89,3 +90,42 @@ def test_quiet_shows_nothing():
     parser.feed(record({"type": "boot"}) + b"\nhello\n")
     v.done()
     assert out.getvalue() == "" and err.getvalue() == ""
+
+
+def test_time_left_from_typical_durations_and_the_pace():
+    """Issue 27: "time left" was the budgets (it grew from 2 to 5 minutes under ICOUNT). Now:
+    each experiment's typical machine time in its profile, scaled by how the finished ones
+    compared with theirs, at the wall pace they ran."""
+    names = ["period-compare", "periodic-jitter", "itimer-error"]
+    plan = view.Plan()
+    plan.record(records.Record({"type": "plan", "profile": "quick", "experiments": [
+        {"exp": n, "budget_ns": 15 * 10 ** 9} for n in names]}, 1), 0)
+    left, upper = plan.seconds_left(0.0)
+    typical = sum(view.TYPICAL_S["quick"][n] for n in names)
+    assert not upper and abs(left - (typical + view.VERDICT_S)) < 1e-6  # not 45 s of budget
+    plan.record(records.Record({"type": "exp_start", "exp": names[0]}, 2), 10.0)
+    # it took twice its typical machine time, in half as much wall time (icount)
+    machine = 2 * view.TYPICAL_S["quick"][names[0]]
+    plan.record(records.Record({"type": "exp_end", "exp": names[0],
+                                "duration_ns": int(machine * 1e9)}, 3), 10.0 + machine / 2)
+    left, _ = plan.seconds_left(10.0 + machine / 2)
+    rest = 2 * sum(view.TYPICAL_S["quick"][n] for n in names[1:]) + view.VERDICT_S
+    assert abs(left - rest / 2) < 1e-3
+
+
+def test_time_left_under_icount_from_typical_wall_times():
+    """Under icount machine time says little of wall time (tick-overhead: 6 s of machine
+    time in 10-20 s): the estimate there is the typical wall times, at the host's pace."""
+    table = view.TYPICAL_ICOUNT_WALL_S["quick"]
+    names = list(table)
+    plan = view.Plan()
+    plan.icount = True
+    plan.record(records.Record({"type": "plan", "profile": "quick", "experiments": [
+        {"exp": n, "budget_ns": 15 * 10 ** 9} for n in names]}, 1), 0)
+    left, _ = plan.seconds_left(0.0)
+    assert abs(left - (sum(table.values()) + 0.5)) < 1e-6
+    plan.record(records.Record({"type": "exp_start", "exp": names[0]}, 2), 0.0)
+    plan.record(records.Record({"type": "exp_end", "exp": names[0], "duration_ns": 5 * 10 ** 9},
+                               3), 2 * table[names[0]])  # a host twice as slow
+    left, _ = plan.seconds_left(2 * table[names[0]])
+    assert abs(left - 2 * (sum(table.values()) - table[names[0]] + 0.5)) < 1e-6

@@ -47,12 +47,15 @@ stops at:
   --timeout seconds (default $TIMEOUT, else 900; 0: none), or Ctrl-C
 exit status (as `ticklab check` on the captured log):
   0  every run captured is whole and ended ok     2  whole, but a run ended "failed"
-  1  damaged, cut, timed out or no run at all      3  usage error, device or file error"""
+  1  damaged, cut, timed out or no run at all      3  usage error, device or file error
+  4  whole and ok, but the kernel refused or ignored a command-line word (its error
+     records), or an experiment exp= named sent nothing: each is named at the end"""
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(__file__))))
 READ_SIZE = 65536
 POLL_S = 0.2
 DRAIN_S = 10.0  # QEMU exits by itself right after the end record; wait this long for it
+EXIT_UNMET = 4  # whole and ok, but something asked for on the command line did not happen
 
 
 def register(subparsers):
@@ -319,6 +322,7 @@ def open_qemu(args, view):
         print("capture: exact mode: kernel arguments %r (idle=poll: no CPU halts, so QEMU "
               "never warps its clock out of HLT; docs/experiments.md)" % exact, file=sys.stderr)
         settings.args = exact
+    view.plan.icount = settings.icount is not None  # wall time is not machine time there
     problem = qemu.prepare_image(settings, ROOT)
     if problem:
         raise CaptureError(problem)
@@ -400,4 +404,11 @@ def run(args):
         why, "QEMU exit %s" % source.exit_code if isinstance(source, QemuSource) else how,
         size, path, provenance.record_path(path)), file=sys.stderr)
     check.print_text(path, runs, result)
+    unmet = check.unmet(runs)
+    for line in unmet:  # last, where they are seen: a word that did nothing must not pass
+        print("capture: %s" % line)
+    if unmet and code == 0:
+        print("capture: exit %d: the run is whole and ok, but it did not do everything asked "
+              "for (above)" % EXIT_UNMET)
+        return EXIT_UNMET
     return code

@@ -91,3 +91,49 @@ def print_text(name, runs, result):
     detail = "no run found" if not runs else "%d run(s), %d not whole, %d failed" % (
         len(runs), bad, failed)
     print("%s: %s (%s)" % (name, result, detail))
+
+
+# --- what was asked for and did not happen -------------------------------------------------
+
+def refused_words(run):
+    """The command-line words the kernel refused or ignored, from its `error` records
+    (what: cmdline): ["'exp=none,bogus': not one of the choices (default used)", ...]."""
+    out = []
+    for rec in run.records:
+        if rec.type != "error" or rec.get("what") != "cmdline":
+            continue
+        word = rec.get("word")
+        text = "%r: %s" % (word, rec.get("reason") or "refused") if word is not None else \
+            str(rec.get("reason") or rec.get("detail") or "a word refused")
+        if rec.get("action"):
+            text += " (%s)" % rec.get("action")
+        out.append(text)
+        more = rec.get("not_reported")
+        if isinstance(more, int) and more > 0:
+            out.append("%d more word(s) the kernel did not list" % more)
+    return out
+
+
+def unrun_experiments(run):
+    """Experiments the command line's exp= named that sent no record (none, when exp= was
+    refused: the kernel then ran its default)."""
+    words = dict(w.split("=", 1) for w in str((run.boot or {}).get("cmdline") or "").split()
+                 if "=" in w)
+    asked = [n for n in words.get("exp", "").split(",") if n and n not in ("none", "all")]
+    if not asked or any(rec.type == "error" and rec.get("what") == "cmdline"
+                        and str(rec.get("word", "")).startswith("exp=") for rec in run.records):
+        return []
+    ran = {rec.get("exp") for rec in run.records if rec.type in ("exp_start", "result")}
+    return [n for n in asked if n not in ran]
+
+
+def unmet(runs):
+    """Lines saying what the user asked for that did not happen, every run's."""
+    out = []
+    for i, run in enumerate(runs, 1):
+        where = "run %d: " % i if len(runs) > 1 else ""
+        for text in refused_words(run):
+            out.append("%sthe kernel refused or ignored the command-line word %s" % (where, text))
+        for name in unrun_experiments(run):
+            out.append("%sexp= asked for %s, which sent no record" % (where, name))
+    return out

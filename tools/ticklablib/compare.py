@@ -152,7 +152,7 @@ def value_rows(values, n):
     return rows
 
 
-def print_text(runs, values, show_all):
+def print_text(runs, values, show_all, floor):
     n = len(runs)
     cols = ["[%d]" % i for i in range(1, n + 1)]
     print("runs:")
@@ -179,6 +179,8 @@ def print_text(runs, values, show_all):
     changed = [v for v in values if v.status == "changed"]
     noise = [v for v in values if v.status == "noise"]
     absent = [v for v in values if v.status == "absent"]
+    internal = [v for v in values if v.status == "internal"]
+    print("\nnoise floor: " + floor.words())
     print("\nchanges beyond noise, largest first: %d of %d values" % (len(changed),
                                                                      len(values)))
     header = ["section", "row", "key"] + cols + ["%s-[1]" % c for c in cols[1:]] + [
@@ -197,6 +199,12 @@ def print_text(runs, values, show_all):
         for line in aligned(header, value_rows(noise, n)):
             print("  " + line)
     rows_absent = list(dict.fromkeys((v.section, v.name) for v in absent))
+    print("internal: %d value(s) differ that follow from others (clocksource mult and shift, "
+          "interrupts per vector, ids): compared, not ranked%s" % (
+              len(internal), "" if show_all or not internal else " (--all lists them)"))
+    if show_all and internal:
+        for line in aligned(header, value_rows(internal, n)):
+            print("  " + line)
     print("absent: %d row(s) present in some runs only" % len(rows_absent))
     for section, name in rows_absent[:40]:
         have = [i + 1 for i, x in enumerate(next(v for v in absent if (v.section, v.name)
@@ -205,10 +213,11 @@ def print_text(runs, values, show_all):
                                       " ".join("[%d]" % i for i in have)))
     if len(rows_absent) > 40:
         print("  ... and %d more (compare.csv has them all)" % (len(rows_absent) - 40))
-    print("\ncompare: %d run(s), %d value(s) compared: %d changed beyond noise, %d within "
-          "noise, %d equal, %d in some runs only" % (
-              n, len(values), len(changed), len(noise),
-              sum(v.status == "equal" for v in values), len(absent)))
+    print("\ncompare: %d run(s), %d value(s) compared: %d changed beyond noise (%.1f %%), %d "
+          "within noise, %d equal, %d internal, %d in some runs only; %s" % (
+              n, len(values), len(changed), 100.0 * len(changed) / max(len(values), 1),
+              len(noise), sum(v.status == "equal" for v in values), len(internal),
+              len(absent), floor.mode))
 
 
 def write_csv(path, runs, values):
@@ -231,8 +240,35 @@ def html_values(values, n, header):
                                 numeric=set(range(3, 3 + 2 * n + 1)))
 
 
-def write_html(folder, runs, values, show_all):
-    from . import plots, plots_latency  # matplotlib only when figures are wanted
+_RENDER = {}
+
+
+def _render_one(i):
+    """Child process: one run's figures (PNG only, labels not measured: a side-by-side
+    view; each run's own report has them all)."""
+    from . import figures
+    folder, runs = _RENDER["folder"], _RENDER["runs"]
+    return figures.render(runs[i].data, os.path.join(folder, "plots", "run%d" % (i + 1)),
+                          svg=False, measure=False)[0]
+
+
+def render_runs(runs, folder):
+    """Every run's figures, drawn in up to two processes at once (drawing is most of a
+    compare's time; two quick runs take seconds, not minutes)."""
+    import multiprocessing
+    _RENDER.update(folder=folder, runs=runs)
+    try:
+        ctx = multiprocessing.get_context("fork")
+        with ctx.Pool(min(2, len(runs), os.cpu_count() or 1)) as pool:
+            return pool.map(_render_one, range(len(runs)))
+    except (OSError, ValueError):  # no fork here: one after the other
+        return [_render_one(i) for i in range(len(runs))]
+    finally:
+        _RENDER.clear()
+
+
+def write_html(folder, runs, values, show_all, floor):
+    from . import figdata
     n = len(runs)
     cols = ["[%d]" % i for i in range(1, n + 1)]
     body = ["<h1>ticklab compare: %d runs</h1>" % n, "<ol>"]
@@ -254,10 +290,12 @@ def write_html(folder, runs, values, show_all):
     noise = [v for v in values if v.status == "noise"]
     body.append("<h2 id=\"changes\">Changes beyond noise (%d of %d values), largest first"
                 "</h2>" % (len(changed), len(values)))
+    body.append("<p><b>Noise floor:</b> %s.</p>" % esc(floor.words()))
     body.append("<p class=\"note\">A value's noise: twice its clock's resolution, its stated "
                 "uncertainty, the spread between runs of one set-up, twice its last digit, or "
-                "2 for a count (none for a count of trouble); the score is |difference| / "
-                "noise.</p>")
+                "2 for a count (none for a count of trouble in exact mode), and outside exact "
+                "mode the runs' own spread; the score is |difference| / noise. Internal values "
+                "(%d differ) are not ranked.</p>" % sum(v.status == "internal" for v in values))
     body.append("<p>Changed per section: %s.</p>" % esc(per_section(changed) or "none"))
     body.append(html_values(changed[:HTML_CHANGES], n, header))
     if len(changed) > HTML_CHANGES:
@@ -270,22 +308,19 @@ def write_html(folder, runs, values, show_all):
     overlay_dir = os.path.join(folder, "plots", "overlay")
     os.makedirs(overlay_dir, exist_ok=True)
     try:
+        from . import plots, plots_latency  # matplotlib only when figures are wanted
         made = plots_latency.cdf_overlay([r.data for r in runs], [r.label for r in runs],
-                                         plots.Options())
-    except plots.Absent:
+                                         figdata.Options())
+    except (figdata.Absent, ImportError):
         made = []
     for d in made:
-        png = os.path.join(overlay_dir, d.name + ".png")
-        d.fig.savefig(png, format="png", metadata={"Software": None})
-        drawn.append(plots.Plot(d.name, d.title, d.caption + " " + d.clock + ".", png, png))
+        png, _ = plots.save(d, overlay_dir, svg=False)
+        drawn.append(figdata.Plot(d.name, d.title, d.caption + " " + d.clock + ".", png, png))
     body.append("<h2 id=\"overlay\">Every run on one axis</h2>")
     body += [htmlpage.figure(p, "plots/overlay/", "overlay-") for p in drawn] or [
         "<p class=\"note\">No run has wakeup-latency rows.</p>"]
     body.append("<h2 id=\"figures\">Each run's figures side by side</h2>")
-    per_run = []
-    for i, r in enumerate(runs, 1):
-        got, _ = plots.render(r.data, os.path.join(folder, "plots", "run%d" % i))
-        per_run.append({p.name: p for p in got})
+    per_run = [{p.name: p for p in got} for got in render_runs(runs, folder)]
     names = list(dict.fromkeys(name for d in per_run for name in d))
     for name in names:
         title = next(d[name].title for d in per_run if name in d)
@@ -319,13 +354,14 @@ def run(args):
             return EXIT_USAGE
     values = comparemodel.collect([r.data for r in runs])
     signatures = [comparemodel.setup_signature(r.data, r.capture) for r in runs]
-    values = comparemodel.ranked(comparemodel.judge(values, signatures))
-    print_text(runs, values, args.all)
+    floor = comparemodel.judge(values, signatures, [r.env["mode"] for r in runs])
+    values = comparemodel.ranked(values)
+    print_text(runs, values, args.all, floor)
     if args.output:
         try:
             with outdir.Fresh(args.output, args.force) as tmp:
                 write_csv(os.path.join(tmp, "compare.csv"), runs, values)
-                write_html(tmp, runs, values, args.all)
+                write_html(tmp, runs, values, args.all, floor)
         except (outdir.OutdirError, OSError) as e:
             print("ticklab compare: cannot write %s: %s" % (args.output, e), file=sys.stderr)
             return EXIT_USAGE

@@ -20,6 +20,21 @@ A value's noise is the largest of
 A value changed when |difference| > noise (its score, |difference| / noise, is above 1).
 Changes rank by their size against the value (`magnitude`: a 455-fold step before a
 15 ppm drift); counts are compared as counts (+3), never as rates or percentages.
+
+The noise floor depends on the mode the runs were made in (`floor_of`). In exact mode
+(every run under icount) the runs of one set-up repeat byte for byte, so the bounds above
+are all there is and any other difference is a change. In any other mode (plain emulation,
+KVM, real hardware) a timing is also moved by what the host did, by far more than its
+resolution: there the runs' own spread is the floor. Each value's move is measured as
+d = |asinh(b / s) - asinh(a / s)|, s its resolution bound above (about |ln(b / a)| for large
+values, smooth through zero); of the values that moved, the 97.5th percentile of d is the
+floor, and a value is beyond noise only when it moved further (the outliers of this pair
+of runs, not of its mode in general: the compare says so). Counts of trouble are judged the
+same way there, since the host makes them too.
+
+Internal values (a clocksource's mult and shift, interrupts counted per vector, table
+lengths, ids: INTERNAL) are compared but never ranked: they follow from a measurement or a
+machine's layout and say nothing of their own.
 """
 
 import math
@@ -28,7 +43,8 @@ from dataclasses import dataclass, field
 from . import dataset
 from .dataset import num
 
-SKIP_TYPES = {"end", "acpi_dump", "madt_more", "verdict", "exp_start", "plan"}
+SKIP_TYPES = {"end", "acpi_dump", "madt_more", "verdict", "exp_start", "plan", "samples",
+              "sample_detail"}
 TROUBLE = {"lost", "stale", "early", "gaps", "errors", "overruns", "retries", "hrtimer_rescued",
            "backward_steps", "backup_wakes", "lapic_errors", "lapic_spurious", "search_etime",
            "pic_spurious7", "pic_spurious15", "pic_unexpected", "out_of_order", "hangs",
@@ -43,9 +59,24 @@ COUNTS = {"samples", "runs", "n", "ticks", "counted", "records", "reads", "itera
           "interval_ticks", "tick_interrupts", "jiffies_advanced"}
 
 
+INTERNAL = {"mult", "shift", "max_ns", "wrap_ns", "bits", "rating", "vector", "gsi", "gsi_base",
+            "apic_id", "initial_apic_id", "id", "madt_id", "version", "revision", "length",
+            "capacity", "parts", "part", "k", "of", "jiffies_start", "jiffies_end",
+            "hz_requested", "family", "model", "stepping", "numerator", "denominator",
+            "hpet_number", "hw_rev", "min_tick", "page_protection", "address_space", "century",
+            "sci_irq", "pm_tmr_len", "screen_cols", "screen_rows", "serial_baud", "fb_width",
+            "fb_height", "fb_bpp", "max_lvt", "pins", "isa_irq", "entries", "smi_count",
+            "accumulates", "limit_cyc", "chunk_ops", "iterations", "budget_ns", "comparators",
+            "map_entries", "usable_bytes", "tables", "tables_ok", "cpus_disabled", "interval_ticks"}
+INTERNAL_PREFIXES = ("vectors.",)
+
+
 def kind_of(key):
-    """'trouble', 'count', or the unit: 'ns', 'cyc', 'ppb', 'ppm', 'pct', 'hz', 'other'."""
+    """'internal', 'trouble', 'count', or the unit: 'ns', 'cyc', 'ppb', 'ppm', 'pct', 'hz',
+    'other'."""
     base = key.split(".")[-1]
+    if base in INTERNAL or key.startswith(INTERNAL_PREFIXES):
+        return "internal"
     if base in TROUBLE:
         return "trouble"
     if base in COUNTS or base.endswith("_count") or key.startswith("vectors."):
@@ -167,8 +198,70 @@ def spreads(values, signatures):
     return out
 
 
-def judge(values, signatures):
-    """Set each value's noise, scores against run 1, and status."""
+EXACT = "icount"
+FLOOR_QUANTILE = 0.975
+
+
+@dataclass
+class Floor:
+    """The noise floor of a comparison: `mode` words, `exact` (every run under icount),
+    `distance` (the runs' own spread: d a value may move within noise; None in exact mode),
+    `moved` (values that moved, the floor's sample)."""
+    mode: str
+    exact: bool
+    distance: object = None
+    moved: int = 0
+
+    def words(self):
+        if self.exact and self.mode.startswith("mode unknown"):
+            return ("mode unknown in some run (no capture record): judged as exact mode, "
+                    "every difference beyond a value's resolution is listed")
+        if self.exact:
+            return ("exact mode (icount) in every run: runs of one set-up repeat byte for "
+                    "byte, so every difference beyond a value's resolution is listed")
+        if self.distance is None:
+            return "%s: no value moved, so no floor was needed" % self.mode
+        return ("%s: timings move with the host, so the noise floor is these runs' own "
+                "spread: of the %d values that moved, 97.5 %% moved by a factor of %.3g or "
+                "less (%.3g on an asinh scale, which also spans a change of sign); a value is "
+                "listed when it moved further: the outliers of these runs"
+                % (self.mode, self.moved, math.exp(self.distance), self.distance))
+
+
+MODE_WORDS = {"tcg": "plain emulation (TCG)", "kvm": "KVM", "hardware": "real hardware",
+              "other-vm": "a virtual machine", None: "an unknown mode"}
+
+
+def distance(v, a, b):
+    scale = max(abs_noise(v, 0, 1), 1e-9)
+    return abs(math.asinh(b / scale) - math.asinh(a / scale))
+
+
+def floor_of(values, modes):
+    """The comparison's Floor from the runs' modes (provenance.mode_of per run) and, outside
+    exact mode, the spread of the experiments' values between the first two runs."""
+    named = sorted({MODE_WORDS.get(m, str(m)) for m in modes if m != EXACT})
+    if all(m == EXACT for m in modes):
+        return Floor("exact mode (icount)", True)
+    if all(m in (EXACT, None) for m in modes):  # no capture record: judged strictly
+        return Floor("mode unknown (no capture record): judged as exact mode", True)
+    mode = " and ".join(named) + (" with exact mode" if EXACT in modes else "")
+    moved = []
+    for v in values:
+        if v.kind == "internal" or not v.section.startswith("result ") or \
+                any(x is None for x in v.values[:2]) or v.values[0] == v.values[1]:
+            continue
+        moved.append(distance(v, v.values[0], v.values[1]))
+    if not moved:
+        return Floor(mode, False)
+    moved.sort()
+    return Floor(mode, False, moved[min(len(moved) - 1, int(FLOOR_QUANTILE * len(moved)))],
+                 len(moved))
+
+
+def judge(values, signatures, modes=None):
+    """Set each value's noise, scores against run 1, and status; returns the Floor."""
+    floor = floor_of(values, modes or [EXACT] * len(signatures))
     spread = spreads(values, signatures)
     for v in values:
         base = v.values[0]
@@ -179,14 +272,26 @@ def judge(values, signatures):
         if all(x == base for x in v.values):
             v.status = "equal"
             continue
+        if v.kind == "internal":
+            v.status = "internal"
+            continue
         for i, x in enumerate(v.values[1:], 1):
             apart = signatures[i] != signatures[0]
-            noise = noise_of(v, 0, i, spread[id(v)] if apart else [0] * len(v.values))
+            noise = noise_of(v, 0, i, spread[id(v)] if apart else [0] * len(v.values),
+                             floor.exact)
             diff = abs(x - base)
-            v.scores[i] = math.inf if noise == 0 and diff else (diff / noise if noise else 0.0)
+            score = math.inf if noise == 0 and diff else (diff / noise if noise else 0.0)
+            if not floor.exact and floor.distance:
+                own = distance(v, base, x) / floor.distance
+                if own < score:  # within the runs' own spread: its noise is that spread
+                    score = own
+                    scale = max(abs_noise(v, 0, i), 1e-9)
+                    noise = max(noise, abs(scale * math.sinh(
+                        math.asinh(abs(base) / scale) + floor.distance)) - abs(base))
+            v.scores[i] = score
             v.noise = max(v.noise, noise)
         v.status = "changed" if v.score > 1 else "noise"
-    return values
+    return floor
 
 
 def last_digit(value):
@@ -199,16 +304,22 @@ def last_digit(value):
     return 10.0 ** -len(text.split(".")[1])
 
 
-def noise_of(v, a, b, spread):
-    if v.kind == "trouble":
-        return 0.0
-    if v.kind == "count":
+def abs_noise(v, a, b):
+    """A value's own bounds: twice its resolution, its stated uncertainty, twice its last
+    digit; 2 for a count."""
+    if v.kind in ("count", "trouble"):
         return 2.0
     parts = [2 * r for r in (v.resolution[a], v.resolution[b]) if r]
     parts += [u for u in (v.uncertainty[a], v.uncertainty[b]) if u]
-    parts += [spread[a], spread[b]]
     parts += [2 * last_digit(v.values[a]), 2 * last_digit(v.values[b])]
     return max(parts)
+
+
+def noise_of(v, a, b, spread, exact=True):
+    """The noise bound of run b against run a: a count of trouble has none in exact mode."""
+    if v.kind == "trouble" and exact:
+        return 0.0
+    return max([abs_noise(v, a, b), spread[a], spread[b]])
 
 
 def magnitude(v):

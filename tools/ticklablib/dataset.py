@@ -77,6 +77,8 @@ RECORD_ROW_KEYS = {
     "tick_check": ("device", "hz"),
     "tick_stats": ("device",),
     "clock_rate": ("name",),
+    "samples": ("exp", "device", "path", "wait", "first_seq"),
+    "sample_detail": ("exp", "device", "path", "wait", "seq"),
     # sent once per run: the row needs no name
     "boot": (), "cpu": (), "memory": (), "console": (), "paging": (), "lapic": (),
     "interrupts": (), "irq_check": (), "irq_stats": (), "acpi_summary": (), "fadt": (),
@@ -217,12 +219,14 @@ class RunData:
     source   name of the capture file
     by_type  record type -> [Record], stream order (result rows included under "result")
     results  experiment name -> [Record] (type "result"), stream order
+    cache    views computed once from the records (the raw samples, samples.py)
     """
     run: records.Run
     index: int
     source: str
     by_type: dict = field(default_factory=dict)
     results: dict = field(default_factory=dict)
+    cache: dict = field(default_factory=dict, repr=False)  # derived views (samples.py)
 
     @property
     def label(self):

@@ -11,11 +11,11 @@ import html
 from .dataset import cell, columns
 
 STYLE = """
-body { font: 14px/1.45 system-ui, sans-serif; margin: 1.5em auto; max-width: 1200px;
+body { font: 14px/1.45 system-ui, sans-serif; margin: 1.5em auto; max-width: 1372px;
        padding: 0 1em; color: #222; }
 h1 { font-size: 1.5em; } h2 { border-bottom: 1px solid #ccc; margin-top: 2em; }
-table { border-collapse: collapse; margin: .6em 0; font-size: 12px; }
-td, th { border: 1px solid #ccc; padding: 2px 6px; text-align: left; vertical-align: top; }
+table { border-collapse: collapse; margin: .5em 0; font-size: 12px; }
+td, th { border: 1px solid #ccc; padding: 1px 5px; text-align: left; vertical-align: top; }
 th { background: #f2f2f2; white-space: nowrap; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
 .scroll { overflow-x: auto; max-width: 100%; }
@@ -23,6 +23,20 @@ td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: now
 .warn { color: #8a5a00; font-weight: bold; }
 figure { margin: 1em 0; } figure img { max-width: 100%; border: 1px solid #ddd; }
 figcaption { font-size: 12px; color: #444; max-width: 800px; }
+.figs { display: grid; grid-template-columns: repeat(auto-fill, minmax(540px, 1fr));
+        gap: 0 18px; align-items: start; }
+.figs figure { margin: .6em 0; } .figs figure img { width: 100%; }
+.figs figcaption { max-width: none; }
+.flow { display: flex; flex-wrap: wrap; gap: 0 18px; align-items: flex-start; }
+.flow > .tab { flex: 0 1 auto; max-width: 100%; min-width: 0; }
+.flow > .tab > p, .flow > .tab > details { width: 0; min-width: 100%; }
+.flow > figure { flex: 1 1 540px; max-width: 660px; margin: .6em 0; }
+.flow > figure img { width: 100%; }
+.flow figcaption { max-width: none; }
+td.wrap { max-width: 240px; white-space: normal; }
+td.pub { max-width: 190px; white-space: normal; color: #333; background: #f6f9ff; }
+th.pub { background: #e8f0ff; }
+.exp h3 { margin-bottom: .2em; } .exp > p { margin: .3em 0; }
 .note { color: #555; font-size: 12px; } code { font-size: 12px; }
 tr.diff td { background: #fff4d6; } tr.partial td { background: #fff0f0; }
 .summary { border: 2px solid #888; padding: .2em 1em 1em; margin: 1em 0; background: #fafafa; }
@@ -81,14 +95,21 @@ def table(rows, keys=None, drop=("type",), row_class=None, extra=None):
     return "".join(out)
 
 
-def plain_table(header, rows, numeric=()):
-    """A table of already-formatted text cells; `numeric`: column indexes right-aligned."""
+def plain_table(header, rows, numeric=(), lines=None, pub=(), row_class=None):
+    """A table of already-formatted text cells; `numeric`: column indexes right-aligned;
+    `lines`: each row's capture line, its tooltip; `pub`: the published columns;
+    `row_class`: a class for every row (`partial`)."""
+    def cls(i):
+        return ' class="num"' if i in numeric else (' class="pub"' if i in pub else "")
     out = ["<div class=\"scroll\"><table><tr>%s</tr>" % "".join(
-        "<th>%s</th>" % esc(h) for h in header)]
-    for row in rows:
-        out.append("<tr>%s</tr>" % "".join(
-            "<td%s>%s</td>" % (' class="num"' if i in numeric else "", esc(c))
-            for i, c in enumerate(row)))
+        "<th%s>%s</th>" % (' class="pub"' if i in pub else "", esc(h))
+        for i, h in enumerate(header))]
+    for n, row in enumerate(rows):
+        line = lines[n] if lines and n < len(lines) else None
+        attrs = (' title="capture line %d"' % line if line else "") + (
+            ' class="%s"' % row_class if row_class else "")
+        out.append("<tr%s>%s</tr>" % (attrs, "".join("<td%s>%s</td>" % (cls(i), esc(c))
+                                                     for i, c in enumerate(row))))
     out.append("</table></div>")
     return "".join(out)
 
@@ -116,6 +137,28 @@ def key_values(obj, drop=("type",)):
         out.append("<tr><th>%s</th><td>%s</td></tr>" % (esc(key), shown))
     out.append("</table></div>")
     return "".join(out)
+
+
+def flow(parts, plots, link_base, id_prefix="fig-"):
+    """A table (its HTML parts) and figures side by side where the width allows, wrapping
+    onto the next line where it does not."""
+    text = "".join(parts)
+    if "<table" not in text:  # notes alone: a paragraph as wide as the page
+        return text + (figures(plots, link_base, id_prefix) if plots else "")
+    out = ["<div class=\"flow\">"]
+    if parts:
+        out.append("<div class=\"tab\">%s</div>" % text)
+    out += [figure(p, link_base, id_prefix) for p in plots]
+    out.append("</div>")
+    return "".join(out)
+
+
+def figures(plots, link_base, id_prefix="fig-"):
+    """Figures side by side (two to a row on a wide screen)."""
+    if not plots:
+        return ""
+    return "<div class=\"figs\">%s</div>" % "".join(figure(p, link_base, id_prefix)
+                                                   for p in plots)
 
 
 def figure(plot, link_base, id_prefix="fig-"):

@@ -1,17 +1,17 @@
-"""The report's figures, drawn with matplotlib (Debian's python3-matplotlib, Agg backend).
+"""The figure machinery, on matplotlib (Debian's python3-matplotlib, Agg backend): a figure
+of the report's width, its panels, the clock line under its axes, and saving it.
 
-Each figure function (plots_latency.py, plots_exp.py) takes a dataset.RunData and the
-drawing options and returns a list of `Drawn` figures, or raises `Absent` with the reason
-it cannot draw any (the experiment did not run, or its rows carry nothing plottable).
 Every figure names the clock that measured it and that clock's resolution (a line under
 its axes, and in its caption), and its caption says what was left out, so the page never
-hides a row silently. `render` writes every figure as PNG and SVG (text kept as text, so
-it can be searched) and returns what was drawn and what was not.
+hides a row silently. `save` writes a figure as PNG and SVG (text kept as text, so it can
+be searched). Which figures exist and in what order is figures.py's business; what they
+are drawn from (histograms, clock words, rows) is figdata.py's.
 """
 
+import math
 import os
 import textwrap
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import matplotlib
 
@@ -19,30 +19,12 @@ matplotlib.use("Agg")
 matplotlib.rcParams.update({"svg.hashsalt": "ticklab", "svg.fonttype": "none",
                             "text.parse_math": False,  # a record's "$" is text, not TeX
                             "font.size": 9, "axes.grid": True, "grid.alpha": 0.3})
+from matplotlib.backends.backend_agg import FigureCanvasAgg  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402  (after the backend is chosen)
-
-from . import dataset  # noqa: E402
-from .dataset import num  # noqa: E402
-from .names import Stems  # noqa: E402
+from matplotlib.ticker import (FixedFormatter, FixedLocator, FuncFormatter,  # noqa: E402
+                               NullFormatter)
 
 SIZE = (7.5, 4.2)
-
-
-class Absent(Exception):
-    """This figure cannot be drawn from this run; the message says why."""
-
-
-@dataclass(frozen=True)
-class Plot:
-    """A figure written to disk: file stem, title, caption, the two files, the experiment
-    it belongs to (None: its own section) and the words naming its clock."""
-    name: str
-    title: str
-    caption: str
-    png: str
-    svg: str
-    exp: object = None
-    clock: str = ""
 
 
 @dataclass
@@ -55,126 +37,12 @@ class Drawn:
     clock: str
 
 
-@dataclass
-class Options:
-    """How to draw: log_counts puts histogram counts on a log axis; stems makes the
-    file names derived from record values safe and unique."""
-    log_counts: bool = False
-    stems: Stems = field(default_factory=Stems)
-
-
-def fmt_ns(ns):
-    """A duration for a label: 250 ns, 4 us, 1 ms, 1.5 s."""
-    ns = num(ns)
-    if ns is None:
-        return "?"
-    for unit, scale in (("s", 1e9), ("ms", 1e6), ("us", 1e3)):
-        if abs(ns) >= scale:
-            return "%g %s" % (round(ns / scale, 3), unit)
-    return "%g ns" % ns
-
-
-def label(row, keys):
-    """A row's legend text from its identifying keys; never "None"."""
-    parts = []
-    for key in keys:
-        value = row.get(key)
-        if value is None:
-            continue
-        parts.append(fmt_ns(value) if key.endswith("_ns") else str(value))
-    return " ".join(parts) or "row at line %d" % row.line
-
-
-def text_of(value, missing="(not named)"):
-    return missing if value is None or value == "" else str(value)
-
-
-def clock_words(data, rows):
-    """"clock: time_ns() on hpet, resolution 10 ns (smallest step of hpet)" for the rows
-    of a figure (every distinct clock they name)."""
-    seen = {}
-    for row in rows:
-        clock, words, res, where = dataset.clock_of(data, row)
-        text = words if res is None else "%s, resolution %s (%s)" % (words, fmt_ns(res), where)
-        seen.setdefault(text, None)
-    return "clock: " + ("; ".join(seen) if seen else "not named in the records")
-
-
-@dataclass(frozen=True)
-class Hist:
-    """A histogram ready to draw: len(edges) == len(counts) + 1; `below` and `above` are
-    counts outside the drawn edges (a linear histogram's outer buckets); `open_last`: the
-    last bucket has no upper bound (its upper edge here is a stand-in)."""
-    edges: list
-    counts: list
-    below: float = 0
-    above: float = 0
-    open_last: bool = False
-
-    def nonzero_span(self):
-        idx = [i for i, c in enumerate(self.counts) if c]
-        return (idx[0], idx[-1]) if idx else None
-
-
-def parse_hist(hist):
-    """A record's histogram as a Hist, or None when it is in no form understood.
-
-    Accepted forms:
-    - {"edges_ns": [...], "counts": [...]}: bucket bounds (one more edge than counts), or
-      lower bounds (as many edges as counts; the kernel's log2 buckets, lib/hist.c): the
-      last, open-ended bucket is given a stand-in upper edge one log step (x2) up;
-    - {"lo_ns": L, "bucket_ns": W, "counts": [c0, ..., cn-1]}: c0 counts values below L,
-      c1..cn-2 the buckets [L + (k-1)W, L + kW), cn-1 values from L + (n-2)W up
-      (periodic-jitter; any linear histogram around the data);
-    - a list of {"lo_ns", "hi_ns", "count"} buckets, or of [lower_edge_ns, count] pairs.
-    """
-    edges = counts = None
-    if isinstance(hist, dict) and "bucket_ns" in hist:
-        return _linear_hist(hist)
-    if isinstance(hist, dict):
-        edges = hist.get("edges_ns", hist.get("edges"))
-        counts = hist.get("counts")
-    elif isinstance(hist, list) and hist:
-        if all(isinstance(b, dict) for b in hist):
-            edges = [b.get("lo_ns") for b in hist]
-            counts = [b.get("count") for b in hist]
-            last = hist[-1].get("hi_ns")
-            if last is not None:
-                edges = edges + [last]
-        elif all(isinstance(b, list) and len(b) == 2 for b in hist):
-            edges = [b[0] for b in hist]
-            counts = [b[1] for b in hist]
-    if not isinstance(edges, list) or not isinstance(counts, list) or not counts:
-        return None
-    edges = [num(e) for e in edges]
-    counts = [num(c) for c in counts]
-    if None in edges or None in counts or any(c < 0 for c in counts):
-        return None
-    open_last = len(edges) == len(counts)
-    if open_last:
-        edges = edges + [edges[-1] * 2 if edges[-1] > 0 else 1]
-    if len(edges) != len(counts) + 1 or any(b <= a for a, b in zip(edges, edges[1:])):
-        return None
-    return Hist(edges, counts, open_last=open_last)
-
-
-def _linear_hist(hist):
-    lo, width, counts = num(hist.get("lo_ns")), num(hist.get("bucket_ns")), hist.get("counts")
-    if lo is None or not width or width <= 0 or not isinstance(counts, list) \
-            or len(counts) < 3:
-        return None
-    counts = [num(c) for c in counts]
-    if None in counts or any(c < 0 for c in counts):
-        return None
-    inner = counts[1:-1]
-    return Hist([lo + k * width for k in range(len(inner) + 1)], inner, counts[0], counts[-1])
-
-
 def new_figure(title, panels=1, cols=2, panel_h=3.0):
     """A figure 750 px wide; with several panels, `cols` to a row and panel_h in a row."""
     rows = (panels + cols - 1) // cols if panels > 1 else 1
     fig = Figure(figsize=(SIZE[0], SIZE[1] if rows == 1 else 0.9 + panel_h * rows), dpi=100,
                  layout="constrained")
+    FigureCanvasAgg(fig)  # laid out and measured as it will be saved (overlapping_labels)
     fig.suptitle(title, fontsize=11)
     return fig
 
@@ -194,62 +62,173 @@ def name_clock(fig, words):
     fig.supxlabel(textwrap.fill(words, 120), fontsize=8, color="#333333")
 
 
-def unique_names(names):
-    """Bar labels must differ (matplotlib merges equal categories): number repeats."""
-    total = {n: names.count(n) for n in names}
-    seen = {}
+# --- tick labels as plain text ------------------------------------------------------------
+# matplotlib labels a log axis with TeX ("$\\mathdefault{10^{7}}$"); with text.parse_math off
+# (a record's "$" must stay text) that TeX is printed raw. So every log and symlog axis gets
+# plain labels: durations with their unit on an axis in ns ("10 us", "1 ms"), numbers with
+# SI prefixes elsewhere ("10k", "1M"), and no labels on the minor ticks.
+
+def si_number(value):
+    """1, 10, 100, 1k, 10k, 1M ... as text (a tick value; negative and fractional too)."""
+    if value == 0:
+        return "0"
+    sign = "-" if value < 0 else ""
+    value = abs(value)
+    for prefix, scale in (("G", 1e9), ("M", 1e6), ("k", 1e3)):
+        if value >= scale:
+            return "%s%g%s" % (sign, round(value / scale, 3), prefix)
+    return "%s%g" % (sign, round(value, 6))
+
+
+def duration_text(ns):
+    """A tick value in ns as a duration: 0, 500 ns, 10 us, 1.5 ms, -1 us."""
+    if ns == 0:
+        return "0"
+    sign = "-" if ns < 0 else ""
+    ns = abs(ns)
+    for unit, scale in (("s", 1e9), ("ms", 1e6), ("us", 1e3)):
+        if ns >= scale:
+            return "%s%g %s" % (sign, round(ns / scale, 3), unit)
+    return "%s%g ns" % (sign, round(ns, 3))
+
+
+def symlog_y(ax, linthresh, values):
+    """A symmetric-log y axis, linear within +-linthresh, ticked at 0 and at the powers of
+    ten from the one at or below linthresh out (matplotlib's own ticks crowd the linear
+    part until their labels collide), its range covering every value."""
+    ax.set_yscale("symlog", linthresh=linthresh)
+    top = max([abs(v) for v in values] + [linthresh])
+    k0 = math.floor(math.log10(linthresh) + 1e-9)
+    k1 = math.ceil(math.log10(top) + 1e-9)
+    decades = [10.0 ** k for k in range(k0, k1 + 1) if 10.0 ** k >= linthresh / 2]
+    ax.yaxis.set_major_locator(FixedLocator(sorted([-d for d in decades] + [0.0] + decades)))
+    ax.yaxis.set_minor_locator(FixedLocator([]))
+    lo = min(values + [0])
+    hi = max(values + [0])
+    ax.set_ylim(-_pad(-lo, linthresh) if lo < 0 else -linthresh,
+                _pad(hi, linthresh) if hi > 0 else linthresh)
+
+
+def _pad(v, linthresh):
+    return v * 2 if v > linthresh else linthresh * 1.5
+
+
+class PlainFormatter(FuncFormatter):
+    """plain_ticks' own labels (a figure's own FuncFormatter or fixed labels are kept)."""
+
+
+def _is_ns(axis):
+    text = axis.get_label().get_text()
+    return "(ns" in text
+
+
+def _unit_out_of_label(axis):
+    """"latency (ns, log)" -> "latency (log)": the tick labels carry the unit now."""
+    text = axis.get_label().get_text()
+    for old, new in (("(ns, ", "("), (" (ns)", ""), ("(ns)", "")):
+        text = text.replace(old, new)
+    axis.set_label_text(text)
+
+
+def _big(axis, lim):
+    return max(abs(lim[0]), abs(lim[1])) >= 1e5
+
+
+def plain_ticks(fig):
+    """Every axis of the figure labelled in plain text: an axis in ns (its label says
+    "(ns") in durations with their unit, any other log, symlog or large linear axis with
+    SI prefixes; minor ticks unlabelled on log axes."""
+    for ax in fig.axes:
+        for axis, scale, lim in ((ax.xaxis, ax.get_xscale(), ax.get_xlim()),
+                                 (ax.yaxis, ax.get_yscale(), ax.get_ylim())):
+            current = axis.get_major_formatter()
+            if isinstance(current, (FixedFormatter, FuncFormatter)) and \
+                    not isinstance(current, PlainFormatter):
+                continue  # labelled by the figure itself (set_xticks with labels)
+            ns = _is_ns(axis)
+            if not ns and scale not in ("log", "symlog") and not _big(axis, lim):
+                continue
+            words = duration_text if ns else si_number
+            axis.set_major_formatter(PlainFormatter(lambda v, _pos, w=words: w(v)))
+            if scale in ("log", "symlog"):
+                axis.set_minor_formatter(NullFormatter())
+            if ns:
+                _unit_out_of_label(axis)
+
+
+# --- text that must not collide ----------------------------------------------------------
+
+def _texts(fig):
+    """Every visible text of a drawn figure with its box on the canvas: tick labels
+    inside their axis' view, axis labels, titles, legends, annotations."""
     out = []
-    for name in names:
-        seen[name] = seen.get(name, 0) + 1
-        out.append(name if total[name] == 1 else "%s #%d" % (name, seen[name]))
+    for ax in fig.axes:
+        for axis, lim in ((ax.xaxis, ax.get_xlim()), (ax.yaxis, ax.get_ylim())):
+            lo, hi = min(lim), max(lim)
+            for tick in axis.get_major_ticks() + axis.get_minor_ticks():
+                if not (lo - 1e-9 * abs(hi - lo) <= tick.get_loc() <= hi + 1e-9 * abs(hi - lo)):
+                    continue
+                for label in (tick.label1, tick.label2):
+                    out.append(label)
+            out.append(axis.label)
+        out += [ax.title, ax._left_title, ax._right_title]
+        out += [t for t in ax.texts]
+        legend = ax.get_legend()
+        if legend is not None:
+            out += list(legend.get_texts())
+    out += [t for t in (fig._suptitle, fig._supxlabel, fig._supylabel) if t is not None]
+    out += list(fig.texts)
+    unique = {id(t): t for t in out}  # the figure's own texts are listed twice
+    return [t for t in unique.values() if t.get_visible() and t.get_text().strip()]
+
+
+def declutter(fig, annotations, step_pt=9, tries=6):
+    """Move annotations (textcoords "offset points") down, then up, until none overlaps
+    an earlier one: two spikes close together keep readable labels."""
+    if len(annotations) < 2:
+        return
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    placed = []
+    for t in annotations:
+        x0, y0 = t.xyann
+        for k in range(tries * 2 + 1):
+            shift = ((k + 1) // 2) * step_pt * (-1 if k % 2 else 1)
+            t.xyann = (x0, y0 + shift)
+            box = t.get_window_extent(renderer).expanded(1.1, 1.2)
+            if not any(box.overlaps(p) for p in placed):
+                break
+        placed.append(t.get_window_extent(renderer).expanded(1.1, 1.2))
+
+
+def overlapping_labels(fig, slack_px=1.0):
+    """[(text a, text b)] for every two visible texts of the figure whose boxes overlap
+    by more than slack_px each way, once the figure is laid out as it will be saved."""
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    boxes = []
+    for t in _texts(fig):
+        box = t.get_window_extent(renderer)
+        if box.width > 0 and box.height > 0 and all(map(math.isfinite, box.bounds)):
+            boxes.append((t.get_text(), box))
+    out = []
+    for i, (ta, a) in enumerate(boxes):
+        for tb, b in boxes[i + 1:]:
+            if min(a.x1, b.x1) - max(a.x0, b.x0) > slack_px and \
+                    min(a.y1, b.y1) - max(a.y0, b.y0) > slack_px:
+                out.append((ta, tb))
     return out
 
 
-def rows_of(data, exp, measured=True):
-    """An experiment's rows; `measured`: without its skip rows."""
-    rows = data.results.get(exp)
-    if not rows:
-        raise Absent("no %s result records in this run" % exp)
-    if measured:
-        rows = [r for r in rows if r.get("status") != "skip"]
-        if not rows:
-            raise Absent("every %s row is a skip row" % exp)
-    return rows
-
-
-def partial_note(data, exp):
-    return (" The experiment did not finish (exp_start without exp_end): rows may be "
-            "missing." if data.partial(exp) else "")
-
-
-def figures():
-    """(key, title, function, experiment) of every figure, in the report's order."""
-    from . import plots_exp, plots_latency
-    return plots_exp.FIGURES + plots_latency.FIGURES
-
-
-def render(data, outdir, options=None):
-    """Draw every figure this run supports into outdir as PNG and SVG.
-    Returns ([Plot], [(key, title, reason not drawn)])."""
-    options = options or Options()
-    os.makedirs(outdir, exist_ok=True)
-    drawn, absent = [], []
-    for key, title, draw, exp in figures():
-        try:
-            made = draw(data, options)
-        except Absent as e:
-            absent.append((key, title, str(e)))
-            continue
-        except Exception as e:  # noqa: BLE001  odd values must not cost the whole report
-            absent.append((key, title, "could not be drawn from these records: %s: %s"
-                           % (type(e).__name__, e)))
-            continue
-        for d in made:
-            png = os.path.join(outdir, d.name + ".png")
-            svg = os.path.join(outdir, d.name + ".svg")
-            d.fig.savefig(png, format="png", metadata={"Software": None})
-            d.fig.set_layout_engine("none")  # keep the layout just computed for the SVG
-            d.fig.savefig(svg, format="svg", metadata={"Date": None})
-            drawn.append(Plot(d.name, d.title, d.caption + " " + d.clock[0].upper()
-                              + d.clock[1:] + ".", png, svg, exp, d.clock))
-    return drawn, absent
+def save(drawn, outdir, svg=True):
+    """Write a drawn figure as outdir/NAME.png (and .svg); returns the two paths (the SVG
+    one None when not written)."""
+    plain_ticks(drawn.fig)
+    png = os.path.join(outdir, drawn.name + ".png")
+    drawn.fig.savefig(png, format="png", metadata={"Software": None})
+    if not svg:
+        return png, None
+    path = os.path.join(outdir, drawn.name + ".svg")
+    drawn.fig.set_layout_engine("none")  # keep the layout just computed for the SVG
+    drawn.fig.savefig(path, format="svg", metadata={"Date": None})
+    return png, path

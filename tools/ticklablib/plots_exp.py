@@ -3,9 +3,11 @@ function each, in the report's order (plots.py has the shared machinery)."""
 
 from matplotlib.ticker import MaxNLocator
 
+from . import published
 from .dataset import num
-from .plots import (Absent, Drawn, clock_words, fmt_ns, label, name_clock, new_figure,
-                    panel_axes, parse_hist, partial_note, rows_of, text_of, unique_names)
+from .figdata import (Absent, clock_words, fmt_ns, label, parse_hist, partial_note, rows_of,
+                      text_of, unique_names)
+from .plots import Drawn, name_clock, new_figure, panel_axes, symlog_y
 
 
 def one(name, title, fig, caption, clock):
@@ -33,7 +35,8 @@ def calibration(data, options):
                     textcoords="offset points", xytext=(8, 4), fontsize=7, color=colour)
     ax.axhline(0, color="black", linewidth=0.8)
     floor = min([e for e in err if e > 0] or [1.0])
-    ax.set_yscale("symlog", linthresh=max(floor, 0.1))
+    symlog_y(ax, max(floor, 0.1), [p + e for p, e in zip(ppm, err)]
+             + [p - e for p, e in zip(ppm, err)])
     ax.set_xticks(range(len(rows)), names, rotation=25, fontsize=8)
     ax.set_ylabel("disagreement with the chosen rate (ppm, symlog)")
     ax.set_xlim(-0.6, len(rows) - 0.4)
@@ -59,11 +62,19 @@ def period_compare(data, options):
             series.append((row, errs))
     if not series:
         raise Absent("period-compare rows carry no err_ns list")
+    cols = 3 if len(series) == 3 else 2
     fig = new_figure("hrtimer against jiffies timer: error of each 1 s period", len(series),
-                     panel_h=2.6)
-    for ax, (row, errs) in zip(panel_axes(fig, len(series)), series):
-        ax.plot(range(1, len(errs) + 1), errs, marker="o")
+                     cols=cols, panel_h=2.6)
+    pub = 0
+    for ax, (row, errs) in zip(panel_axes(fig, len(series), cols=cols), series):
+        ax.plot(range(1, len(errs) + 1), errs, marker="o", label="measured")
         ax.axhline(0, color="black", linewidth=0.7)
+        value = published_value("period-compare", row)
+        if value is not None:
+            pub += 1
+            ax.axhline(value, color="black", linestyle="--", linewidth=1.2,
+                       label="published %s" % fmt_ns(value))
+            ax.legend(fontsize=7, loc="center right")
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         ax.set_title("timer %s" % label(row, ("timer", "variant")), fontsize=10)
         ax.set_xlabel("period number")
@@ -72,7 +83,8 @@ def period_compare(data, options):
     name_clock(fig, clock)
     return one("period_compare", "hrtimer against jiffies timer", fig,
                "Each period's measured interval minus its nominal length, one panel per "
-               "timer (each on its own scale; the first period counts from the arming)."
+               "timer (each on its own scale; the first period counts from the arming)"
+               + ("; dashed: the publication's figure." if pub else ".")
                + partial_note(data, "period-compare"), clock)
 
 
@@ -121,10 +133,23 @@ def periodic_jitter(data, options):
             pts = sorted((p, sd) for p, sd, h in stddev if h == hres)
             ax.plot([p / 1000 for p, _ in pts], [sd for _, sd in pts], marker="o",
                     linestyle="none", label=hres)
+        band = False
+        for r in rows:
+            pub = published.for_row("periodic-jitter", r)
+            if pub is None or num(r.get("period_ns")) is None:
+                continue
+            value = num(pub.get("value"))
+            if value is not None:
+                mark_published(ax, [num(r.get("period_ns")) / 1000], [value])
+            elif "4.2-4.7 us" in pub["text"] and not band:  # a range: a band, once
+                band = True
+                ax.axhspan(4200, 4700, color="black", alpha=0.12, label="published (ten)")
+        handles, labels = ax.get_legend_handles_labels()
+        keep = dict(zip(labels, handles))  # each label once
         ax.set_title("interval stddev per timer", fontsize=10)
         ax.set_xlabel("timer period (us)")
         ax.set_ylabel("stddev of the intervals (ns)")
-        ax.legend(fontsize=7)
+        ax.legend(keep.values(), keep.keys(), fontsize=6)
     clock = clock_words(data, rows)
     name_clock(fig, clock)
     caption = ("Each period's deviation from its ideal expiry, one panel per grid, one "
@@ -160,12 +185,18 @@ def itimer_error(data, options):
         ax.annotate("%+.4g %%" % v, (i, v), textcoords="offset points",
                     xytext=(0, -10 if v < 0 else 3), ha="center", fontsize=7)
     ax.axhline(0, color="black", linewidth=0.8)
+    pub = [(i, published_value("itimer-error", r)) for i, r in enumerate(rows)
+           if published_value("itimer-error", r) is not None]
+    mark_published(ax, [p[0] for p in pub], [p[1] for p in pub])
+    if pub:
+        ax.legend(fontsize=7, loc="lower right")
     ax.set_ylabel("counted / expected - 1 (%)")
     ax.tick_params(axis="x", labelrotation=20)
     clock = clock_words(data, rows)
     name_clock(fig, clock)
     return one("itimer_error", "Interval timer error", fig,
-               "(counted - expected) / expected per mode and period; red: 1 % or more."
+               "(counted - expected) / expected per mode and period; red: 1 % or more"
+               + ("; black stars: the publication's figures." if pub else ".")
                + partial_note(data, "itimer-error"), clock)
 
 
@@ -175,11 +206,22 @@ def sleep_error(data, options):
     # the source; ticklab: random phase)
     def panel(r):
         return (text_of(r.get("mode")), text_of(r.get("variant")) if r.get("variant") else "")
-    modes = list(dict.fromkeys(panel(r) for r in rows))
+    mode_names = list(dict.fromkeys(panel(r)[0] for r in rows))
+    variants = list(dict.fromkeys(panel(r)[1] for r in rows))
+    present = set(panel(r) for r in rows)
+    # one column per mode, one row per variant (faithful, then ticklab)
+    modes = [(m, v) for v in variants for m in mode_names]
+    cols = len(mode_names) if len(mode_names) <= 3 else 2
     fig = new_figure("Sleep error against requested time, per tick size", len(modes),
-                     panel_h=2.8)
+                     cols=cols, panel_h=2.7)
     hidden = drawn = early = 0
-    for ax, key in zip(panel_axes(fig, len(modes), share=True), modes):
+    spans = []
+    pub_shown = 0
+    axes = panel_axes(fig, len(modes), share=True, cols=cols)
+    for ax, key in zip(axes, modes):
+        if key not in present:
+            ax.set_visible(False)
+            continue
         mode = key[0] + (" (%s)" % key[1] if key[1] else "")
         series = {}
         for row in rows:
@@ -199,16 +241,26 @@ def sleep_error(data, options):
                 ax.plot(*zip(*low), marker="v", linestyle="none", color="tab:red",
                         markersize=5)
             drawn += len(pts)
+            spans += [y - lo for y, lo in zip(ys, los)] + [y + hi for y, hi in zip(ys, his)]
+        px = [num(r.get("request_ns")) for r in rows if panel(r) == key
+              and published_value("sleep-accuracy", r) is not None]
+        py = [published_value("sleep-accuracy", r) for r in rows if panel(r) == key
+              and published_value("sleep-accuracy", r) is not None]
+        mark_published(ax, px, py)
+        pub_shown += len(px)
+        spans += py
         ax.axhline(0, color="black", linewidth=0.8)
         ax.set_title("mode %s" % mode, fontsize=10)
         ax.set_xscale("log")
-        ax.set_yscale("symlog", linthresh=1000)
         ax.set_xlabel("requested sleep (ns, log)")
         ax.set_ylabel("woke - requested (ns, symlog)")
-        if ax.get_legend_handles_labels()[0]:
-            ax.legend(fontsize=7)
+        ax.yaxis.label.set_visible(axes.index(ax) % cols == 0)  # the unit, for plain_ticks
+        if axes.index(ax) == 0 and ax.get_legend_handles_labels()[0]:
+            ax.legend(fontsize=6, loc="lower left")
     if not drawn:
         raise Absent("sleep-accuracy rows have no positive request_ns with a mean_err_ns")
+    for ax in axes:
+        symlog_y(ax, 1000, spans)
     clock = clock_words(data, rows)
     name_clock(fig, clock)
     caption = ("Error of a sleep (woke - requested) against its requested length, one panel "
@@ -216,6 +268,8 @@ def sleep_error(data, options):
                "symmetric-log, linear within +-1 us, so early wake-ups show below 0")
     caption += (": %d sleep(s) woke early at least once (red triangles at their min)." % early
                 if early else "; none woke early.")
+    if pub_shown:
+        caption += " Black stars: the publication's figures."
     if hidden:
         caption += (" %d row(s) without a positive request or a mean error are in the table "
                     "only." % hidden)
@@ -238,69 +292,166 @@ def sleep_points(group):
     return pts, hidden
 
 
+def published_value(exp, row):
+    """The publication's figure for a row, as a number, or None (published.py)."""
+    pub = published.for_row(exp, row)
+    return None if pub is None else num(pub.get("value"))
+
+
+def mark_published(ax, xs, ys, horizontal=False):
+    """The publications' figures as black stars, labelled once."""
+    if not xs:
+        return
+    if horizontal:
+        xs, ys = ys, xs
+    ax.plot(xs, ys, marker="*", markersize=11, linestyle="none", color="black",
+            label="published")
+
+
 def tick_overhead(data, options):
     rows = rows_of(data, "tick-overhead")
-    pts = [(num(r.get("tick_ns")), num(r.get("overhead_pct")), r) for r in rows]
-    ticked = sorted(((x, y, r) for x, y, r in pts if x and x > 0 and y is not None),
-                    key=lambda p: p[0])
-    if not ticked:
+    pts = [r for r in rows if (num(r.get("tick_ns")) or 0) > 0
+           and (num(r.get("overhead_pct")) is not None
+                or num(r.get("overhead_bound_pct")) is not None)]
+    if not pts:
         raise Absent("tick-overhead rows have no tick_ns > 0 with an overhead_pct")
     parts = ("entry_cyc", "handler_cyc", "eoi_cyc", "return_cyc")
-    has_cycles = any(num(r.get(p)) is not None for _, _, r in ticked for p in parts)
+    split = [r for r in pts if any(num(r.get(p)) is not None for p in parts)]
+    split = list({num(r.get("tick_ns")): r for r in split}.values())  # one per tick size
     fig = new_figure("Tick overhead against tick size")
-    ax = fig.add_subplot(1, 2 if has_cycles else 1, 1)
-    xs, ys = [p[0] for p in ticked], [p[1] for p in ticked]
-    ax.plot(xs, ys, marker="o")
-    ax.axhline(0, color="black", linewidth=0.7)
+    ax = fig.add_subplot(1, 2 if split else 1, 1)
+    bounds = measured = 0
+    pub_x, pub_y = [], []
+    variants = list(dict.fromkeys(text_of(r.get("variant"), "") for r in pts))
+    for i, variant in enumerate(variants):
+        colour = ("tab:blue", "tab:orange", "tab:green")[i % 3]
+        vrows = sorted((r for r in pts if text_of(r.get("variant"), "") == variant),
+                       key=lambda r: num(r.get("tick_ns")))
+        name = {"ticklab": "vs no tick", "faithful": "vs 10 ms tick"}.get(
+            variant, variant or "overhead")
+        got = [(num(r.get("tick_ns")), num(r.get("overhead_pct")),
+                num(r.get("overhead_uncertainty_pct")) or 0) for r in vrows
+               if r.get("below_resolution") is not True
+               and num(r.get("overhead_pct")) is not None]
+        if got:
+            measured += len(got)
+            ax.errorbar([g[0] for g in got], [g[1] for g in got], yerr=[g[2] for g in got],
+                        marker="o", capsize=3, color=colour, label=name)
+        top = [(num(r.get("tick_ns")), num(r.get("overhead_bound_pct"))) for r in vrows
+               if r.get("below_resolution") is True
+               and num(r.get("overhead_bound_pct")) is not None]
+        if top:
+            bounds += len(top)
+            ax.plot([t[0] for t in top], [t[1] for t in top], marker="v", markersize=8,
+                    linestyle="none", color=colour, markerfacecolor="none",
+                    label="%s: at most" % name)
+        for r in vrows:
+            value = published_value("tick-overhead", r)
+            if value is not None:
+                pub_x.append(num(r.get("tick_ns")))
+                pub_y.append(value)
+    mark_published(ax, pub_x, pub_y)
     ax.set_xscale("log")
-    if all(y > 0 for y in ys) and max(ys) / min(ys) > 100:
+    ys = [y for line in ax.get_lines() for y in line.get_ydata() if y > 0]
+    if ys and max(ys) / min(ys) > 30:
         ax.set_yscale("log")
+        ax.set_ylim(min(ys) / 3, max(ys) * 3)
+    else:
+        ax.set_ylim(0, max(ys or [1]) * 1.3)
     ax.set_xlabel("tick period (ns, log)")
     ax.set_ylabel("CPU time taken by the tick (%)")
-    caption = "Share of a busy loop's time lost to the tick, against the tickless baseline."
-    if has_cycles:
+    ax.legend(fontsize=7)
+    caption = ("Share of a busy loop's time lost to the tick: circles measured (bars: the "
+               "spread of the rounds)")
+    caption += ("; hollow triangles where the difference was below the measurement's "
+                "resolution: the most the rounds allow, not a measured value (%d)" % bounds
+                if bounds else "")
+    caption += "; black stars: the publication's figures." if pub_x else "."
+    if split:
         bx = fig.add_subplot(1, 2, 2)
-        bottom = [0.0] * len(ticked)
-        names = unique_names([fmt_ns(x) for x in xs])
+        split.sort(key=lambda r: num(r.get("tick_ns")))
+        names = [fmt_ns(r.get("tick_ns")) for r in split]
+        left = [0.0] * len(split)
         for part in parts:
-            vals = [num(r.get(part)) or 0 for _, _, r in ticked]
-            bx.bar(names, vals, bottom=bottom, label=part[:-4])
-            bottom = [b + v for b, v in zip(bottom, vals)]
-        bx.set_ylabel("TSC cycles per tick interrupt (median)")
-        bx.set_xlabel("tick period")
-        bx.legend(fontsize=8)
-        caption += " Right: where one tick's TSC cycles go (median of each part)."
-    skipped = len(rows) - len(ticked)
-    if skipped:
-        caption += " %d row(s) not drawn (the tickless baseline, or no value)." % skipped
-    clock = clock_words(data, [r for _, _, r in ticked])
+            vals = [num(r.get(part)) or 0 for r in split]
+            bx.barh(names, vals, left=left, label=part[:-4])
+            left = [a + v for a, v in zip(left, vals)]
+        bx.set_xlabel("TSC cycles per tick interrupt (median)")
+        bx.set_ylabel("tick period")
+        bx.legend(fontsize=7)
+        caption += " Right: where one tick interrupt's TSC cycles go (median of each part)."
+    clock = clock_words(data, pts)
     name_clock(fig, clock)
     return one("tick_overhead", "Tick overhead against tick size", fig,
                caption + partial_note(data, "tick-overhead"), clock)
 
 
 def hrtimer_cost(data, options):
-    rows = [r for r in rows_of(data, "hrtimer-cost") if num(r.get("median_cyc")) is not None]
-    if not rows:
-        raise Absent("hrtimer-cost rows carry no median_cyc")
-    fig = new_figure("hrtimer operation cost per device")
-    ax = fig.add_subplot()
-    ops = list(dict.fromkeys(text_of(r.get("op")) for r in rows))
-    devices = list(dict.fromkeys(text_of(r.get("device")) for r in rows))
-    width = 0.8 / max(len(devices), 1)
-    for j, device in enumerate(devices):
-        vals = {text_of(r.get("op")): num(r.get("median_cyc")) for r in rows
-                if text_of(r.get("device")) == device}
-        ax.bar([i + (j - (len(devices) - 1) / 2) * width for i in range(len(ops))],
-               [vals.get(op, 0) for op in ops], width, label=device)
-    ax.set_xticks(range(len(ops)), ops, rotation=20, fontsize=8)
-    ax.set_ylabel("TSC cycles per operation (median)")
-    ax.legend(fontsize=8)
-    clock = clock_words(data, rows)
+    rows = rows_of(data, "hrtimer-cost")
+    batch = [r for r in rows if num(r.get("mean_cyc")) is not None]
+    per_op = [r for r in rows if num(r.get("median_cyc")) is not None]
+    if not batch and not per_op:
+        raise Absent("hrtimer-cost rows carry neither mean_cyc nor median_cyc")
+    panels = [p for p in (("batch", batch), ("per_op", per_op)) if p[1]]
+    fig = new_figure("hrtimer operation cost per device", len(panels), cols=1, panel_h=3.2)
+    pub = 0
+    every = list(dict.fromkeys(text_of(r.get("device")) for r in batch + per_op))
+    colour = {d: "C%d" % (i % 10) for i, d in enumerate(every)}
+    for ax, (kind, prows) in zip(panel_axes(fig, len(panels), cols=1), panels):
+        ops = list(dict.fromkeys(text_of(r.get("op")) for r in prows))
+        devices = [d for d in every if any(text_of(r.get("device")) == d for r in prows)]
+        height = 0.8 / max(len(devices), 1)
+        key = "mean_cyc" if kind == "batch" else "median_cyc"
+        for j, device in enumerate(devices):
+            got = [(ops.index(text_of(r.get("op"))), r) for r in prows
+                   if text_of(r.get("device")) == device]
+            ys = [i + (j - (len(devices) - 1) / 2) * height for i, _ in got]
+            # a batch mean below its resolution is drawn as its bound: a hollow bar to the
+            # uncertainty ("at most"), never as a measured value
+            bound = [kind == "batch" and r.get("below_resolution") is True for _, r in got]
+            vals = [num(r.get("uncertainty_cyc")) or 0 if b else num(r.get(key))
+                    for (_, r), b in zip(got, bound)]
+            if kind == "batch":
+                err = [0 if b else num(r.get("uncertainty_cyc")) or 0
+                       for (_, r), b in zip(got, bound)]
+            else:
+                err = [[0] * len(got), [max(0, (num(r.get("p99_cyc")) or v) - v)
+                                        for (_, r), v in zip(got, vals)]]
+            bars = ax.barh(ys, vals, height, xerr=err, label=device, capsize=2,
+                           color=colour[device])
+            for bar, b in zip(bars, bound):
+                if b:
+                    bar.set_fill(False)
+                    bar.set_hatch("//")
+                    bar.set_edgecolor(colour[device])
+        px, py = [], []
+        for r in prows:
+            value = published_value("hrtimer-cost", r)
+            if value is not None:
+                px.append(ops.index(text_of(r.get("op"))))
+                py.append(value)
+        pub += len(px)
+        mark_published(ax, px, py, horizontal=True)
+        ax.set_yticks(range(len(ops)), ops, fontsize=8)
+        ax.invert_yaxis()
+        vals = [num(r.get(key)) for r in prows if (num(r.get(key)) or 0) > 0]
+        if vals and max(vals) / min(vals) > 30:
+            ax.set_xscale("log")
+        ax.set_xlabel("TSC cycles per operation (%s)" % (
+            "mean over the batches, +- half their spread" if kind == "batch"
+            else "median, whisker to p99"))
+        ax.set_title("%s: %s" % (kind, "means over up to 1e6 operations, as the source"
+                                 if kind == "batch" else "each operation timed alone"),
+                     fontsize=10)
+        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1))
+    clock = clock_words(data, batch + per_op)
     name_clock(fig, clock)
     return one("hrtimer_cost", "hrtimer operation cost", fig,
-               "Median TSC cycles of one operation, per device (the ordered TSC pair "
-               "included)." + partial_note(data, "hrtimer-cost"), clock)
+               "TSC cycles of one operation, per device: the source's batch means (top) and "
+               "each operation alone, its median with a whisker to its p99 (the ordered TSC "
+               "pair included); a hatched hollow bar: a batch mean below its resolution, drawn "
+               "to its bound" + ("; black stars: the publication's figures." if pub
+                                   else ".") + partial_note(data, "hrtimer-cost"), clock)
 
 
 FIGURES = (

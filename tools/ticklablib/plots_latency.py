@@ -12,11 +12,15 @@ histogram from the kernel (lo_ns, bucket_ns, counts) is drawn bucket for bucket.
 """
 
 from .dataset import num
-from .plots import (Absent, Drawn, clock_words, fmt_ns, name_clock, new_figure, panel_axes,
-                    parse_hist, partial_note, rows_of, text_of)
+from . import plots_samples
+from .figdata import Absent, clock_words, fmt_ns, parse_hist, partial_note, rows_of, text_of
+from .plots import Drawn, name_clock, new_figure, panel_axes
 
 COLOURS = ("tab:blue", "tab:orange", "tab:green", "tab:red", "tab:purple", "tab:brown")
 MARKS = (("p50_ns", "p50", ":", "o"), ("p99_ns", "p99", "--", "^"), ("max_ns", "max", "-", "s"))
+CDF_MARKS = (("p50_ns", 0.5, "o"), ("p99_ns", 0.99, "^"), ("p999_ns", 0.999, "D"),
+             ("max_ns", 1.0, "s"))
+NO_SAMPLES = " No raw samples came for these rows (samples records): drawn from the buckets."
 
 
 def latency_rows(data):
@@ -75,8 +79,15 @@ def histogram_figure(data, device, rows, options):
     colour = {w: COLOURS[i % len(COLOURS)] for i, w in enumerate(waits)}
     got = {id(r): bars(r, parse_hist(r.get("hist"))) if parse_hist(r.get("hist")) else []
            for r in rows}
+    # a tail orders of magnitude past the start (plain emulation: 10 us to 10 ms) on a log
+    # axis, where the kernel's doubling buckets are bars of one width and counts are per
+    # bucket, on a log count axis; else a linear axis fitted to the data
+    spans = [x for b in got.values() for lo, w, _ in b for x in (lo, lo + w) if x > 0]
+    wide = bool(spans) and max(spans) / min(spans) > 30 and \
+        all(lo > 0 for b in got.values() for lo, _, _ in b)
     # one y unit for the whole figure: per ns when any bar is wider than another
-    unequal = any(len({round(w, 6) for _, w, _ in b}) > 1 for b in got.values())
+    unequal = not wide and any(len({round(w, 6) for _, w, _ in b}) > 1 for b in got.values())
+    log_counts = options.log_counts or wide
     no_hist = any(not b for b in got.values())
     fig = new_figure("Wakeup latency on %s: histograms per path" % device, len(paths))
     for ax, (path, prows) in zip(panel_axes(fig, len(paths)), paths.items()):
@@ -99,23 +110,25 @@ def histogram_figure(data, device, rows, options):
                     ax.axvline(v, color=colour[wait], linestyle=style, linewidth=1.1)
                     xs.append(v)
         if xs:
-            fitted(ax, xs)
-        if options.log_counts:
+            fitted(ax, [x for x in xs if x > 0] if wide else xs, log=wide)
+        if log_counts:
             ax.set_yscale("log")
+            top = max([p.get_height() for p in ax.patches] + [1])
+            ax.set_ylim(0.7 if not unequal else None, top * 8)  # room for the legend
         ax.set_title("path %s" % path, fontsize=10)
-        ax.set_xlabel("latency after the deadline (ns)")
+        ax.set_xlabel("latency after the deadline (ns%s)" % (", log" if wide else ""))
         ax.set_ylabel(("wake-ups per ns" if unequal else "wake-ups per bucket")
-                      + (" (log)" if options.log_counts else ""))
+                      + (" (log)" if log_counts else ""))
         if ax.get_legend_handles_labels()[0]:
             ax.legend(fontsize=7, loc="upper right")
     clock = clock_words(data, rows)
     name_clock(fig, clock)
-    caption = ("Wake-ups on %s, one panel per path, the waits in colour; dotted line p50, "
-               "dashed p99, solid max. The bars are the kernel's buckets, the outer ones "
-               "clipped to the measured min and max." % device)
-    if unequal:
-        caption += (" The kernel's buckets double in width (16, 32, 64 ... ns), so bars "
-                    "show wake-ups per ns of latency; the CDF has the exact percentiles.")
+    caption = ("Wake-ups on %s, a panel per path, the waits in colour; dotted p50, dashed "
+               "p99, solid max. The kernel's buckets, the outer ones clipped to the measured "
+               "min and max" % device)
+    caption += (" (they double in width, so bars show wake-ups per ns)." if unequal else
+                "; the latency and count axes logarithmic, where the doubling buckets are "
+                "bars of one width." if wide else ".")
     if no_hist:
         caption += " A row without a histogram shows only its percentiles."
     caption += early_note(rows)
@@ -183,9 +196,8 @@ def cdf_figure(data, device, rows, options):
                 continue
             ax.plot([p[0] for p in pts], [p[1] for p in pts], color=colour[path],
                     linewidth=1.4, label="%s: %s" % (path, marks_legend(row)))
-            for key, _, _, marker in MARKS:
+            for key, q, marker in CDF_MARKS:
                 v = num(row.get(key))
-                q = {"p50_ns": 0.5, "p99_ns": 0.99, "max_ns": 1.0}[key]
                 if v is not None and (v > 0 or not log):
                     ax.plot([v], [q], marker=marker, color=colour[path], markersize=5,
                             linestyle="none")
@@ -199,10 +211,9 @@ def cdf_figure(data, device, rows, options):
             ax.legend(fontsize=7, loc="lower right")
     clock = clock_words(data, rows)
     name_clock(fig, clock)
-    caption = ("Cumulative distribution of the wake-ups on %s, one panel per wait, one curve "
-               "per path; circle p50, triangle p99, square max. The curve joins the points "
-               "known exactly, every bucket edge of the kernel's histogram and the "
-               "percentiles it computed from all samples, with straight lines." % device)
+    caption = ("CDF of the wake-ups on %s, a panel per wait, a curve per path, through the "
+               "points known exactly (bucket edges, the kernel's percentiles); circle p50, "
+               "triangle p99, diamond p99.9, square max." % device)
     return Drawn("wakeup_cdf_" + options.stems(device), "Wakeup latency on %s: CDF" % device,
                  fig, caption + early_note(rows), clock)
 
@@ -211,15 +222,41 @@ def wakeup_latency(data, options):
     rows = latency_rows(data)
     out = []
     for device, drows in grouped(rows, "device").items():
-        out.append(histogram_figure(data, device, drows, options))
+        got = plots_samples.series_of(data, drows)
+        if got:
+            out.append(plots_samples.distribution_figure(data, device, drows, options, got))
+        else:
+            out.append(histogram_figure(data, device, drows, options))
+            out[-1].caption += NO_SAMPLES
         out[-1].caption += partial_note(data, "wakeup-latency")
     return out
 
 
 def wakeup_cdf(data, options):
     rows = latency_rows(data)
-    return [cdf_figure(data, device, drows, options)
-            for device, drows in grouped(rows, "device").items()]
+    out = []
+    for device, drows in grouped(rows, "device").items():
+        if plots_samples.series_of(data, drows):
+            continue  # the distribution figure has the percentiles beside the histogram
+        out.append(cdf_figure(data, device, drows, options))
+        out[-1].caption += NO_SAMPLES
+    if not out:
+        raise Absent("drawn beside each histogram (wakeup_latency_*): every device has raw "
+                     "samples")
+    return out
+
+
+def wakeup_timeline(data, options):
+    rows = latency_rows(data)
+    out = []
+    for device, drows in grouped(rows, "device").items():
+        got = plots_samples.series_of(data, drows)
+        if got:
+            out.append(plots_samples.timeline_figure(data, device, drows, options, got))
+    if not out:
+        raise Absent("the kernel sent no raw samples (samples records): the latency of each "
+                     "wake-up in order needs them")
+    return out
 
 
 def percpu_latency(data, options):
@@ -250,6 +287,8 @@ FIGURES = (
     ("wakeup_latency", "Wakeup latency histograms per device", wakeup_latency,
      "wakeup-latency"),
     ("wakeup_cdf", "Wakeup latency CDF per device", wakeup_cdf, "wakeup-latency"),
+    ("wakeup_timeline", "Wakeup latency over the run per device", wakeup_timeline,
+     "wakeup-latency"),
     ("percpu_latency", "Per-CPU wake-up latency", percpu_latency, "percpu-latency"),
 )
 

@@ -6,7 +6,11 @@ one is replaced only with --force and only if it is a ticklab report folder):
                           device and path, the verdict, the experiments), each experiment,
                           calibration, errors, capture integrity, what is absent, inventory
   summary.json            the summary as data, shaped like `cyclictest --json`
+  results.csv             every measured number, one per row, its unit named
   histograms.csv, .txt    wakeup-latency histograms: long CSV, and rt-tests' -h text shape
+  samples.csv             the kernel's raw samples, one row each (when it sent them)
+  latency-hist-us.txt,    the same samples in the layout of cyclictest -h, bins of 1 us
+  latency-hist-ns.txt       and of 1 ns (when it sent them)
   data/records.jsonl      every verified record of the run, in stream order, as sent
   data/result-<exp>.*     one JSONL and one CSV per experiment (its result rows)
   data/<type>.*           one JSONL and one CSV per other record type (names made safe)
@@ -22,7 +26,8 @@ import argparse
 import os
 import sys
 
-from . import EXIT_USAGE, check, dataset, exports, outdir, provenance, records, reportpage
+from . import (EXIT_USAGE, check, dataset, exports, figdata, figures, outdir, provenance,
+               records, reportpage)
 from . import summary as summary_mod
 
 NAME = "report"
@@ -47,7 +52,14 @@ def register(subparsers):
                    help="replace DIR if it holds an earlier ticklab report")
     p.add_argument("--log-counts", action="store_true",
                    help="histogram counts on a log axis")
+    p.add_argument("--summary", action="store_true",
+                   help="print the per-device latency table and the verdict too (the "
+                   "kernel's console showed both during the run; the page has them)")
     p.set_defaults(func=run)
+
+
+def options_summary(args):
+    return getattr(args, "summary", False)
 
 
 def default_outdir(log):
@@ -68,19 +80,29 @@ def chosen_runs(datas, wanted):
 
 def write_run(folder, data, runs, log, capture, capture_problem, options):
     """One run's folder; returns its summary and the figures drawn and not drawn."""
-    from . import plots  # matplotlib is slow to import: only when drawing
     os.makedirs(folder, exist_ok=True)
     s = summary_mod.build(data, runs, capture, capture_problem, log)
-    files = ["summary.json", "histograms.csv", "histograms.txt"]
-    files += exports.write_data(data, folder)
-    drawn, absent = plots.render(data, os.path.join(folder, "plots"),
-                                 plots.Options(log_counts=options.log_counts))
+    files = ["summary.json", "results.csv", "histograms.csv", "histograms.txt"]
+    written, stems = exports.write_data(data, folder)
+    exports.write_results(data, folder)
+    files += written
+    drawn, absent = figures.render(data, os.path.join(folder, "plots"),
+                                   figdata.Options(log_counts=options.log_counts))
+    s["figures"] = [{"name": p.name, "title": p.title, "png": "plots/%s.png" % p.name,
+                     "svg": "plots/%s.svg" % p.name, "clock": p.clock,
+                     "overlapping_labels": [list(o) for o in p.overlaps]} for p in drawn]
+    s["figures_not_drawn"] = [{"name": k, "title": t, "why": w} for k, t, w in absent]
     exports.write_summary(s, folder)
     lat = [r for r in data.results.get("wakeup-latency", []) if r.get("status") != "skip"]
     exports.write_histogram_csv(data, folder)
-    exports.write_histogram_text(data, folder, plots.clock_words(data, lat) if lat else "")
+    exports.write_histogram_text(data, folder, figdata.clock_words(data, lat) if lat else "")
+    for made in (exports.write_samples_csv(data, folder),
+                 exports.write_cyclictest_histogram(data, folder, "us"),
+                 exports.write_cyclictest_histogram(data, folder, "ns")):
+        if made:
+            files.append(made)
     files += ["plots/%s.%s" % (p.name, ext) for p in drawn for ext in ("png", "svg")]
-    page = reportpage.build(data, runs, s, drawn, absent, files, log)
+    page = reportpage.build(data, runs, s, drawn, absent, files, log, stems)
     with open(os.path.join(folder, "report.html"), "w", encoding="utf-8") as f:
         f.write(page)
     return s, drawn, absent
@@ -128,10 +150,14 @@ def run(args):
     if not chosen:
         print("report: no run in %s (no verified record); capture %s" % (args.log, result))
     for data, (s, drawn, absent) in done:
-        for line in summary_mod.terminal_lines(s):
+        for line in summary_mod.terminal_lines(s, brief=not options_summary(args)):
             print(line)
         print("report: run %d of %d (%d records); %d figure(s)%s; capture %s" % (
             data.index, len(runs), len(data.run.records), len(drawn),
             "; not drawn: " + ", ".join(a[0] for a in absent) if absent else "", result))
+        for p in drawn:  # the tool's own defect: said, never hidden
+            if p.overlaps:
+                print("report: figure %s: labels collide: %s" % (p.name, "; ".join(
+                    "%r / %r" % pair for pair in p.overlaps[:3])))
     print(os.path.join(os.path.abspath(folder), "report.html"))
     return check.EXIT_CODES[result]

@@ -7,7 +7,7 @@ folded away at the bottom."""
 import datetime
 import json
 
-from . import check, dataset, htmlpage, published
+from . import check, dataset, htmlpage, published, samples, tables
 from .htmlpage import esc, key_values, plain_table, state, table
 
 # Inventory records shown as key/value tables, in order, when present.
@@ -18,7 +18,7 @@ INVENTORY_ONE = ("boot", "cpu", "memory", "console", "paging", "lapic", "interru
 INVENTORY_ROWS = ("clocksource", "clockevent", "cpu_start", "ioapic", "acpi")
 SHOWN_ELSEWHERE = set(INVENTORY_ONE) | set(INVENTORY_ROWS) | {
     "result", "calibration", "verdict", "error", "end", "madt_more", "acpi_dump", "exp_start",
-    "exp_end"}
+    "exp_end", "samples", "sample_detail"}
 NAV = (("summary", "summary"), ("experiments", "experiments"), ("calibration", "calibration"),
        ("errors", "errors"), ("capture", "capture"), ("absent", "absent"), ("other", "other"),
        ("inventory", "inventory"), ("files", "files"))
@@ -37,10 +37,12 @@ def summary_section(s):
     out = ["<div class=\"summary\" id=\"summary\">",
            "<p class=\"env\">%s</p>" % esc(env["headline"]),
            "<table><tr><th>how it was started</th><td>%s</td></tr>" % esc(env["how_started"])]
-    for d in env["details"]:
-        out.append("<tr><th>the kernel</th><td>%s</td></tr>" % esc(d))
+    if env["details"]:
+        out.append("<tr><th>the kernel</th><td>%s</td></tr>" % esc("; ".join(env["details"])))
     for w in env["warnings"]:
         out.append("<tr><th>warning</th><td class=\"bad\">%s</td></tr>" % esc(w))
+    for w in s.get("unmet", []):
+        out.append("<tr><th>not done</th><td class=\"bad\">%s</td></tr>" % esc(w))
     out.append("<tr><th>this run</th><td>%s (run %d of %d, lines %d-%d; %d records: the "
                "end record counts the %s before it)</td></tr>" % (
                    state(run["words"], run["whole"] and run["status"] == "ok"), run["index"],
@@ -55,44 +57,54 @@ def summary_section(s):
                    "machine's clocks):</p>"
                    "<ul class=\"bad\">%s</ul>" % (len(s["impossible"]), "".join(
                        "<li>%s</li>" % esc(x) for x in s["impossible"])))
-    out += latency_section(s["latency"])
+    # the per-device table and the list of experiments side by side where the width
+    # allows (each is narrower than half the page), the verdict under both
+    out.append("<div class=\"flow\"><div class=\"tab\">%s</div><div class=\"tab\">%s</div>"
+               "</div>" % ("".join(latency_section(s["latency"], s.get("samples_note", ""))),
+                           "".join(experiment_list(s))))
     out += verdict_section(s["verdict"])
-    out += experiment_list(s)
     out.append("</div>")
     return out
 
 
-def latency_section(rows):
+def latency_section(rows, samples_note=""):
     out = ["<h2 id=\"latency\">Wakeup latency per clock event device and path</h2>"]
     if not rows:
         out.append("<p class=\"warn\">No wakeup-latency row in this run.</p>")
         return out
-    header = ["device", "path", "wait", "min", "p50", "p99", "max", "samples", "lost",
-              "stale", "clock", "resolution"]
+    header = ["device", "path", "wait", "min (ns)", "p50 (ns)", "p99 (ns)", "max (ns)",
+              "samples", "lost", "stale", "+- (ns)"]
+    clocks = dict.fromkeys(r["clock_words"] or "clock not named" for r in rows)
     body = []
     for r in rows:
-        res = "-" if r["resolution_ns"] is None else "%s ns (%s)" % (
-            fmt(r["resolution_ns"]), r["resolution_from"])
         body.append([str(r.get("device")), str(r.get("path")) + (" (partial)" if r["partial"]
                                                                  else ""),
-                     str(r.get("wait", "-"))] + [fmt(r[k]) for k in (
-                         "min_ns", "p50_ns", "p99_ns", "max_ns", "samples", "lost", "stale")]
-                    + [r["clock_words"] or "-", res])
-    numeric = set(range(3, 10))
+                     str(r.get("wait", "-"))] + [tables.number(r[k]) for k in (
+                         "min_ns", "p50_ns", "p99_ns", "max_ns", "samples", "lost", "stale",
+                         "resolution_ns")])
+    numeric = set(range(3, 11))
+    if len(clocks) > 1:
+        header.append("clock")
+        body = [b + [r["clock_words"] or "-"] for b, r in zip(body, rows)]
     if any("variant" in r for r in rows):  # the kernel's faithful / ticklab variants
         header = header[:3] + ["variant"] + header[3:]
         body = [b[:3] + [str(r.get("variant", "-"))] + b[3:] for b, r in zip(body, rows)]
-        numeric = set(range(4, 11))
+        numeric = {i + 1 for i in numeric}
+    wheres = dict.fromkeys(r["resolution_from"] for r in rows if r["resolution_from"])
     out.append("<p class=\"note\">Deadline to handler, in ns: the fastest, the median, the "
-               "99th percentile and the slowest wake-up of each series.</p>")
-    out.append(plain_table(header, body, numeric=numeric))
+               "99th percentile and the slowest wake-up of each series; clock %s; +-: the "
+               "resolution of each figure (%s).%s</p>" % (
+                   esc(" / ".join(clocks)), esc("; ".join(wheres) or "not known"),
+                   esc(samples_note)))
+    out.append(plain_table(header, body, numeric=numeric, lines=[r["line"] for r in rows],
+                           row_class="partial" if any(r["partial"] for r in rows) else None))
     paths = dict.fromkeys(r.get("path") for r in rows if isinstance(r.get("path"), str))
     waits = dict.fromkeys(r.get("wait") for r in rows if isinstance(r.get("wait"), str))
-    out.append("<ul class=\"note\">%s%s</ul>" % (
-        "".join("<li><b>%s</b>: %s</li>" % (esc(p), esc(dataset.PATHS[p]))
-                for p in paths if p in dataset.PATHS),
-        "".join("<li>wait <b>%s</b>: %s</li>" % (esc(w), esc(dataset.WAITS[w]))
-                for w in waits if w in dataset.WAITS)))
+    out.append("<p class=\"note\">%s</p>" % "; ".join(
+        ["<b>%s</b>: %s" % (esc(p), esc(dataset.PATHS[p])) for p in paths
+         if p in dataset.PATHS]
+        + ["wait <b>%s</b>: %s" % (esc(w), esc(dataset.WAITS[w])) for w in waits
+           if w in dataset.WAITS]))
     thin = [r for r in rows if r["samples"] is not None and r["samples"] < 1000
             and r["p999_ns"] is not None and r["p999_ns"] == r["max_ns"]]
     if thin:
@@ -117,67 +129,165 @@ def verdict_section(lines):
     return out
 
 
+def seconds(ns):
+    """Machine time for a reader: 5.1 s, 468 ms, 77 us."""
+    if ns is None:
+        return "-"
+    for unit, scale in (("s", 1e9), ("ms", 1e6), ("us", 1e3)):
+        if abs(ns) >= scale:
+            return "%.3g %s" % (ns / scale, unit)
+    return "%d ns" % ns
+
+
 def experiment_list(s):
     out = ["<h2 id=\"experiment-list\">Experiments</h2>",
-           "<p class=\"note\">Planned from %s.</p>" % esc(s["experiments_planned_from"])]
-    rows = [[e["exp"], e["state"], str(e["rows"]), fmt(e["duration_ns"] / 1e9) + " s"
-             if e["duration_ns"] is not None else "-", str(e["errors"]), e["note"]]
-            for e in s["experiments"]]
-    out.append(plain_table(["experiment", "state", "rows", "machine time", "errors", "what "
-                            "became of it"], rows, numeric={2, 3, 4}))
+           "<p class=\"note\">Planned from %s; a name leads to its section.</p>"
+           % esc(s["experiments_planned_from"])]
+    body = []
+    for e in s["experiments"]:
+        name = esc(e["exp"])
+        link = "<a href=\"#exp-%s\">%s</a>" % (name, name) if e["state"] != "absent" else name
+        note = e["note"] if e["state"] != "done" else ""
+        if e["errors"]:
+            note = ("%s error record(s). " % e["errors"]) + note
+        cells = [link, state(e["state"], e["state"] in ("done", "skipped")),
+                 esc(seconds(e["duration_ns"])), esc(note)]
+        body.append("<tr>%s</tr>" % "".join(
+            "<td%s>%s</td>" % ({2: ' class="num"', 3: ' class="wrap"'}.get(i, ""), c)
+            for i, c in enumerate(cells)))
+    out.append("<div class=\"scroll\"><table><tr><th>experiment</th><th>state</th><th>machine "
+               "time</th><th>note</th></tr>%s</table></div>" % "".join(body))
     return out
 
 
-def published_cell(exp):
-    def cell(row):
-        pub = published.for_row(exp, row)
-        if pub is None:
-            return ""
-        mine = row.get(pub["key"]) if pub.get("key") else None
-        return esc("this machine %s; published %s (%s)" % (
-            dataset.cell(mine) if mine is not None else "-", pub["text"], pub["source"]))
-    return cell
+def experiment_table(name, rows, stems, partial=False):
+    """The experiment's compact table (tables.py), its notes, and where every key is."""
+    t = tables.for_experiment(name, rows)
+    if t is None:
+        return []
+    out = []
+    if t.rows:
+        pub = {i for i, h in enumerate(t.header) if h.startswith("published")}
+        out.append(plain_table(t.header, t.rows, numeric=t.numeric, lines=t.lines, pub=pub,
+                               row_class="partial" if partial else None))
+    out += ["<p class=\"note\">%s</p>" % esc(n) for n in t.notes]
+    out.append("<p class=\"note\">Every key of every row: <a href=\"data/%s.csv\">data/%s.csv"
+               "</a>.</p>" % (esc(stems.get(name, "")), esc(stems.get(name, ""))))
+    return out
 
 
-def experiment_sections(data, figures):
+def samples_section(data):
+    """What the raw samples are, and the worst wake-ups with where their time went."""
+    series = samples.collect(data)
+    rows = [r for r in data.results.get("wakeup-latency", []) if r.get("status") != "skip"]
+    if not rows:
+        return []
+    if not series:
+        return ["<p class=\"note\">The kernel sent no raw samples (no <code>samples</code> "
+                "records): the histograms and CDFs are drawn from its power-of-two buckets, "
+                "and no latency-over-time figure or worst-wake-up table can be made.</p>"]
+    out = []
+    whole = sum(s.complete for s in series.values())
+    total = sum(len(s.values) for s in series.values())
+    out.append("<p class=\"note\">Raw samples: %s series, %s samples, %s complete "
+               "(<a href=\"samples.csv\">samples.csv</a>, one row each; "
+               "<a href=\"latency-hist-us.txt\">latency-hist-us.txt</a> in cyclictest's -h "
+               "layout).</p>" % (tables.number(len(series)), tables.number(total),
+                                 "all" if whole == len(series) else "%d" % whole))
+    for s in series.values():
+        for p in s.problems:
+            out.append("<p class=\"bad\">samples of %s %s %s: %s</p>" % (
+                esc(s.device), esc(s.path), esc(dataset.cell(s.wait)), esc(p)))
+    for row in rows:
+        s = samples.for_row(data, row)
+        if s is None:
+            continue
+        off = samples.disagreements(s, row)
+        if off:
+            out.append("<p class=\"bad\">%s %s %s: the row and its samples disagree: %s</p>"
+                       % (esc(row.get("device")), esc(row.get("path")),
+                          esc(dataset.cell(row.get("wait"))), esc("; ".join(off))))
+    worst = samples.worst_wakeups(data)
+    if worst:
+        out.append("<h4>The worst wake-up of each series, and where its time went</h4>")
+        out.append(plain_table(*worst_table([w[0] for w in worst if w]),
+                               numeric={3, 4, 5, 6, 7}))
+        more = [x for w in worst for x in w[1:]]
+        if more:
+            header, body = worst_table(more)
+            out.append(htmlpage.details("The next %d worst of each series" % (
+                len(worst[0]) - 1), [plain_table(header, body, numeric={3, 4, 5, 6, 7})]))
+    return out
+
+
+def worst_table(wakeups):
+    header = ["device", "wait", "series", "wake-up (seq of n)", "deadline to handler (ns)",
+              "to entry (ns)", "entry to handler (ns)", "neighbours' median (ns)",
+              "what the kernel knows"]
+    body = []
+    for w in wakeups:
+        d = w.detail
+        known = ", ".join("%s %s" % (k.replace("_", " "), tables.number(d[k]))
+                          for k in ("stale", "lost_before", "rescued", "max_gap_ns",
+                                    "delay_ns", "at_ns", "try") if d.get(k) is not None)
+        body.append([w.device, dataset.cell(w.wait), w.kind,
+                     "%d of %d (%d %%)" % (w.seq, w.n, 100 * w.seq // max(w.n, 1)),
+                     tables.number(w.total_ns), tables.number(w.entry_ns),
+                     tables.number(w.total_ns - w.entry_ns) if w.entry_ns is not None else "-",
+                     tables.number(w.neighbours_ns), known or "nothing sent (no "
+                     "sample_detail record)"])
+    return header, body
+
+
+def experiment_sections(data, figures, stems):
     out = ["<h2 id=\"experiments\">Experiment by experiment</h2>"]
-    states = data.experiments()
-    for st in states:
+    for st in data.experiments():
         if not st.rows and st.state == "absent":
             continue
         exp = dataset.EXPERIMENT_BY_NAME.get(st.name)
-        out.append("<h3 id=\"exp-%s\">%s <code>%s</code></h3>" % (esc(st.name), esc(st.title),
-                                                                   esc(st.name)))
+        out.append("<div class=\"exp\"><h3 id=\"exp-%s\">%s <code>%s</code></h3>" % (
+            esc(st.name), esc(st.title), esc(st.name)))
         summary = (st.start or {}).get("summary")
-        if isinstance(summary, str) and summary:
-            out.append("<p>%s.</p>" % esc(summary.rstrip(".")))
-        elif exp:
-            out.append("<p>%s.</p>" % esc(exp.about[0].upper() + exp.about[1:]))
+        about = summary.rstrip(".") if isinstance(summary, str) and summary else (
+            exp.about[0].upper() + exp.about[1:] if exp else "")
         cls = "bad" if st.state == "partial" else "note"
-        out.append("<p class=\"%s\">%s.</p>" % (cls, esc(st.describe()[0].upper()
-                                                         + st.describe()[1:])))
+        out.append("<p>%s. <span class=\"%s\">%s.</span></p>" % (
+            esc(about), cls, esc(st.describe()[0].upper() + st.describe()[1:])))
         for text, source in published.notes(st.name):
             out.append("<p class=\"note\">Published: %s (%s).</p>" % (esc(text), esc(source)))
         for err in st.errors:
             out.append("<p class=\"bad\">error record (line %d): %s</p>" % (
                 err.line, esc(" ".join("%s=%s" % (k, dataset.cell(v)) for k, v in err.items()
                                        if k != "type"))))
-        extra = []
-        if any(published.for_row(st.name, r) for r in st.rows):
-            extra = [("published", published_cell(st.name))]
-        out.append(table(st.rows, drop=("type", "exp"),
-                         row_class="partial" if st.state == "partial" else None, extra=extra))
-        for plot in figures.get(st.name, []):
-            out.append(plot)
+        if st.name == "wakeup-latency":
+            out += samples_section(data)
+            out.append(htmlpage.figures(figures.get(st.name, []), "plots/"))
+        else:
+            out.append(htmlpage.flow(experiment_table(st.name, st.rows, stems,
+                                                      st.state == "partial"),
+                                     figures.get(st.name, []), "plots/"))
+        out.append("</div>")
     if not data.results:
         out.append("<p class=\"warn\">No experiment result in this run.</p>")
     return out
 
 
+CALIBRATION = ("target", "method", "ref", "status", "freq_hz", "uncertainty_ppb",
+               "disagreement_ppb", "agrees", "chosen", "window_ns", "retries", "reason")
+
+
 def calibration_section(data, figures):
     out = ["<h2 id=\"calibration\">Calibration</h2>"]
-    out.append(table(data.by_type.get("calibration", [])))
-    out += figures.get(None, [])
+    rows = data.by_type.get("calibration", [])
+    keys = [k for k in CALIBRATION if any(k in r for r in rows)]
+    body = [[tables.number(r.get(k)) if k != "reason" else dataset.cell(r.get(k))
+             for k in keys] for r in rows]
+    numeric = {i for i, k in enumerate(keys) if k.endswith(("_hz", "_ppb", "_ns"))
+               or k == "retries"}
+    out.append(plain_table([tables.header_of(k) for k in keys], body, numeric=numeric,
+                           lines=[r.line for r in rows]) if rows else
+               "<p class=\"note\">No calibration record.</p>")
+    out.append(htmlpage.figures(figures.get(None, []), "plots/"))
     return out
 
 
@@ -242,7 +352,8 @@ def other_section(data):
         out += ["<h3>%s</h3>" % esc(rtype), table(data.by_type[rtype])]
     if not others:
         out.append("<p class=\"note\">None.</p>")
-    hidden = [t for t in ("madt_more", "acpi_dump", "exp_end") if t in data.by_type]
+    hidden = [t for t in ("madt_more", "acpi_dump", "exp_end", "samples", "sample_detail")
+              if t in data.by_type]
     if hidden:
         out.append("<p class=\"note\">Also in the data files, not shown here: %s.</p>"
                    % esc(", ".join("%s (%d)" % (t, len(data.by_type[t])) for t in hidden)))
@@ -265,10 +376,10 @@ def inventory_section(data):
         body, id_="inventory")]
 
 
-def build(data, runs, summary, plots, absent, files, log):
+def build(data, runs, summary, plots, absent, files, log, stems=None):
     by_exp = {}
     for p in plots:
-        by_exp.setdefault(p.exp, []).append(htmlpage.figure(p, "plots/"))
+        by_exp.setdefault(p.exp, []).append(p)
     cpu = data.one("cpu")
     title = "ticklab report: %s" % (cpu.get("brand") or "unknown CPU")
     out = ["<h1>%s</h1>" % esc(title),
@@ -277,7 +388,7 @@ def build(data, runs, summary, plots, absent, files, log):
                datetime.datetime.now().strftime("%Y-%m-%d %H:%M")), ", ".join(
                    "<a href=\"#%s\">%s</a>" % (a, t) for a, t in NAV))]
     out += summary_section(summary)
-    out += experiment_sections(data, by_exp)
+    out += experiment_sections(data, by_exp, stems or {})
     out += calibration_section(data, by_exp)
     out += errors_section(data)
     out += integrity_section(runs, data, log)

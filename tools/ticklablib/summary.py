@@ -4,7 +4,7 @@ plain words, the experiments and what became of each. The report's page heads wi
 the terminal summary prints it, and summary.json holds it for other tools.
 """
 
-from . import TOOL_VERSION, check, dataset, provenance, records
+from . import TOOL_VERSION, check, dataset, provenance, records, samples
 from .dataset import num
 
 # The verdict topics in words (docs/report-format.md, `verdict`).
@@ -39,6 +39,16 @@ def latency_rows(data):
                       "resolution_from": where, "partial": partial, "line": row.line})
         out.append(entry)
     return out
+
+
+def samples_summary(data):
+    """The raw samples the kernel sent: how many series and samples, how many complete, and
+    what was wrong with the others (samples.py)."""
+    series = samples.collect(data)
+    return {"series": len(series), "samples": sum(len(s.values) for s in series.values()),
+            "complete": sum(s.complete for s in series.values()),
+            "problems": ["%s %s %s: %s" % (s.device, s.path, s.wait, p)
+                         for s in series.values() for p in s.problems]}
 
 
 def evidence_words(evidence):
@@ -161,6 +171,8 @@ def build(data, runs, capture, capture_problem=None, log=None):
         "settings": settings(data),
         "latency": latency_rows(data),
         "impossible": impossible(data),
+        "unmet": check.unmet([data.run]),
+        "samples": samples_summary(data),
         "verdict": verdict_lines(data),
         "experiments_planned_from": planned_from,
         "experiments": [{"exp": s.name, "title": s.title, "state": s.state,
@@ -213,7 +225,9 @@ def latency_table(rows):
     return aligned(header, body, right=set(range(3, 10))), uniform
 
 
-def terminal_lines(summary):
+def terminal_lines(summary, brief=False):
+    """The summary as text; `brief`: without the per-device table and the verdict (the
+    kernel printed both on the console as the run went: `make run` shows each once)."""
     run, env = summary["run"], summary["environment"]
     out = ["run %d of %d (lines %d-%d): %s; %d records (the end record counts the %s before "
            "it)" % (run["index"], run["of"], run["first_line"], run["last_line"], run["words"],
@@ -222,7 +236,7 @@ def terminal_lines(summary):
     out.append("  how it was started: " + env["how_started"])
     out += ["  " + d for d in env["details"]]
     out += ["  WARNING: " + w for w in env["warnings"]]
-    if summary["latency"]:
+    if summary["latency"] and not brief:
         table, uniform = latency_table(summary["latency"])
         first = summary["latency"][0]
         out.append("wakeup latency, ns from the deadline to the handler%s:" % (
@@ -239,7 +253,9 @@ def terminal_lines(summary):
         out.append("IMPOSSIBLE FIGURES (negative latency, cost or overhead): %d row(s)"
                    % len(summary["impossible"]))  # tick-rate verdicts beyond belief too
         out += ["  " + line for line in summary["impossible"][:10]]
-    if summary["verdict"]:
+    if brief:
+        pass
+    elif summary["verdict"]:
         out.append("verdict:")
         width = max(len(v["label"]) for v in summary["verdict"])
         out += ["  %s  %s" % (v["label"].ljust(width), v["claim"]) for v in summary["verdict"]]
@@ -251,4 +267,5 @@ def terminal_lines(summary):
         done, len(exps), summary["experiments_planned_from"]))
     out += ["  %s: %s" % (e["exp"], e["note"]) for e in exps
             if e["state"] not in ("done",) or e["errors"]]
+    out += ["NOT DONE: " + line for line in summary.get("unmet", [])]
     return out

@@ -32,22 +32,52 @@ def clean_text(line):
     return _CONTROL.sub("", line.decode("utf-8", "replace")).rstrip()
 
 
+# Machine seconds each experiment took in the quick profile, measured (build/runs of
+# f7e080e: exact mode and plain emulation, two runs each, the larger; docs/host-tool.md).
+# The plan sends only budgets, which the quick profile uses a tenth of.
+TYPICAL_S = {"quick": {"period-compare": 5.2, "periodic-jitter": 2.0, "itimer-error": 4.1,
+                       "sleep-accuracy": 8.4, "tick-overhead": 5.9, "hrtimer-cost": 3.4,
+                       "wakeup-latency": 3.6, "hwlat": 0.11, "tsc-sync": 0.01,
+                       "percpu-latency": 0.6}}
+# Under icount an experiment's wall time is its instruction count over the emulator's speed,
+# nothing like its machine time (tick-overhead's busy loops: 6 s of machine time, 10 to 20
+# s of wall time; period-compare: 5 s in 1.4 s): wall seconds each took in the quick
+# profile, exact mode, the mean of two runs of f7e080e on this 2-core host.
+TYPICAL_ICOUNT_WALL_S = {"quick": {"period-compare": 1.4, "periodic-jitter": 0.9,
+                                   "itimer-error": 1.3, "sleep-accuracy": 2.6,
+                                   "tick-overhead": 10.3, "hrtimer-cost": 12.5,
+                                   "wakeup-latency": 14.5, "hwlat": 0.2, "tsc-sync": 0.05,
+                                   "percpu-latency": 0.2}}
+BUDGET_SHARE = 0.15   # of its budget an experiment with no typical figure is expected to take
+VERDICT_S = 1.0       # machine time after the last experiment: verdict, summary, end
+
+
 class Plan:
-    """Where the run is among its experiments, from plan / exp_start / exp_end records."""
+    """Where the run is among its experiments, from plan / exp_start / exp_end records, and
+    how long the rest will take: each experiment's expected machine time (the plan's
+    expected_ns, else TYPICAL_S for the profile, else a share of its budget), scaled by how
+    the experiments done so far compared with their expectation, converted to wall time at
+    the pace they ran (wall seconds per machine second: icount runs far faster or slower
+    than real time)."""
 
     def __init__(self):
         self.planned = None     # [{"exp", "budget_ns", "expected_ns"}], or None: no plan
+        self.profile = None
         self.started = []       # experiment names in exp_start order
         self.current = None     # name of the experiment running, or None
         self.cur_wall = None    # monotonic time its exp_start arrived
         self.done_wall_s = 0.0  # wall seconds the finished experiments took
         self.done_machine_ns = 0  # machine ns they took, by their exp_end
+        self.done_expected_ns = 0  # what was expected of them
         self.finished = set()
+        self.icount = False     # the capture runs QEMU under -icount (set by capture)
+        self.done_typical_wall_s = 0.0  # icount: the typical wall time of those finished
 
     def record(self, rec, now):
         if rec.type == "plan" and isinstance(rec.get("experiments"), list):
             self.planned = [e for e in rec["experiments"]
                             if isinstance(e, dict) and isinstance(e.get("exp"), str)]
+            self.profile = rec.get("profile")
         elif rec.type == "exp_start" and isinstance(rec.get("exp"), str):
             self.started.append(rec["exp"])
             self.current, self.cur_wall = rec["exp"], now
@@ -57,6 +87,8 @@ class Plan:
                 if machine and machine > 0:
                     self.done_wall_s += now - self.cur_wall
                     self.done_machine_ns += machine
+                    self.done_expected_ns += self.expected_ns(self.current) or machine
+                    self.done_typical_wall_s += self.typical_wall_s(self.current) or 0.0
             if isinstance(rec.get("exp"), str):
                 self.finished.add(rec["exp"])
             self.current = None
@@ -66,31 +98,72 @@ class Plan:
         k = len(self.started)
         return k, (len(self.planned) if self.planned is not None else None)
 
+    def entry(self, name):
+        return next((e for e in self.planned or [] if e.get("exp") == name), {})
+
+    def expected_ns(self, name):
+        """The machine ns an experiment is expected to take."""
+        e = self.entry(name)
+        if num(e.get("expected_ns")) is not None:
+            return num(e.get("expected_ns"))
+        typical = TYPICAL_S.get(self.profile, {}).get(name)
+        if typical is not None:
+            return typical * 1e9
+        budget = num(e.get("budget_ns"))
+        return budget * BUDGET_SHARE if budget else None
+
+    def typical_wall_s(self, name):
+        """Under icount, the wall seconds an experiment typically takes, or None."""
+        return TYPICAL_ICOUNT_WALL_S.get(self.profile, {}).get(name) if self.icount else None
+
+    def wall_left(self, now):
+        """Under icount with a known profile: the typical wall seconds of what remains,
+        scaled by how the finished experiments compared with theirs (the host's pace)."""
+        pace = self.done_wall_s / self.done_typical_wall_s if self.done_typical_wall_s \
+            else 1.0
+        pace = min(max(pace, 0.3), 3.0)
+        k = len(self.started)
+        left = 0.0
+        for i, entry in enumerate(self.planned):
+            if i < k - 1 or (i == k - 1 and self.current is None):
+                continue
+            typical = (self.typical_wall_s(entry.get("exp")) or 0.0) * pace
+            if i == k - 1 and self.cur_wall is not None:
+                ran = now - self.cur_wall
+                left += max(typical - ran, 0.1 * typical)
+            else:
+                left += typical
+        return left + 0.5 * pace
+
     def seconds_left(self, now):
-        """Estimated wall seconds to the last experiment's end, and whether the estimate
-        is an upper bound (budgets only), or (None, False) without a plan."""
+        """(estimated wall seconds to the run's end, whether it is only the budgets' bound),
+        or (None, False) without a plan."""
         if self.planned is None:
             return None, False
-        # wall seconds per machine second, learnt from the experiments done (icount runs
-        # far faster or slower than real time); 1 until one has finished
+        if self.icount and all(self.typical_wall_s(e.get("exp")) is not None
+                               for e in self.planned):
+            return self.wall_left(now), False
         rate = (self.done_wall_s / (self.done_machine_ns / 1e9)) if self.done_machine_ns \
             else 1.0
+        pace = self.done_machine_ns / self.done_expected_ns if self.done_expected_ns else 1.0
+        pace = min(max(pace, 0.3), 3.0)
         k = len(self.started)
-        upper = False
-        left_ns = 0.0
+        left_ns = bound_ns = 0.0
         for i, entry in enumerate(self.planned):
-            expected = num(entry.get("expected_ns"))
-            if expected is None:
-                expected = num(entry.get("budget_ns")) or 0
-                upper = True
             if i < k - 1 or (i == k - 1 and self.current is None):
                 continue  # done
+            expected = (self.expected_ns(entry.get("exp")) or 0) * pace
+            budget = num(entry.get("budget_ns")) or expected
             if i == k - 1 and self.cur_wall is not None:
                 ran_ns = (now - self.cur_wall) / rate * 1e9
-                left_ns += max(0.0, expected - ran_ns)
+                # past its expectation: a tenth of that again, until its budget
+                left_ns += max(expected - ran_ns, min(0.1 * expected, budget - ran_ns), 0.0)
+                bound_ns += max(budget - ran_ns, 0.0)
             else:
                 left_ns += expected
-        return left_ns / 1e9 * rate, upper
+                bound_ns += budget
+        left_ns += VERDICT_S * 1e9
+        return min(left_ns, bound_ns + VERDICT_S * 1e9) / 1e9 * rate, False
 
 
 def fmt_s(seconds):
