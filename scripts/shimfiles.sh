@@ -15,8 +15,10 @@
 #     (shim-signed-common, mokutil, GRUB: the installed tooling, of no use on a stick). A
 #     later call finds them there (no network); `make clean` removes them. apt-get download
 #     checks each file against the archive's signed package lists, as an installation
-#     would; when apt knows no candidate yet (no package lists), `apt-get update` runs first
-#     (as root; not as another user).
+#     would. As root, `apt-get update` runs (once) when apt knows no candidate yet (no
+#     package lists) or the download fails (lists older than the archive name versions it
+#     has replaced); another user gets the reason instead. When the current versions cannot
+#     be had but an earlier download is in build/shim/, that one is used, saying so.
 # Either way both files are checked before their paths are printed: shim carries a signature
 # issued by Microsoft's UEFI CA (2011 or 2023), MokManager one by the Debian Secure Boot CA
 # (`sbverify --list`, sbsigntool; what is checked is who signed, the chain to Microsoft's
@@ -79,19 +81,31 @@ cached_any() {
     [ -n "$d" ] && [ -f "$d$SHIM_EFI" ] && [ -f "$d$MM_EFI" ] && echo "${d%/}"
 }
 
+updated=0
+update() {   # apt-get update, once, as root only
+    [ "$updated" = 0 ] && [ "$(id -u)" = 0 ] || return 1
+    updated=1
+    say "$1: apt-get update"
+    apt-get update -qq >&2 || true
+}
+# A copy unpacked earlier, when the current one cannot be had: still Debian's signed files.
+fall_back() {
+    local d
+    d=$(cached_any) || return 0
+    say "$1; using the copy unpacked earlier in ${d#"$root"/}"
+    check_and_print "$d/$SHIM_EFI" "$d/$MM_EFI" "Debian's archive, unpacked earlier"
+}
+
 read -r v1 v2 < <(candidates)
 lists="no Debian 12 package lists: apt-get update as root, with Debian's main sources in /etc/apt/sources.list"
-if { [ "$v1" = - ] || [ "$v2" = - ]; } && [ "$(id -u)" = 0 ]; then
-    say "apt does not know $SHIM and $MM yet: apt-get update"
-    apt-get update -qq >&2 || true
-    lists="apt-get update found none: no network to Debian's archive, or not its main sources in /etc/apt/sources.list"
-    read -r v1 v2 < <(candidates)
+if [ "$v1" = - ] || [ "$v2" = - ]; then
+    if update "apt does not know $SHIM and $MM yet"; then
+        lists="apt-get update found none: no network to Debian's archive, or not its main sources in /etc/apt/sources.list"
+        read -r v1 v2 < <(candidates)
+    fi
 fi
 if [ "$v1" = - ] || [ "$v2" = - ]; then
-    if d=$(cached_any); then
-        say "apt knows no version of $SHIM/$MM; using the copy unpacked earlier in $d"
-        check_and_print "$d/$SHIM_EFI" "$d/$MM_EFI" "Debian's archive, unpacked earlier"
-    fi
+    fall_back "apt knows no version of $SHIM and $MM"
     unavailable "apt knows no version of $SHIM and $MM ($lists)"
 fi
 
@@ -104,12 +118,31 @@ if [ ! -f "$dir/$SHIM_EFI" ] || [ ! -f "$dir/$MM_EFI" ]; then
     dl=$(mktemp -d)
     trap 'rm -rf "$stage" "$dl"' EXIT
     if [ "$(id -u)" = 0 ] && id _apt >/dev/null 2>&1; then chown _apt "$dl"; fi
-    say "fetching $SHIM $v1 and $MM $v2 from Debian's archive (apt-get download; unpacked" \
-        "into ${dir#"$root"/}, nothing installed)"
-    if ! (cd "$dl" && apt-get download -q -o Acquire::Retries=1 "$SHIM=$v1" "$MM=$v2") \
-            > "$stage/download.log" 2>&1; then
-        unavailable "apt-get download $SHIM=$v1 $MM=$v2 failed (no network to Debian's" \
-            "archive, or package lists older than it: apt-get update): $(grep -E '^(E|W):' "$stage/download.log" | head -1 | cut -c1-240)"
+    download() {
+        rm -f "$dl"/*.deb     # nothing of an earlier attempt (another version) left
+        [ "$v1" != - ] && [ "$v2" != - ] || return 1
+        say "fetching $SHIM $v1 and $MM $v2 from Debian's archive (apt-get download;" \
+            "unpacked into ${dir#"$root"/}, nothing installed)"
+        (cd "$dl" && apt-get download -q -o Acquire::Retries=1 "$SHIM=$v1" "$MM=$v2") \
+            > "$stage/download.log" 2>&1
+    }
+    if ! download; then
+        # Lists older than the archive name versions it no longer has (a point release
+        # replaces them): fresh lists, then the versions they name.
+        if update "apt-get download failed"; then
+            read -r v1 v2 < <(candidates)
+            dir=$cache/${v1//:/%3a}_${v2//:/%3a}
+            if [ -f "$dir/$SHIM_EFI" ] && [ -f "$dir/$MM_EFI" ]; then
+                check_and_print "$dir/$SHIM_EFI" "$dir/$MM_EFI" "from Debian's archive, $SHIM $v1, $MM $v2"
+            fi
+        fi
+        if [ "$updated" = 0 ] || ! download; then
+            why="apt-get download $SHIM=$v1 $MM=$v2 failed (no network to Debian's archive$(
+                [ "$updated" = 1 ] || echo ", or package lists older than it: apt-get update"
+                )): $(grep -E '^(E|W):' "$stage/download.log" | head -1 | cut -c1-240)"
+            fall_back "$why"
+            unavailable "$why"
+        fi
     fi
     mkdir -p "$stage/debs"
     for p in "$SHIM:$v1" "$MM:$v2"; do
