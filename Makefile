@@ -167,15 +167,17 @@ usb: efi-usb
 # on (docs/real-hardware.md): Debian's signed shim, MokManager, ticklab.efi signed with your key
 # and the key's certificate to enroll. The key: SB_KEY and SB_CERT (your own, PEM), else made
 # once in SB_DIR (default ~/.config/ticklab/secureboot) and reused (scripts/sbkey.sh). Its
-# packages come from `make deps-secureboot`, which nothing else installs.
+# packages (sbsigntool, openssl) come from `make deps-secureboot`; shim and MokManager from
+# their Debian packages, downloaded into build/shim/ and unpacked, never installed
+# (scripts/shimfiles.sh; the installed ones when the host has them).
 .PHONY: secureboot-usb deps-secureboot test-secureboot
 secureboot-usb: deps-secureboot $(BUILD)/ticklab.efi
 	scripts/mkefi.sh --secureboot $(BUILD)/ticklab-secureboot.img $(if $(USB_ARGS),"$(USB_ARGS)")
 	@echo "  STICK   $(BUILD)/ticklab-secureboot.img (at the first boot, enroll ticklab.cer in MokManager: docs/real-hardware.md)"
 deps-secureboot:
 	@scripts/setup-deps.sh secureboot
-# The Secure Boot boot tests alone, their packages installed first (make test runs them too
-# when the packages are there, and says SKIP when they are not).
+# The Secure Boot boot tests alone, their packages installed first (make test runs them too;
+# both say SKIP when shim's packages cannot be downloaded from Debian's archive).
 test-secureboot: deps-secureboot kernel efi
 	$(PYTHON) tests/qemu/boottest.py -k secureboot
 
@@ -266,5 +268,5 @@ help:
 	@echo "make test-long  the long boot tier: the full profile run three times under icount, byte for byte"
 	@echo "make deps       install the Debian packages building, booting and reporting need (as root)"
 	@echo "make deps-test  the same, and the packages only the tests need"
-	@echo "make deps-secureboot  the packages only the Secure Boot stick and its tests need"
-	@echo "make test-secureboot  the Secure Boot boot tests alone (installs their packages first)"
+	@echo "make deps-secureboot  what make secureboot-usb installs: make deps's packages, sbsigntool, openssl"
+	@echo "make test-secureboot  the Secure Boot boot tests alone (part of make test too)"

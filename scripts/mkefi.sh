@@ -14,7 +14,8 @@
 # BOOTX64.EFI in it, so the boot manager finds nothing to start on the disk and falls through
 # to its shell (OVMF does; many PCs have no shell: see docs/real-hardware.md).
 # --secureboot: the stick for a PC that keeps Secure Boot on (docs/real-hardware.md): Debian's
-# Microsoft-signed shim as EFI/BOOT/BOOTX64.EFI, its MokManager beside it (mmx64.efi),
+# Microsoft-signed shim as EFI/BOOT/BOOTX64.EFI, its MokManager beside it (mmx64.efi), both
+# from the Debian packages without installing them (scripts/shimfiles.sh),
 # ticklab.efi signed with your key (scripts/sbkey.sh) as EFI/BOOT/grubx64.efi, the name shim
 # starts, and the key's certificate as \ticklab.cer (DER) for MokManager's "Enroll key from
 # disk". No fbx64.efi: shim would run that fallback instead, which writes boot entries.
@@ -35,11 +36,12 @@ if [ "$mode" = shell ]; then
     printf 'fs0:\r\n\\ticklab.efi %s\r\n' "${2-}" > "$stage/startup.nsh"
 elif [ "$mode" = secureboot ]; then
     case $out in *.img) rm -f "$out" ;; esac   # no older stick left behind if signing fails
-    shim=/usr/lib/shim/shimx64.efi.signed mm=/usr/lib/shim/mmx64.efi.signed
-    for f in "$shim:shim-signed" "$mm:shim-helpers-amd64-signed"; do
-        [ -f "${f%%:*}" ] || { echo "mkefi.sh: ${f%%:*} missing: Debian package ${f#*:} (make deps-secureboot)" >&2; exit 1; }
-    done
     command -v sbsign >/dev/null || { echo "mkefi.sh: sbsign missing: Debian package sbsigntool (make deps-secureboot)" >&2; exit 1; }
+    # shim and MokManager: the installed packages' files, or else unpacked from the packages
+    # downloaded from Debian's archive into build/shim/, never installed (scripts/shimfiles.sh)
+    { read -r shim; read -r mm; } < <("$(dirname "$0")/shimfiles.sh")
+    [ -n "${mm-}" ] || { echo "mkefi.sh: no signed shim and MokManager (scripts/shimfiles.sh said why)" >&2; exit 1; }
+    echo "mkefi.sh: shim and MokManager from ${shim%/*}/"
     { read -r key; read -r cert; } < <("$(dirname "$0")/sbkey.sh")
     [ -n "${cert-}" ] || exit 1   # sbkey.sh said why
     mkdir -p "$stage/EFI/BOOT"

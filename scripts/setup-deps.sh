@@ -7,12 +7,15 @@
 #         host tool's report): compilers, NASM, QEMU, GRUB, OVMF, gnu-efi, Python with
 #         pyserial and matplotlib
 #   test  run + what only the tests need (make test): clang and its sanitizer/fuzzer
-#         runtime, pytest, hypothesis, chromium for the report page's browser test
-#   secureboot  run + what only the Secure Boot stick and its boot tests need (make
-#         secureboot-usb, make test-secureboot): Debian's signed shim and MokManager,
-#         sbsigntool, openssl. Nothing else installs these: on a Debian host that itself boots
-#         through UEFI with GRUB, shim-signed's installation runs grub-install (Debian's own
-#         behaviour), which `make run` and `make test` users have not asked for.
+#         runtime, pytest, hypothesis, chromium for the report page's browser test,
+#         sbsigntool and openssl for the Secure Boot boot tests
+#   secureboot  run + what the Secure Boot stick needs (make secureboot-usb, make
+#         test-secureboot): sbsigntool and openssl. Debian's signed shim and MokManager are
+#         no package of either set: scripts/shimfiles.sh downloads their packages
+#         (shim-signed, shim-helpers-amd64-signed) and unpacks them under build/shim/ without
+#         installing them, because installing shim-signed on a Debian host that itself boots
+#         through UEFI with GRUB runs grub-install for that host's boot loader (Debian's own
+#         behaviour), which nobody building a stick has asked for.
 # Each package is found by what it provides (a command, a file, a Python module), not by its
 # name in dpkg, so the check is also right where a tool came from elsewhere. A missing one is
 # named in one line with the package that provides it. --check only reports (exit 1 when
@@ -51,14 +54,14 @@ TEST_PROBES=(
     py:pytest\|python3-pytest  py:hypothesis\|python3-hypothesis
     cmd:chromium\|chromium
 )
+# In both the test set and the secureboot set. The OVMF build with Secure Boot and
+# Microsoft's keys is in the ovmf package the run set installs already.
 SECUREBOOT_PROBES=(
-    file:/usr/lib/shim/shimx64.efi.signed\|shim-signed
-    file:/usr/lib/shim/mmx64.efi.signed\|shim-helpers-amd64-signed
     cmd:sbsign\|sbsigntool  cmd:sbverify\|sbsigntool  cmd:openssl\|openssl
     file:/usr/share/OVMF/OVMF_CODE_4M.ms.fd\|ovmf  file:/usr/share/OVMF/OVMF_VARS_4M.ms.fd\|ovmf
 )
 probes=("${RUN_PROBES[@]}")
-[ "$set_name" = test ] && probes+=("${TEST_PROBES[@]}")
+[ "$set_name" = test ] && probes+=("${TEST_PROBES[@]}" "${SECUREBOOT_PROBES[@]}")
 [ "$set_name" = secureboot ] && probes+=("${SECUREBOOT_PROBES[@]}")
 
 present() {

@@ -17,7 +17,7 @@ Nested KVM is not idle time: a KVM boot keeps a host core busy in the hypervisor
 about as long as it runs, so the two pools share the cores.
 
 A case with requires (the Secure Boot cases, tests/qemu/cases_secureboot.py, which need
-packages `make test` does not install) prints `SKIP <name> <reason>` where it cannot run;
+Debian's signed shim from its archive) prints `SKIP <name> <reason>` where it cannot run;
 a case with run boots through its own procedure (several QEMU runs, firmware menus
 answered through the serial console) and is checked like any other.
 

@@ -22,9 +22,11 @@ under build/test/sb-keys/, never a user's.
   secureboot-as-shipped-quick  the stick as `make secureboot-usb` makes it (no command line
       file: the quick profile, every experiment) to the end after enrollment.
 
-The cases need the Secure Boot packages (scripts/setup-deps.sh secureboot); where they are
-missing, boottest.py says SKIP with the command that installs them (`make test` does not
-install them: `make test-secureboot` does).
+The cases need sbsigntool and openssl (the test package set installs them) and Debian's
+signed shim and MokManager, which scripts/shimfiles.sh takes from the installed packages or
+else downloads as packages from Debian's archive and unpacks under build/shim/ without
+installing them. Where those cannot be had (no network to the archive), boottest.py says
+SKIP with the reason; files that are there but fail shimfiles.sh's checks fail the cases.
 """
 import os
 import shutil
@@ -39,10 +41,9 @@ import fwscreen
 
 OVMF_SB_CODE = "/usr/share/OVMF/OVMF_CODE_4M.ms.fd"
 OVMF_SB_VARS = "/usr/share/OVMF/OVMF_VARS_4M.ms.fd"
-NEEDS = [(OVMF_SB_CODE, "ovmf"), (OVMF_SB_VARS, "ovmf"),
-         ("/usr/lib/shim/shimx64.efi.signed", "shim-signed"),
-         ("/usr/lib/shim/mmx64.efi.signed", "shim-helpers-amd64-signed"),
-         ("sbsign", "sbsigntool"), ("openssl", "openssl")]
+NEEDS = [(OVMF_SB_CODE, "ovmf"), (OVMF_SB_VARS, "ovmf"), ("sbsign", "sbsigntool"),
+         ("sbverify", "sbsigntool"), ("openssl", "openssl")]
+SHIMFILES_UNAVAILABLE = 2   # scripts/shimfiles.sh's exit status: cannot be had here
 
 # shim's refusal ("Verification failed: (0x1A) Security Violation"), known by either half:
 # OVMF's console loses a byte now and then under load
@@ -55,14 +56,40 @@ STEP_S = 60           # one MokManager screen to the next
 SUMMARY_MIN_PIXELS = 3000   # the summary screen's text lights far more (the kernel-q35 bar)
 
 
+_shim_state = {}
+
+
+def _shim_unavailable(root):
+    """None when scripts/shimfiles.sh has shim and MokManager for the sticks (the first call
+    may download them; one line says where they are from), else why not (SKIP). Asked
+    once per boottest run. Any other failure of shimfiles.sh is not a reason to skip: the
+    cases then run and fail at mkefi.sh with its message."""
+    if "why" not in _shim_state:
+        p = subprocess.run([os.path.join(root, "scripts", "shimfiles.sh")], cwd=root,
+                           capture_output=True, text=True)
+        said = [l for l in p.stderr.splitlines() if l.startswith("shimfiles: ")]
+        if p.returncode == SHIMFILES_UNAVAILABLE:
+            _shim_state["why"] = "Debian's signed shim unavailable: %s" % (
+                said[-1][len("shimfiles: "):] if said else "scripts/shimfiles.sh exit 2")
+        else:
+            _shim_state["why"] = None
+            if p.returncode == 0:
+                print("secureboot: shim and MokManager from %s%s" % (
+                    os.path.dirname(p.stdout.split("\n")[0]),
+                    " (downloaded now)" if any("fetching" in l for l in said) else ""),
+                    flush=True)
+    return _shim_state["why"]
+
+
 def packages_missing():
     """None when the Secure Boot cases can run here, else the reason (for SKIP)."""
     missing = sorted({pkg for path, pkg in NEEDS
                       if not (os.path.exists(path) if path.startswith("/") else shutil.which(path))})
     if missing:
-        return ("Secure Boot packages not installed (%s): make test-secureboot installs them "
-                "and runs these cases" % ", ".join(missing))
-    return None
+        return ("packages not installed (%s): make deps-test or make deps-secureboot installs "
+                "them" % ", ".join(missing))
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    return _shim_unavailable(root)
 
 
 # ---- the pieces ------------------------------------------------------------------------------
