@@ -17,6 +17,7 @@
 #include "kernel/inventory.h"
 #include "kernel/discover/acpi_report.h"
 #include "kernel/discover/cpu_report.h"
+#include "kernel/discover/hpet_boot.h"
 #include "kernel/discover/irq_check.h"
 #include "kernel/discover/topology_acpi.h"
 #include "kernel/report/console.h"
@@ -184,6 +185,8 @@ void kmain(uint32_t magic, uint32_t info_phys)
         run_mark_failed("not started by a Multiboot loader or ticklab.efi");
 
     inventory_boot(&boot);
+    hpet_boot_check();   /* i31hpet: firmware's HPET recorded and quieted before intr_init's
+                            self IPI and the interrupt check (the lead places it) */
     static struct intr_topology topo;
     unsigned dropped;
     topology_from_acpi(&acpi_facts, &topo, &dropped);
