@@ -329,15 +329,26 @@ static uint32_t delivery(const struct hpet *h, unsigned n)
     return (h->fsb_mask >> n) & 1 ? TN_FSB_EN : 0;
 }
 
-/* One-shot mode, the one way: the configuration written once (interrupt on, not periodic,
- * the compare width, the delivery); each event is then arm(): one comparator write and one
- * counter read. */
-static uint32_t oneshot_mode(const struct hpet *h, unsigned n)
+/* The interrupt on, with its delivery. Only ever after the comparator holds a value ahead
+ * of the counter: an emulated HPET fires a passed one as soon as it is enabled (hpet.h). */
+static uint32_t enable(const struct hpet *h, unsigned n, uint32_t conf)
 {
-    uint32_t conf = with_width(h, rd32(h, TN_CONF(n)) & ~(TN_PERIODIC | TN_VAL_SET)) |
-                    TN_INT_ENB | delivery(h, n);
+    conf |= TN_INT_ENB | delivery(h, n);
     wr32(h, TN_CONF(n), conf);
     return conf;
+}
+
+/* One-shot mode, the one way (the channel's state and the raw call): the configuration
+ * (not periodic, the compare width) written with the interrupt off, the comparator given a
+ * value ahead (*abs_cyc, or half its range ahead: parked), then the interrupt on. Each
+ * event is then arm(): one comparator write and one counter read. */
+static uint32_t oneshot_mode(const struct hpet *h, unsigned n, const uint64_t *abs_cyc)
+{
+    uint32_t conf = with_width(h, rd32(h, TN_CONF(n)) &
+                                      ~(TN_PERIODIC | TN_VAL_SET | TN_INT_ENB | TN_FSB_EN));
+    wr32(h, TN_CONF(n), conf);
+    write_comparator(h, n, abs_cyc ? *abs_cyc : hpet_read(h) + (cmp_mask(h, conf) >> 1), conf);
+    return enable(h, n, conf);
 }
 
 /* Equality match: if the counter got there before the write landed, nothing fires. */
@@ -408,7 +419,8 @@ int hpet_set_oneshot(struct hpet *h, unsigned n, uint64_t abs_cyc)
     int rc = check_comparator(h, n);
     if (rc)
         return rc;
-    return arm(h, n, oneshot_mode(h, n), abs_cyc);
+    uint32_t conf = oneshot_mode(h, n, &abs_cyc);
+    return too_late(h, abs_cyc, conf) ? -ETIME : 0;
 }
 
 int hpet_set_periodic(struct hpet *h, unsigned n, uint64_t period_cyc)
@@ -423,11 +435,12 @@ int hpet_set_periodic(struct hpet *h, unsigned n, uint64_t period_cyc)
         return -EINVAL;
     if (period_cyc > cmp_mask(h, conf) / 2)
         return -ERANGE;
-    conf |= TN_PERIODIC | TN_VAL_SET | TN_INT_ENB | delivery(h, n);
-    wr32(h, TN_CONF(n), conf);
+    conf = (conf & ~(TN_INT_ENB | TN_FSB_EN)) | TN_PERIODIC | TN_VAL_SET;
+    wr32(h, TN_CONF(n), conf);                  /* interrupt off while the values change */
     uint64_t first = hpet_read(h) + period_cyc;
     write_comparator(h, n, first, conf);        /* VAL_SET: the comparator itself */
     write_comparator(h, n, period_cyc, conf);   /* VAL_SET has cleared: the increment */
+    conf = enable(h, n, conf & ~TN_VAL_SET);
     return too_late(h, first, conf) ? -ETIME : 0;
 }
 
@@ -522,7 +535,7 @@ static struct hpet_channel *to_channel(struct clockevent *ce)
 static int channel_oneshot(struct clockevent *ce)
 {
     struct hpet_channel *ch = to_channel(ce);
-    ch->conf = oneshot_mode(ch->hpet, ch->n);
+    ch->conf = oneshot_mode(ch->hpet, ch->n, 0);
     ch->level = (ch->conf & TN_INT_LEVEL) != 0;
     clockevent_line_unmask(ch->ce.line);
     return 0;

@@ -54,6 +54,15 @@
  *    ICH9/ICH10, per the same Linux comment): nothing here reads a comparator back. The
  *    channel keeps what it wrote (struct hpet_channel.armed_cyc) and compares the counter
  *    with that.
+ *  - An emulated HPET does not wait for equality: QEMU 7.2 (hw/timer/hpet.c,
+ *    hpet_calculate_diff) fires a comparator the counter has passed one clock after the
+ *    timer is re-armed (its interrupt enabled, or the comparator written). A comparator's
+ *    interrupt is therefore only ever enabled after the comparator holds a value ahead: the
+ *    caller's, or (entering one-shot mode with nothing to arm yet) half its range ahead,
+ *    "parked". Enabled first, the value an earlier use left behind fired at once (seen: one
+ *    early tick when the tick took the HPET after the clock event checks had used it). On
+ *    a 32-bit comparator a parked one-shot left unarmed matches after 2^31 clocks (21 s at
+ *    100 MHz), as any value left in it would at the wrap.
  *  - Periodic mode takes two comparator writes: with VAL_SET the first lands in the
  *    comparator itself, and the second (VAL_SET has cleared itself) sets the increment
  *    added at each match. The spec does not say what the first write does to the

@@ -396,29 +396,30 @@ TEST(drv_hpet_oneshot_just_ahead_fires)
     machine();
     REQUIRE(running_hpet(false));
     uint64_t now = hpet_read(&the_hpet);
-    /* conf read, conf write, comparator write, check read: the check reads now + 40 */
+    /* conf read, conf write (interrupt off), comparator write, conf write (interrupt on),
+     * check read: the check reads now + 50 */
     uint64_t margin = the_hpet.cmp_margin_cyc;
     CHECK_EQ_U64(margin, HPET_CMP_MARGIN_FLOOR_CYC);
-    CHECK_EQ_I64(hpet_set_oneshot(&the_hpet, 0, now + 40 + margin), 0);
+    CHECK_EQ_I64(hpet_set_oneshot(&the_hpet, 0, now + 50 + margin), 0);
     fake_run_for_ns(2000);
     REQUIRE(irqs.n == 1);
-    CHECK_EQ_U64(cnt_at_irq[0], now + 40 + margin);
+    CHECK_EQ_U64(cnt_at_irq[0], now + 50 + margin);
     hpet_comparator_stop(&the_hpet, 0);
     now = hpet_read(&the_hpet);
-    CHECK_EQ_I64(hpet_set_oneshot(&the_hpet, 0, now + 40 + margin - 1), -ETIME);
+    CHECK_EQ_I64(hpet_set_oneshot(&the_hpet, 0, now + 50 + margin - 1), -ETIME);
     fake_run_for_ns(2000);
     CHECK_EQ_U64(irqs.total, 2);                       /* the grey zone: it came anyway */
 }
 
-/* The documented grey zone: the value is ahead when the write lands (+30 ticks) but reached
- * by the check read (+40): -ETIME, and yet the interrupt comes. Callers retry and must
- * tolerate that one early event. */
+/* The documented grey zone: the value is ahead when the write lands (+30 ticks) and when
+ * the interrupt is enabled (+40) but reached by the check read (+50): -ETIME, and yet the
+ * interrupt comes. Callers retry and must tolerate that one early event. */
 TEST(drv_hpet_oneshot_reached_between_write_and_check)
 {
     machine();
     REQUIRE(running_hpet(false));
     uint64_t now = hpet_read(&the_hpet);
-    CHECK_EQ_I64(hpet_set_oneshot(&the_hpet, 0, now + 40), -ETIME);
+    CHECK_EQ_I64(hpet_set_oneshot(&the_hpet, 0, now + 45), -ETIME);
     fake_run_for_ns(1000);
     CHECK_EQ_U64(irqs.total, 1);
 }

@@ -197,6 +197,7 @@ TEST(hpet_stall_before_a_late_write_is_etime_and_retried_not_lost)
 {
     REQUIRE(channel_machine(0, NULL));
     fake_hpet_set_cmp_write_delay(16);
+    REQUIRE(clockevent_set_state(&ch.ce, CE_STATE_ONESHOT, 0) == 0);
     uint64_t now = time_ns(), deadline = now + 3000;           /* 300 clocks */
     fake_stall_next_mmio_write(FAKE_HPET_BASE + TN_CMP0, 2900);
     CHECK_EQ_I64(clockevent_program_abs_ns(&ch.ce, deadline, now), 0);
@@ -219,6 +220,7 @@ TEST(hpet_stall_before_a_late_relative_write_is_retried)
 {
     REQUIRE(channel_machine(0, NULL));
     fake_hpet_set_cmp_write_delay(16);
+    REQUIRE(clockevent_set_state(&ch.ce, CE_STATE_ONESHOT, 0) == 0);
     fake_stall_next_mmio_write(FAKE_HPET_BASE + TN_CMP0, 1000000);   /* 1 ms: far past it */
     CHECK_EQ_I64(clockevent_program_ns(&ch.ce, 5000), 0);
     CHECK_EQ_U64(ch.ce.etime_retries, 1);
@@ -249,11 +251,12 @@ TEST(hpet_margin_measured_never_below_the_floor)
     CHECK_EQ_U64(the_hpet.cmp_margin_cyc, 2 * 200);
     REQUIRE(hpet_channel_init(&ch, &the_hpet, 0, 0, NULL) == 0);
     CHECK_EQ_U64(ch.ce.min_delta_cyc, 400 + 200);   /* the margin and one programming */
-    /* and it is what the check asks: 399 clocks ahead at the read-back is refused */
+    /* and it is what the check asks: 399 clocks ahead at the read-back is refused (the raw
+     * call makes four accesses after "now", 100 clocks each, before its check reads) */
     uint64_t now = hpet_read(&the_hpet);
-    CHECK_EQ_I64(hpet_set_oneshot(&the_hpet, 0, now + 200 + 399 + 200), -ETIME);
+    CHECK_EQ_I64(hpet_set_oneshot(&the_hpet, 0, now + 500 + 399), -ETIME);
     now = hpet_read(&the_hpet);
-    CHECK_EQ_I64(hpet_set_oneshot(&the_hpet, 0, now + 200 + 400 + 200), 0);
+    CHECK_EQ_I64(hpet_set_oneshot(&the_hpet, 0, now + 500 + 400), 0);
 }
 
 /* A try the CPU was taken away in (an SMI: here 1 ms before one comparator write) is the
@@ -502,4 +505,38 @@ TEST(hpet_channel_fsb_delivers_msi_to_the_lapic)
     fake_run_for_ns(20000);
     CHECK_EQ_U64(fake_hpet_stats()->fsb_messages, 9);
     CHECK_EQ_U64(fake_irq_stats(FAKE_IRQ_HPET(0))->raised, 1);
+}
+
+/* Regression (an early tick when the tick took the HPET after the clock event checks had
+ * used it): on QEMU a comparator the counter has passed fires as soon as its interrupt is
+ * enabled. Entering one-shot or periodic mode with an earlier event's value still in the
+ * comparator gave one event at once. The driver now gives the comparator a value ahead
+ * before it enables the interrupt. */
+TEST(hpet_channel_state_change_with_a_passed_comparator_fires_nothing_early)
+{
+    REQUIRE(channel_machine(100, NULL));
+    fake_hpet_set_passed_fires(true);
+    REQUIRE(clockevent_program_ns(&ch.ce, 10000) == 0);
+    fake_run_for_ns(20000);
+    REQUIRE(events_seen == 1);                 /* the comparator now holds a passed value */
+    clockevent_shutdown(&ch.ce);
+    REQUIRE(clockevent_set_state(&ch.ce, CE_STATE_ONESHOT, 0) == 0);
+    fake_run_for_ns(1000000);
+    CHECK_EQ_U64(events_seen, 1);
+    clockevent_shutdown(&ch.ce);
+    uint64_t t0 = vclock_now_ns();
+    REQUIRE(clockevent_set_periodic_ns(&ch.ce, 1000000, NULL) == 0);
+    fake_run_for_ns(900000);
+    CHECK_EQ_U64(events_seen, 1);              /* nothing before the first period */
+    fake_run_for_ns(200000);
+    CHECK_EQ_U64(events_seen, 2);
+    CHECK(irqs.e[irqs.n - 1].t_ns >= t0 + 1000000);
+    clockevent_shutdown(&ch.ce);
+    /* the raw call likewise: the old value never fires in between, the new one once */
+    uint64_t target = hpet_read(&the_hpet) + 1000;
+    REQUIRE(hpet_set_oneshot(&the_hpet, 0, target) == 0);
+    fake_run_for_ns(20000);
+    CHECK_EQ_U64(events_seen, 3);
+    CHECK_EQ_U64(cnt_at_event, target);
+    CHECK_EQ_U64(fake_irq_stats(FAKE_IRQ_HPET(0))->raised, 3);
 }

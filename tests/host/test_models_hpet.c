@@ -367,3 +367,33 @@ TEST(models_hpet_stale_comparator_readback)
     CHECK_EQ_U64(rd(TCMP(0)), 2000);
     CHECK_EQ_U64(fake_hpet_stats()->stale_cmp_reads, 1);
 }
+
+/* QEMU's way with a passed comparator: enabling the timer's interrupt (or writing the
+ * comparator) with the counter past it fires one clock later, not never. Off, the model
+ * keeps to the spec's equality. */
+TEST(models_hpet_passed_comparator_fires_when_rearmed_like_qemu)
+{
+    reset_with_log();
+    wr(CONF, ENABLE);
+    wr(TCMP(0), 10);
+    fake_run_for_ns(10000);                                /* the counter is at 1000 */
+    wr(TCONF(0), T_ENB | T_ROUTE(20));
+    fake_run_for_ns(10000);
+    CHECK_EQ_U64(fake_irq_stats(FAKE_IRQ_HPET(0))->raised, 0);   /* spec: never */
+
+    reset_with_log();
+    fake_hpet_set_passed_fires(true);
+    wr(CONF, ENABLE);
+    wr(TCMP(0), 10);
+    fake_run_for_ns(10000);
+    uint64_t t = vclock_now_ns();
+    wr(TCONF(0), T_ENB | T_ROUTE(20));
+    fake_run_for_ns(10000);
+    CHECK_EQ_U64(fake_irq_stats(FAKE_IRQ_HPET(0))->raised, 1);
+    CHECK(fake_irq_stats(FAKE_IRQ_HPET(0))->last_raise_ns <= t + 100 + 10);
+    wr(TCMP(0), 20);                                       /* written behind: fires too */
+    fake_run_for_ns(10000);
+    CHECK_EQ_U64(fake_irq_stats(FAKE_IRQ_HPET(0))->raised, 2);
+    fake_run_for_ns(1000000);                              /* and only once each */
+    CHECK_EQ_U64(fake_irq_stats(FAKE_IRQ_HPET(0))->raised, 2);
+}

@@ -44,6 +44,7 @@ struct timer {
      * comparator read returns once */
     bool stale_pending;
     uint64_t stale_cmp;
+    bool rearm;   /* a write re-armed it: fake_hpet_set_passed_fires applies once */
     struct vclock_event ev;
     /* A comparator write on its way (fake_hpet_set_cmp_write_delay): the value the
      * comparator takes when `land` fires; until then the old value keeps matching. */
@@ -60,7 +61,7 @@ static struct {
     uint64_t base;
     uint32_t period_fs;
     unsigned ntimers;
-    bool counter64, legacy_cap, stuck, stale_readback;
+    bool counter64, legacy_cap, stuck, stale_readback, passed_fires;
     uint64_t cmp_write_delay;   /* HPET clocks between a comparator write and its effect */
     uint64_t gen_conf, status;
     uint64_t cnt_base, cnt_t0;
@@ -118,6 +119,10 @@ static void schedule(struct timer *t)
         return;
     raw = vrate_ticks(rate(), now - h.cnt_t0);
     d = (t->cmp - (h.cnt_base + raw)) & tmask(t);
+    bool rearm = t->rearm;
+    t->rearm = false;
+    if (h.passed_fires && rearm && (t->conf & TN_INT_ENB) && (d == 0 || d > tmask(t) / 2))
+        d = 1;        /* QEMU: passed, so it fires one clock after being re-armed */
     if (d == 0) {
         if (!timer_is32(t))
             return;   /* 2^64 ticks: never */
@@ -259,6 +264,7 @@ static void write_conf(struct timer *t, uint64_t v)
     uint64_t old = t->conf;
 
     t->conf = v & TN_WRITABLE;
+    t->rearm = !(old & TN_INT_ENB) && (t->conf & TN_INT_ENB);
     if (!t->periodic_cap)
         t->conf &= ~TN_PERIODIC;
     if (!h.counter64)
@@ -316,6 +322,7 @@ static void write_cmp(struct timer *t, uint64_t v, uint64_t mask)
         t->stale_cmp = t->cmp;
     }
     bool sets_cmp = !(t->conf & TN_PERIODIC) || (t->conf & TN_VAL_SET);
+    t->rearm = true;
     if (t->conf & TN_PERIODIC)
         t->period = (t->period & ~mask) | (v & mask);
     t->conf &= ~TN_VAL_SET;
@@ -461,6 +468,11 @@ void fake_hpet_set_stale_cmp_readback(bool on)
     h.stale_readback = on;
 }
 
+void fake_hpet_set_passed_fires(bool on)
+{
+    h.passed_fires = on;
+}
+
 uint32_t fake_hpet_conf(unsigned timer)
 {
     return timer < FAKE_HPET_MAX_TIMERS ? (uint32_t)timer_conf(&h.t[timer]) : 0;
@@ -513,7 +525,7 @@ void fake_hpet_reset(void)
     h.period_fs = FAKE_HPET_PERIOD_FS;
     h.ntimers = 3;
     h.counter64 = h.legacy_cap = true;
-    h.stuck = h.stale_readback = false;
+    h.stuck = h.stale_readback = h.passed_fires = false;
     h.cmp_write_delay = 0;
     stats = (struct fake_hpet_stats){ 0 };
     h.gen_conf = h.status = 0;

@@ -39,6 +39,11 @@
  * Stale comparator read-back (fake_hpet_set_stale_cmp_readback): Intel ICH9/ICH10 may return
  * the comparator's previous value to the first read after a write (Linux's hpet.c); with it
  * on, the first read of a comparator after each write returns the value before that write.
+ * QEMU's passed comparator (fake_hpet_set_passed_fires): QEMU 7.2's HPET (hw/timer/hpet.c,
+ * hpet_calculate_diff) does not wait for equality when a timer is re-armed: with its
+ * interrupt enabled, a comparator the counter has passed (or equals) fires one clock after
+ * a comparator write or after its interrupt is enabled. With the option on, the model does
+ * the same (a match itself re-arms nothing).
  * Simplified: no IOAPIC, registers outside the spec read 0. */
 #ifndef TICKLAB_TESTS_HOST_FAKE_HPET_H
 #define TICKLAB_TESTS_HOST_FAKE_HPET_H
@@ -68,6 +73,7 @@ void fake_hpet_set_counter(uint64_t value);
 void fake_hpet_set_cmp_write_delay(uint64_t clocks);
 void fake_hpet_set_fsb_cap(unsigned timer, bool on);    /* default: none */
 void fake_hpet_set_stale_cmp_readback(bool on);         /* default off */
+void fake_hpet_set_passed_fires(bool on);               /* default off: equality only */
 uint32_t fake_hpet_conf(unsigned timer);                /* Tn_CONF now, no access cost */
 
 uint64_t fake_hpet_counter(void);                       /* now, no access cost */
