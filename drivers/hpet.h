@@ -38,7 +38,8 @@
  *    (uncached accesses stay in program order, and a read never passes a posted write on
  *    the way to the chipset), so only the chipset's own internal delay is left uncovered:
  *    up to two HPET clocks on ATI SB700/SB800 and Intel ICH9/ICH10, and, by Linux's account
- *    (arch/x86/kernel/hpet.c, hpet_clkevt_set_next_event), longer on some later AMD parts,
+ *    (arch/x86/kernel/hpet.c, the comment in hpet_clkevt_set_next_event(), hpet_next_event()
+ *    in older kernels), longer on some later AMD parts,
  *    for which no figure is published. Linux answers with a fixed -ETIME margin of 128
  *    clocks (HPET_MIN_CYCLES) and a minimum programming delta of 1.5 times that
  *    (HPET_MIN_PROG_DELTA), after an earlier 5 us minimum that an SMI could still defeat.
