@@ -31,9 +31,11 @@
 #define   TN_ROUTE_MASK      (0x1Fu << TN_ROUTE_SHIFT)
 #define   TN_FSB_EN          (1u << 14)
 #define   TN_FSB_CAP         (1u << 15)
+#define   TN_OFF_BITS        (TN_INT_ENB | TN_PERIODIC | TN_VAL_SET | TN_FSB_EN)  /* stopped */
 #define TN_ROUTE_CAP(n)  (TN_CONF(n) + 4)
 #define TN_CMP(n)        (0x108 + 0x20 * (n))
-#define TN_CMP_HI(n)     (TN_CMP(n) + 4)
+#define TN_FSB_VAL(n)    (0x110 + 0x20 * (n))     /* FSB message data (the vector) */
+#define TN_FSB_ADDR(n)   (TN_FSB_VAL(n) + 4)      /* ... and where it is written */
 
 /* The high half of the counter changes once per 2^32 ticks, so a second try always agrees
  * on a counting HPET; more tries only guard against a broken one. */
@@ -117,17 +119,23 @@ static bool not_counting(struct hpet *h, const char *why)
     return false;
 }
 
+/* Whether the counter moves within probe_cyc TSC cycles. */
+static bool moves(const struct hpet *h, uint64_t probe_cyc)
+{
+    uint64_t first = hpet_read(h), t0 = rdtsc();
+    while (rdtsc() - t0 < probe_cyc)
+        if (hpet_read(h) != first)
+            return true;
+    return false;
+}
+
 bool hpet_counting(struct hpet *h, uint64_t probe_cyc)
 {
     if (!h->present)
         return false;
     if (!(rd32(h, GEN_CONF) & CONF_ENABLE))
         return not_counting(h, "counter not enabled");
-    uint64_t first = hpet_read(h), t0 = rdtsc();
-    while (rdtsc() - t0 < probe_cyc)
-        if (hpet_read(h) != first)
-            return true;
-    return not_counting(h, "counter does not count");
+    return moves(h, probe_cyc) ? true : not_counting(h, "counter does not count");
 }
 
 struct clocksource *hpet_clocksource(struct hpet *h)
@@ -152,10 +160,64 @@ static int check_caps(uint64_t cap, const char **reason)
     return 0;
 }
 
-static void quiet_comparators(struct hpet *h)
+/* Comparators first, so that nothing is armed when the routing changes; then legacy
+ * replacement (its change may raise a spurious interrupt on some chipsets); then every
+ * status bit, which holds a level-triggered line asserted. */
+static void quiet(struct hpet *h)
 {
     for (unsigned n = 0; n < h->comparators; n++)
-        hpet_comparator_stop(h, n);
+        wr32(h, TN_CONF(n), rd32(h, TN_CONF(n)) & ~TN_OFF_BITS);
+    wr32(h, GEN_CONF, rd32(h, GEN_CONF) & ~CONF_LEG_RT);
+    wr32(h, GINTR_STA, h->comparators == 32 ? UINT32_MAX : (1u << h->comparators) - 1);
+    h->fsb_mask = 0;
+}
+
+/* The block's shape from its capabilities, for a struct hpet not yet initialised. */
+static void take_caps(struct hpet *h, uint64_t cap)
+{
+    h->counter64 = (cap & CAP_COUNT_SIZE) != 0;
+    h->legacy_cap = (cap & CAP_LEG_RT) != 0;
+    h->comparators = CAP_NUM_TIM(cap);
+    h->present = true;
+}
+
+static void record_comparator(const struct hpet *h, unsigned n, struct hpet_boot_state *out)
+{
+    uint32_t conf = rd32(h, TN_CONF(n)), bit = 1u << n;
+    out->int_enabled |= conf & TN_INT_ENB ? bit : 0;
+    out->fsb_enabled |= conf & TN_FSB_EN ? bit : 0;
+    out->periodic |= conf & TN_PERIODIC ? bit : 0;
+    out->level |= conf & TN_INT_LEVEL ? bit : 0;
+    out->route[n] = (uint8_t)((conf & TN_ROUTE_MASK) >> TN_ROUTE_SHIFT);
+    if (conf & TN_FSB_EN) {
+        out->fsb_data[n] = rd32(h, TN_FSB_VAL(n));
+        out->fsb_addr[n] = rd32(h, TN_FSB_ADDR(n));
+    }
+    if (conf & (TN_INT_ENB | TN_FSB_EN))
+        out->left_armed++;
+}
+
+int hpet_boot_quiet(uintptr_t mmio, bool access32, uint64_t probe_cyc,
+                    struct hpet_boot_state *out)
+{
+    struct hpet h = { .mmio = mmio, .access32 = access32 };
+    uint64_t cap = rd64_static(&h, GCAP_ID);
+    *out = (struct hpet_boot_state){ 0 };
+    int rc = check_caps(cap, &out->reason);
+    if (rc)
+        return rc;
+    take_caps(&h, cap);
+    uint32_t gen = rd32(&h, GEN_CONF);
+    out->comparators = h.comparators;
+    out->counter_enabled = (gen & CONF_ENABLE) != 0;
+    out->legacy_replacement = (gen & CONF_LEG_RT) != 0;
+    out->status = rd32(&h, GINTR_STA);
+    for (unsigned n = 0; n < h.comparators; n++)
+        record_comparator(&h, n, out);
+    out->counter_counting = out->counter_enabled && moves(&h, probe_cyc);
+    quiet(&h);
+    out->quieted = true;
+    return 0;
 }
 
 static void fill_clocksource(struct hpet *h, uint32_t period_fs)
@@ -173,6 +235,12 @@ static void fill_clocksource(struct hpet *h, uint32_t period_fs)
     h->cs.freq_hz = h->cs.nominal_hz;
 }
 
+static void margin_floor(struct hpet *h)
+{
+    h->margin = (struct hpet_margin){ .margin_cyc = HPET_CMP_MARGIN_FLOOR_CYC };
+    h->cmp_margin_cyc = HPET_CMP_MARGIN_FLOOR_CYC;
+}
+
 int hpet_init(struct hpet *h, uintptr_t mmio, bool access32, struct hpet_info *out)
 {
     *h = (struct hpet){ .mmio = mmio, .access32 = access32 };
@@ -186,12 +254,9 @@ int hpet_init(struct hpet *h, uintptr_t mmio, bool access32, struct hpet_info *o
     int rc = check_caps(cap, &out->reason);
     if (rc)
         return rc;
-    h->counter64 = out->counter_64bit;
-    h->legacy_cap = out->legacy_capable;
-    h->comparators = out->comparators;
-    h->present = true;
-    wr32(h, GEN_CONF, rd32(h, GEN_CONF) & ~CONF_LEG_RT);
-    quiet_comparators(h);
+    take_caps(h, cap);
+    quiet(h);
+    margin_floor(h);
     fill_clocksource(h, out->period_fs);
     out->nominal_hz = h->cs.nominal_hz;
     return 0;
@@ -245,26 +310,45 @@ static void write_comparator(const struct hpet *h, unsigned n, uint64_t v, uint3
 }
 
 /* Whether a comparator just written with target may never match: the counter, read back
- * after the write, is within HPET_CMP_MARGIN_CYC of target or past it (wrap-safe, in the
- * comparator's width). The read is ordered after the write (uncached accesses stay in
- * program order), but the chip may apply the write up to two clocks later (hpet.h). */
+ * after the write, is within the block's margin of target or past it (wrap-safe, in the
+ * comparator's width). The read is ordered after the write, but the chip may apply the
+ * write later (hpet.h). */
 static bool too_late(const struct hpet *h, uint64_t target, uint32_t conf)
 {
     uint64_t now = hpet_read(h);
+    int64_t margin = (int64_t)h->cmp_margin_cyc;
 
     if (compares_64(h, conf))
-        return (int64_t)(target - now) < HPET_CMP_MARGIN_CYC;
-    return (int32_t)((uint32_t)target - (uint32_t)now) < HPET_CMP_MARGIN_CYC;
+        return (int64_t)(target - now) < margin;
+    return (int32_t)((uint32_t)target - (uint32_t)now) < margin;
 }
 
-/* One-shot mode, the one way: the configuration written once (interrupt on, not periodic,
- * the compare width); each event is then arm(): one comparator write and one counter read. */
-static uint32_t oneshot_mode(const struct hpet *h, unsigned n)
+/* The delivery bit the comparator's interrupt is enabled with: FSB where it was set up. */
+static uint32_t delivery(const struct hpet *h, unsigned n)
 {
-    uint32_t conf = with_width(h, rd32(h, TN_CONF(n)) & ~(TN_PERIODIC | TN_VAL_SET)) |
-                    TN_INT_ENB;
+    return (h->fsb_mask >> n) & 1 ? TN_FSB_EN : 0;
+}
+
+/* The interrupt on, with its delivery. Only ever after the comparator holds a value ahead
+ * of the counter: an emulated HPET fires a passed one as soon as it is enabled (hpet.h). */
+static uint32_t enable(const struct hpet *h, unsigned n, uint32_t conf)
+{
+    conf |= TN_INT_ENB | delivery(h, n);
     wr32(h, TN_CONF(n), conf);
     return conf;
+}
+
+/* One-shot mode, the one way (the channel's state and the raw call): the configuration
+ * (not periodic, the compare width) written with the interrupt off, the comparator given a
+ * value ahead (*abs_cyc, or half its range ahead: parked), then the interrupt on. Each
+ * event is then arm(): one comparator write and one counter read. */
+static uint32_t oneshot_mode(const struct hpet *h, unsigned n, const uint64_t *abs_cyc)
+{
+    uint32_t conf = with_width(h, rd32(h, TN_CONF(n)) &
+                                      ~(TN_PERIODIC | TN_VAL_SET | TN_INT_ENB | TN_FSB_EN));
+    wr32(h, TN_CONF(n), conf);
+    write_comparator(h, n, abs_cyc ? *abs_cyc : hpet_read(h) + (cmp_mask(h, conf) >> 1), conf);
+    return enable(h, n, conf);
 }
 
 /* Equality match: if the counter got there before the write landed, nothing fires. */
@@ -297,6 +381,24 @@ int hpet_comparator_route(struct hpet *h, unsigned n, unsigned ioapic_gsi)
         return -EINVAL;
     uint32_t conf = rd32(h, TN_CONF(n)) & ~(TN_ROUTE_MASK | TN_FSB_EN | TN_INT_LEVEL);
     wr32(h, TN_CONF(n), conf | ioapic_gsi << TN_ROUTE_SHIFT);
+    h->fsb_mask &= ~(1u << n);
+    return 0;
+}
+
+/* The message registers first, so that the comparator never sends a half-written one; FSB
+ * delivery itself is enabled with the interrupt (delivery()). */
+int hpet_comparator_fsb(struct hpet *h, unsigned n, uint32_t msg_addr, uint32_t msg_data)
+{
+    int rc = check_comparator(h, n);
+    if (rc)
+        return rc;
+    uint32_t conf = rd32(h, TN_CONF(n));
+    if (!(conf & TN_FSB_CAP))
+        return -ENOTSUP;
+    wr32(h, TN_CONF(n), conf & ~(TN_INT_ENB | TN_FSB_EN | TN_INT_LEVEL));
+    wr32(h, TN_FSB_VAL(n), msg_data);
+    wr32(h, TN_FSB_ADDR(n), msg_addr);
+    h->fsb_mask |= 1u << n;
     return 0;
 }
 
@@ -305,6 +407,8 @@ int hpet_comparator_level(struct hpet *h, unsigned n, bool level)
     int rc = check_comparator(h, n);
     if (rc)
         return rc;
+    if (level && (h->fsb_mask >> n) & 1)
+        return -EINVAL;
     uint32_t conf = rd32(h, TN_CONF(n)) & ~TN_INT_LEVEL;
     wr32(h, TN_CONF(n), level ? conf | TN_INT_LEVEL : conf);
     return 0;
@@ -315,7 +419,8 @@ int hpet_set_oneshot(struct hpet *h, unsigned n, uint64_t abs_cyc)
     int rc = check_comparator(h, n);
     if (rc)
         return rc;
-    return arm(h, n, oneshot_mode(h, n), abs_cyc);
+    uint32_t conf = oneshot_mode(h, n, &abs_cyc);
+    return too_late(h, abs_cyc, conf) ? -ETIME : 0;
 }
 
 int hpet_set_periodic(struct hpet *h, unsigned n, uint64_t period_cyc)
@@ -330,11 +435,12 @@ int hpet_set_periodic(struct hpet *h, unsigned n, uint64_t period_cyc)
         return -EINVAL;
     if (period_cyc > cmp_mask(h, conf) / 2)
         return -ERANGE;
-    conf |= TN_PERIODIC | TN_VAL_SET | TN_INT_ENB;
-    wr32(h, TN_CONF(n), conf);
+    conf = (conf & ~(TN_INT_ENB | TN_FSB_EN)) | TN_PERIODIC | TN_VAL_SET;
+    wr32(h, TN_CONF(n), conf);                  /* interrupt off while the values change */
     uint64_t first = hpet_read(h) + period_cyc;
     write_comparator(h, n, first, conf);        /* VAL_SET: the comparator itself */
     write_comparator(h, n, period_cyc, conf);   /* VAL_SET has cleared: the increment */
+    conf = enable(h, n, conf & ~TN_VAL_SET);
     return too_late(h, first, conf) ? -ETIME : 0;
 }
 
@@ -343,8 +449,7 @@ int hpet_comparator_stop(struct hpet *h, unsigned n)
     int rc = check_comparator(h, n);
     if (rc)
         return rc;
-    wr32(h, TN_CONF(n),
-         rd32(h, TN_CONF(n)) & ~(TN_INT_ENB | TN_PERIODIC | TN_VAL_SET | TN_FSB_EN));
+    wr32(h, TN_CONF(n), rd32(h, TN_CONF(n)) & ~TN_OFF_BITS);
     hpet_ack(h, n);
     return 0;
 }
@@ -353,6 +458,71 @@ void hpet_ack(const struct hpet *h, unsigned n)
 {
     if (n < HPET_MAX_COMPARATORS)
         wr32(h, GINTR_STA, 1u << n);
+}
+
+bool hpet_status_take(const struct hpet *h, unsigned n)
+{
+    if (n >= HPET_MAX_COMPARATORS || !(rd32(h, GINTR_STA) & (1u << n)))
+        return false;
+    wr32(h, GINTR_STA, 1u << n);
+    return true;
+}
+
+/* ---- the -ETIME margin ------------------------------------------------------------------- */
+
+static void sort_u64(uint64_t *v, unsigned n)
+{
+    for (unsigned i = 1; i < n; i++)
+        for (unsigned k = i; k > 0 && v[k - 1] > v[k]; k--) {
+            uint64_t x = v[k];
+            v[k] = v[k - 1];
+            v[k - 1] = x;
+        }
+}
+
+/* The counter before a comparator write to the counter read back after it: the per-event
+ * path (arm()) with the value far ahead and the comparator's interrupt off. */
+static uint64_t write_readback_cyc(const struct hpet *h, unsigned n, uint32_t conf)
+{
+    uint64_t mask = cmp_mask(h, conf), before = hpet_read(h);
+    write_comparator(h, n, before + (mask >> 2), conf);
+    return (hpet_read(h) - before) & mask;
+}
+
+int hpet_measure_margin(struct hpet *h, unsigned n)
+{
+    uint64_t rt[HPET_MARGIN_TRIES];
+    int rc = check_comparator(h, n);
+    if (rc)
+        return rc;
+    hpet_comparator_stop(h, n);
+    uint32_t conf = with_width(h, rd32(h, TN_CONF(n)));
+    wr32(h, TN_CONF(n), conf);
+    for (unsigned i = 0; i < HPET_MARGIN_TRIES; i++)
+        rt[i] = write_readback_cyc(h, n, conf);
+    hpet_comparator_stop(h, n);
+    sort_u64(rt, HPET_MARGIN_TRIES);
+    if (rt[HPET_MARGIN_TRIES - 1] == 0) {
+        margin_floor(h);
+        return -EIO;
+    }
+    struct hpet_margin m = { .measured = true, .tries = HPET_MARGIN_TRIES,
+                             .median_cyc = rt[HPET_MARGIN_TRIES / 2] };
+    uint64_t stall = HPET_MARGIN_STALL_FACTOR * (m.median_cyc ? m.median_cyc : 1);
+    for (unsigned i = 0; i < HPET_MARGIN_TRIES; i++) {
+        if (rt[i] > stall)
+            m.stalls++;
+        else
+            m.worst_cyc = rt[i];
+    }
+    m.margin_cyc = HPET_MARGIN_SAFETY * m.worst_cyc;
+    if (m.margin_cyc < HPET_CMP_MARGIN_FLOOR_CYC)
+        m.margin_cyc = HPET_CMP_MARGIN_FLOOR_CYC;
+    if (m.margin_cyc > UINT32_MAX / 4)     /* a block this slow is broken, not slow */
+        m.margin_cyc = UINT32_MAX / 4;
+    h->margin = m;
+    h->cmp_margin_cyc = m.margin_cyc;
+    return 0;
 }
 
 /* ---- a comparator as a clock event device ------------------------------------------------ */
@@ -365,7 +535,7 @@ static struct hpet_channel *to_channel(struct clockevent *ce)
 static int channel_oneshot(struct clockevent *ce)
 {
     struct hpet_channel *ch = to_channel(ce);
-    ch->conf = oneshot_mode(ch->hpet, ch->n);
+    ch->conf = oneshot_mode(ch->hpet, ch->n, 0);
     ch->level = (ch->conf & TN_INT_LEVEL) != 0;
     clockevent_line_unmask(ch->ce.line);
     return 0;
@@ -392,25 +562,33 @@ static int channel_shutdown(struct clockevent *ce)
 static int channel_next_abs(struct clockevent *ce, uint64_t cyc)
 {
     struct hpet_channel *ch = to_channel(ce);
+    ch->armed_cyc = cyc & cmp_mask(ch->hpet, ch->conf);
     return arm(ch->hpet, ch->n, ch->conf, cyc);
 }
 
-/* The counter has not reached the comparator yet (wrap-safe, in the compare width). */
+/* The counter has not reached the value last armed yet (wrap-safe, in the compare width).
+ * The comparator itself is not read: straight after a write it may still hold the value
+ * before it (hpet.h). */
 static int channel_pending(struct clockevent *ce)
 {
     struct hpet_channel *ch = to_channel(ce);
-    const struct hpet *h = ch->hpet;
-    uint64_t now = hpet_read(h);
-    if (compares_64(h, ch->conf)) {
-        uint64_t cmp = rd64_static(h, TN_CMP(ch->n));
-        return (int64_t)(cmp - now) > 0;
-    }
-    return (int32_t)(rd32(h, TN_CMP(ch->n)) - (uint32_t)now) > 0;
+    uint64_t now = hpet_read(ch->hpet);
+    if (compares_64(ch->hpet, ch->conf))
+        return (int64_t)(ch->armed_cyc - now) > 0;
+    return (int32_t)((uint32_t)ch->armed_cyc - (uint32_t)now) > 0;
 }
 
 static int channel_next_event(struct clockevent *ce, uint64_t delta_cyc)
 {
     return channel_next_abs(ce, hpet_read(to_channel(ce)->hpet) + delta_cyc);
+}
+
+/* The margin, and the write + read-back that the check itself takes (measured, or half the
+ * margin as Linux's HPET_MIN_PROG_DELTA allows): a delta this short still passes it. */
+static uint64_t min_delta_of(const struct hpet *h)
+{
+    uint64_t prog = h->margin.measured ? h->margin.worst_cyc : h->cmp_margin_cyc / 2;
+    return h->cmp_margin_cyc + prog;
 }
 
 int hpet_channel_init(struct hpet_channel *ch, struct hpet *h, unsigned n, unsigned cpu,
@@ -429,7 +607,7 @@ int hpet_channel_init(struct hpet_channel *ch, struct hpet *h, unsigned n, unsig
     ch->ce = (struct clockevent){
         .name = ch->name, .cpu = cpu, .line = line,
         .features = CE_ONESHOT | CE_ABS | (caps.periodic ? CE_PERIODIC : 0),
-        .freq_hz = h->cs.freq_hz, .min_delta_cyc = HPET_CMP_MARGIN_CYC,
+        .freq_hz = h->cs.freq_hz, .min_delta_cyc = min_delta_of(h),
         .max_delta_cyc = caps.cmp_mask >> 1, .rating = HPET_CE_RATING, .usable = true,
         .set_state_oneshot = channel_oneshot, .set_state_shutdown = channel_shutdown,
         .set_state_periodic = caps.periodic ? channel_periodic : 0,

@@ -17,6 +17,7 @@
 #include "kernel/inventory.h"
 #include "kernel/discover/acpi_report.h"
 #include "kernel/discover/cpu_report.h"
+#include "kernel/discover/hpet_boot.h"
 #include "kernel/discover/irq_check.h"
 #include "kernel/discover/topology_acpi.h"
 #include "kernel/report/console.h"
@@ -223,6 +224,8 @@ void kmain(uint32_t magic, uint32_t info_phys)
         run_mark_failed("not started by a Multiboot loader or ticklab.efi");
 
     inventory_boot(&boot);
+    hpet_boot_check();   /* what firmware left in the HPET, recorded and quieted before
+                            intr_init's self IPI turns interrupts on */
     static struct intr_topology topo;
     unsigned dropped;
     topology_from_acpi(&acpi_facts, &topo, &dropped);
@@ -237,7 +240,7 @@ void kmain(uint32_t magic, uint32_t info_phys)
     if (clocks_init())
         stop_early("clocksource", "no clock could be read or calibrated: time_ns() has "
                                   "nothing to run on, so nothing can be measured");
-    /* After the calibration, so that each wait is bounded in time (100 ms), not in a count
+    /* After the calibration, so that each wait is bounded in time (200 ms), not in a count
      * of cycles made for a 10 GHz TSC (4.3 s each under QEMU -icount, where a PIT on a pin
      * the MADT does not name took minutes). The verdict waits for the devices' own fire
      * checks. */

@@ -7,6 +7,7 @@
 #include "kernel/report/record.h"
 #include "ticklab/ce_search.h"
 #include "ticklab/clockevent.h"
+#include "kernel/timers/ce_devices.h"
 #include "kernel/timers/clocks.h"
 #include "ticklab/clocksource.h"
 #include "ticklab/errno.h"
@@ -160,6 +161,7 @@ static void measure_one(struct clockevent *ce)
     json_u64(&r.j, "freq_hz", ce->freq_hz);
     json_u64(&r.j, "max_delta_cyc", ce->max_delta_cyc);
     json_u64(&r.j, "fire_check_attempts", attempts);
+    ce_devices_describe(&r.j, ce);
     if (fires) {
         json_u64(&r.j, "min_delta_cyc", ce->min_delta_cyc);
         json_u64(&r.j, "min_delta_ns", ce->min_delta_ns);

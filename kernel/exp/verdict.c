@@ -155,7 +155,10 @@ static void claim_clockevent(void)
  * of the others: by how much at p99. */
 static void helps_claim(const char *topic, const struct clockevent *dev)
 {
-    char text[220];
+    char text[300], route[64], on[80];
+    ce_devices_route_text(dev, route, sizeof(route));
+    fmt_snprintf(on, sizeof(on), "%s%s%s%s", dev ? dev->name : "", route[0] ? " (" : "", route,
+                 route[0] ? ")" : "");
     int d = find_wake(dev);
     if (d < 0) {
         fmt_snprintf(text, sizeof(text), "not measured: %s",
@@ -172,7 +175,7 @@ static void helps_claim(const char *topic, const struct clockevent *dev)
             other = (int)i;
     if (other < 0) {
         fmt_snprintf(text, sizeof(text), "%s is the only one-shot device measured: nothing to "
-                     "compare with", dev->name);
+                     "compare with", on);
         claim(topic, "only", text, "result:wakeup-latency:path=callback", 0);
         return;
     }
@@ -180,7 +183,7 @@ static void helps_claim(const char *topic, const struct clockevent *dev)
     fmt_snprintf(text, sizeof(text),
                  "%s: hrtimer callback p99 %lld ns on %s against %lld ns on %s (%s%lld ns)",
                  gain > 0 ? "helps" : "does not help", (long long)findings.wake[d].cb_p99_ns,
-                 dev->name, (long long)findings.wake[other].cb_p99_ns, findings.wake[other].dev->name,
+                 on, (long long)findings.wake[other].cb_p99_ns, findings.wake[other].dev->name,
                  gain > 0 ? "better by " : "worse or equal by ",
                  (long long)(gain > 0 ? gain : -gain));
     claim(topic, gain > 0 ? "helps" : "no", text, "result:wakeup-latency:path=callback", 0);

@@ -23,6 +23,7 @@ static struct {
     unsigned n_ioapics;
     const struct intr_topology *topo;
     struct intr_stats stats;
+    bool lapic_up;
     uint8_t next_gsi_vector;
     uint64_t pin_used[TOPO_MAX_IOAPICS][4];    /* a bit per routed pin (240 at most) */
     volatile uint32_t selftest_hits;
@@ -190,6 +191,7 @@ int intr_init(const struct intr_topology *topo, const struct cpu_info *cpu, bool
     for (unsigned i = 0; i < topo->n_nmis; i++)
         if (topo->nmis[i].all_cpus)
             lapic_set_nmi(&st.apic, topo->nmis[i].lint, topo->nmis[i].inti_flags);
+    st.lapic_up = true;
     report_lapic(topo);
     probe_ioapics(topo);
     st.mode = st.n_ioapics ? INTR_IOAPIC : INTR_PIC;
@@ -249,6 +251,15 @@ int intr_route_isa(unsigned irq, uint8_t vector, irq_handler_fn fn, void *ctx,
     return rc;
 }
 
+/* The next device vector, or -EBUSY: handed out once, never recycled (a released route's
+ * vector may still have an interrupt on its way). */
+static int take_vector(void)
+{
+    if (st.next_gsi_vector > VEC_GSI_LAST)
+        return -EBUSY;
+    return st.next_gsi_vector++;
+}
+
 int intr_route_gsi_to(uint32_t gsi, enum irq_trigger trigger, enum irq_polarity polarity,
                       uint32_t dest_apic_id, irq_handler_fn fn, void *ctx,
                       struct intr_route *out)
@@ -265,7 +276,32 @@ int intr_route_gsi_to(uint32_t gsi, enum irq_trigger trigger, enum irq_polarity 
         st.pin_used[out->ioapic][out->pin / 64] &= ~(1ull << (out->pin % 64));
         return rc;
     }
-    st.next_gsi_vector++;
+    take_vector();
+    return 0;
+}
+
+#define MSI_ADDR_BASE     0xFEE00000u   /* SDM 11.11.1: bits 31:20 = 0xFEE */
+#define MSI_ADDR_DEST_SHIFT 12          /* destination APIC ID, physical mode (DM = 0) */
+
+int intr_route_msi(uint32_t dest_apic_id, irq_handler_fn fn, void *ctx,
+                   struct intr_route *out)
+{
+    if (!st.lapic_up)
+        return -ENODEV;
+    /* 8 bits of destination in the address; more needs interrupt remapping. */
+    if (dest_apic_id > 0xFF)
+        return -ENOTSUP;
+    if (st.next_gsi_vector > VEC_GSI_LAST)
+        return -EBUSY;
+    uint8_t vector = st.next_gsi_vector;
+    int rc = irq_set_handler(vector, fn, ctx);
+    if (rc)
+        return rc;
+    take_vector();
+    /* data: the vector, fixed delivery (10:8 = 0), edge (bit 15 = 0) */
+    *out = (struct intr_route){ .path = INTR_MSI, .vector = vector,
+                                .msi_addr = MSI_ADDR_BASE | dest_apic_id << MSI_ADDR_DEST_SHIFT,
+                                .msi_data = vector };
     return 0;
 }
 

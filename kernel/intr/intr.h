@@ -2,8 +2,10 @@
  *
  * Device interrupts go IOAPIC -> LAPIC when the MADT describes an IOAPIC that answers; the
  * 8259s are then masked and only their spurious IRQ7/IRQ15 are watched. Without a usable
- * IOAPIC the 8259s deliver ISA IRQs (vectors 0x20..0x2F). A route remembers which path it
- * took, so drivers unmask and acknowledge through intr_* without knowing. */
+ * IOAPIC the 8259s deliver ISA IRQs (vectors 0x20..0x2F). A device that writes its own
+ * message (an MSI: an HPET comparator's FSB delivery) gets a vector and the message to
+ * send, no pin (intr_route_msi). A route remembers which path it took, so drivers unmask
+ * and acknowledge through intr_* without knowing. */
 #ifndef TICKLAB_INTR_INTR_H
 #define TICKLAB_INTR_INTR_H
 #include <stdbool.h>
@@ -17,18 +19,20 @@
 /* Vector plan. Higher vectors win at the LAPIC (priority class = vector >> 4). */
 #define VEC_PIC_BASE     0x20   /* 8259 IRQ0..15 (masked, spurious only, or the fallback) */
 #define VEC_ISA_BASE     0x30   /* ISA IRQ n through the IOAPIC: 0x30 + n */
-#define VEC_GSI_BASE     0x40   /* other GSIs (HPET comparators): allocated from here */
+#define VEC_GSI_BASE     0x40   /* other GSIs and messages (HPET comparators): allocated
+                                   from here, one vector each, never handed out twice */
 #define VEC_GSI_LAST     0xDF
 #define VEC_LAPIC_TIMER  0xF0
 #define VEC_SELFTEST     0xFD
 #define VEC_LAPIC_ERROR  0xFE
 #define VEC_SPURIOUS     0xFF   /* low nibble all ones: required by older xAPICs */
 
-enum intr_path { INTR_NONE, INTR_IOAPIC, INTR_PIC };
+enum intr_path { INTR_NONE, INTR_IOAPIC, INTR_PIC, INTR_MSI };
 
 struct intr_route {
     enum intr_path path;
     uint8_t vector;
+    uint32_t msi_addr, msi_data;  /* MSI path: the message the device writes (SDM 11.11) */
     uint32_t gsi;             /* IOAPIC path */
     int ioapic;               /* index, IOAPIC path */
     unsigned pin;             /* IOAPIC pin, or 8259 IRQ */
@@ -56,6 +60,14 @@ int intr_route_isa(unsigned irq, uint8_t vector, irq_handler_fn fn, void *ctx,
 int intr_route_gsi_to(uint32_t gsi, enum irq_trigger trigger, enum irq_polarity polarity,
                       uint32_t dest_apic_id, irq_handler_fn fn, void *ctx,
                       struct intr_route *out);
+/* A vector for a device that sends its own message (MSI), delivered to the CPU with
+ * dest_apic_id, with fn installed: out->msi_addr = 0xFEE00000 | dest << 12 (physical
+ * destination), out->msi_data = the vector (fixed delivery, edge). The device must write
+ * exactly that. There is no pin to mask: intr_mask()/intr_unmask() do nothing on this path
+ * (the device's own enable is its mask). -ENODEV before intr_init() or without a local APIC,
+ * -ENOTSUP for an id over 255 (no interrupt remapping), -EBUSY when no vector is left. */
+int intr_route_msi(uint32_t dest_apic_id, irq_handler_fn fn, void *ctx,
+                   struct intr_route *out);
 void intr_unmask(const struct intr_route *r);
 void intr_mask(const struct intr_route *r);
 /* End of interrupt for a routed line (LAPIC EOI, or 8259 EOI). */

@@ -10,6 +10,7 @@
 #include "kernel/timers/clock_report.h"
 #include "kernel/timers/clocks.h"
 #include "ticklab/errno.h"
+#include "ticklab/fmt.h"
 #include "ticklab/hpet.h"
 #include "ticklab/io.h"
 #include "ticklab/lapic_timer.h"
@@ -17,25 +18,31 @@
 #include "ticklab/rtc_cmos.h"
 
 /* A device's interrupt as the kernel routed it: the route, and the line ops the driver
- * masks and unmasks it through. */
+ * masks and unmasks it through. An MSI route has no pin to mask: `masked` is then the mask,
+ * kept by the kernel's handler, which drops what arrives while it is set. */
 struct routed {
     struct intr_route route;
     struct clockevent_line line;
+    bool masked;
 };
 
 static void route_mask(void *ctx)
 {
-    intr_mask(ctx);
+    struct routed *r = ctx;
+    r->masked = true;
+    intr_mask(&r->route);
 }
 
 static void route_unmask(void *ctx)
 {
-    intr_unmask(ctx);
+    struct routed *r = ctx;
+    r->masked = false;
+    intr_unmask(&r->route);
 }
 
 static const struct clockevent_line *line_of(struct routed *r)
 {
-    r->line = (struct clockevent_line){ route_mask, route_unmask, &r->route };
+    r->line = (struct clockevent_line){ route_mask, route_unmask, r };
     return &r->line;
 }
 
@@ -144,12 +151,22 @@ struct clockevent *ce_devices_lapic(unsigned cpu)
 
 /* ---- HPET comparators: 0 for the boot CPU, n for CPU n --------------------------------------- */
 
+/* How a comparator's interrupt reaches its CPU, in order of preference (hpet.h, "Three ways
+ * out"): its own message (FSB: no pin, nothing shared), a free IOAPIC input, legacy
+ * replacement (comparator 0 only, and only without a PIT). */
+enum hpet_route { HPET_ROUTE_NONE, HPET_ROUTE_FSB, HPET_ROUTE_IOAPIC, HPET_ROUTE_LEGACY };
+static const char *const hpet_route_name[] = { "none", "fsb", "ioapic", "legacy" };
+
 static struct hpet_slot {
     struct hpet_channel ch;
     struct routed irq;
+    enum hpet_route how;
     bool ready;
     const char *reason;
 } hpet_slots[CPU_MAX];
+
+/* Comparator 0 took IRQ0 by legacy replacement, which also gives IRQ8 to comparator 1. */
+static bool hpet_legacy_on;
 
 static void hpet_irq(struct trap_frame *tf, void *ctx)
 {
@@ -159,25 +176,114 @@ static void hpet_irq(struct trap_frame *tf, void *ctx)
     intr_eoi(&s->irq.route);
 }
 
-/* Routes comparator n to a GSI its capabilities allow and nobody else uses, delivered to
- * apic_id: 16..23 first (PCI range, no ISA device there), then (boot CPU only) the legacy
- * 0..15. On QEMU's pc the only choice is GSI 2, the PIT's, and the interrupt layer refuses
- * a second owner: the comparator is then reported absent rather than silencing the PIT. */
-static int route_comparator(struct hpet_slot *s, unsigned n, uint32_t route_cap,
-                            uint32_t apic_id, bool legacy_too)
+/* A message has no pin to mask: one that arrives while its line is masked is dropped. */
+static void hpet_msi_irq(struct trap_frame *tf, void *ctx)
 {
-    for (unsigned g = 16; g < 48; g++) {
-        unsigned gsi = g < 32 ? g : g - 32;
-        if ((g >= 32 && !legacy_too) || !(route_cap & (1u << gsi)))
+    struct hpet_slot *s = ctx;
+    (void)tf;
+    if (!s->irq.masked)
+        hpet_channel_irq(&s->ch);
+    intr_eoi(&s->irq.route);
+}
+
+/* FSB delivery: the comparator writes the vector to apic_id's local APIC itself. */
+static bool route_fsb(struct hpet_slot *s, unsigned n, uint32_t apic_id)
+{
+    if (intr_route_msi(apic_id, hpet_msi_irq, s, &s->irq.route))
+        return false;
+    if (hpet_comparator_fsb(clock_facts.hpet_block, n, s->irq.route.msi_addr,
+                            s->irq.route.msi_data) == 0)
+        return true;
+    intr_release(&s->irq.route);
+    return false;
+}
+
+/* An IOAPIC input from 16 up that the comparator can drive and nobody else uses, delivered
+ * to apic_id. Level-triggered, active low: on Intel PCHs these inputs (20..23 for the HPET)
+ * are the PCI interrupts PIRQE..H#, level and active low and shared; the datasheets forbid
+ * an edge-triggered comparator on a shared input, and Linux's /dev/hpet driver
+ * (drivers/char/hpet.c) routes comparators the same way (level, active low, GSI 16 and up
+ * in IOAPIC mode) with a status check in its handler, as the channel's interrupt makes
+ * (hpet_channel_irq). The ISA inputs 0..15 are left alone, as Linux leaves them: an ISA
+ * device may drive one without ticklab knowing. */
+static bool route_ioapic(struct hpet_slot *s, unsigned n, uint32_t route_cap, uint32_t apic_id)
+{
+    struct hpet *h = clock_facts.hpet_block;
+    for (unsigned gsi = 16; gsi < 32; gsi++) {
+        if (!(route_cap & (1u << gsi)))
             continue;
-        if (intr_route_gsi_to(gsi, TRIGGER_EDGE, POLARITY_HIGH, apic_id, hpet_irq, s,
+        if (intr_route_gsi_to(gsi, TRIGGER_LEVEL, POLARITY_LOW, apic_id, hpet_irq, s,
                               &s->irq.route))
             continue;
-        if (hpet_comparator_route(clock_facts.hpet_block, n, gsi) == 0)
-            return (int)gsi;
+        if (hpet_comparator_route(h, n, gsi) == 0 && hpet_comparator_level(h, n, true) == 0)
+            return true;
         intr_release(&s->irq.route);
     }
-    return -ENODEV;
+    return false;
+}
+
+/* The PIT is not there to lose IRQ0: its counter does not count (no PIT, as on
+ * hardware-reduced platforms and QEMU's pit=off, or a gated one, as on many boards since
+ * Skylake). A PIT that counts keeps IRQ0 even when the HPET has no other way out. */
+static bool pit_gone(void)
+{
+    return !clock_facts.pit || !clock_facts.pit->usable || irq_check_pit_problem();
+}
+
+static const char PIT_GAVE_IRQ0[] = "its counter does not count (no PIT, or a gated one): "
+                                    "IRQ0 went to HPET comparator 0 (legacy replacement)";
+
+/* Legacy replacement: comparator 0 on IRQ0 (the ISA route, GSI 2 through the usual
+ * override). It also hands IRQ8 to comparator 1 and blocks the RTC's own interrupt, so the
+ * RTC is given up with it (rtc_init says so). */
+static const char *route_legacy(struct hpet_slot *s)
+{
+    struct hpet *h = clock_facts.hpet_block;
+    if (!h->legacy_cap)
+        return "no FSB delivery, no free IOAPIC input from 16 it can drive, and no legacy "
+               "replacement (LEG_RT_CAP clear)";
+    if (!pit_gone())
+        return "no FSB delivery and no free IOAPIC input from 16 it can drive (QEMU pc: only "
+               "GSI 2); legacy replacement would take IRQ0 from the PIT, whose counter counts";
+    if (pit_ok) {
+        intr_release(&pit_irq_route.route);
+        pit.ce.usable = false;
+        pit.ce.unusable_reason = PIT_GAVE_IRQ0;
+        pit_ok = false;
+        absent("pit", PIT_GAVE_IRQ0);
+    }
+    if (intr_route_isa(0, VEC_ISA_BASE + 0, hpet_irq, s, &s->irq.route))
+        return "legacy replacement: IRQ0 cannot be routed";
+    if (hpet_comparator_level(h, 0, false) || hpet_legacy_replacement(h, true)) {
+        intr_release(&s->irq.route);
+        return "legacy replacement could not be turned on";
+    }
+    hpet_legacy_on = true;
+    return 0;
+}
+
+/* Routes comparator n for CPU `cpu` (APIC ID apic_id) the best way it has; 0 or why not. */
+static const char *route_comparator(struct hpet_slot *s, unsigned cpu, unsigned n,
+                                    const struct hpet_comparator_caps *caps, uint32_t apic_id)
+{
+    s->how = HPET_ROUTE_NONE;
+    if (caps->fsb && route_fsb(s, n, apic_id)) {
+        s->how = HPET_ROUTE_FSB;
+        return 0;
+    }
+    if (hpet_legacy_on && n == 1)
+        return "legacy replacement gives comparator 1's interrupt to IRQ8 (comparator 0 took "
+               "IRQ0), and it has no FSB delivery";
+    if (route_ioapic(s, n, caps->route_cap, apic_id)) {
+        s->how = HPET_ROUTE_IOAPIC;
+        return 0;
+    }
+    if (cpu != 0 || n != 0)
+        return "no FSB delivery and no free IOAPIC input from 16 that this comparator can drive";
+    const char *why = route_legacy(s);
+    if (!why)
+        s->how = HPET_ROUTE_LEGACY;
+    return why;
 }
 
 static const char *hpet_setup(unsigned cpu, unsigned n, uint32_t apic_id)
@@ -188,10 +294,9 @@ static const char *hpet_setup(unsigned cpu, unsigned n, uint32_t apic_id)
         return clock_facts.hpet ? clock_facts.hpet->unusable_reason : "no HPET";
     if (hpet_comparator_caps(clock_facts.hpet_block, n, &caps))
         return cpu ? "the HPET has no comparator left for this CPU" : "comparator 0 unreadable";
-    if (route_comparator(s, n, caps.route_cap, apic_id, cpu == 0) < 0)
-        return cpu ? "no free IOAPIC input (16..23) that this comparator can drive"
-                   : "every IOAPIC input comparator 0 can drive is taken (QEMU pc: only "
-                     "GSI 2, the PIT's)";
+    const char *why = route_comparator(s, cpu, n, &caps, apic_id);
+    if (why)
+        return why;
     if (hpet_channel_init(&s->ch, clock_facts.hpet_block, n, cpu, line_of(&s->irq)) != 0) {
         intr_release(&s->irq.route);
         return "the comparator's capabilities cannot be read";
@@ -202,6 +307,75 @@ static const char *hpet_setup(unsigned cpu, unsigned n, uint32_t apic_id)
     }
     s->ready = true;
     return 0;
+}
+
+static const struct hpet_slot *hpet_slot_of(const struct clockevent *ce)
+{
+    for (unsigned cpu = 0; ce && cpu < CPU_MAX; cpu++)
+        if (hpet_slots[cpu].ready && &hpet_slots[cpu].ch.ce == ce)
+            return &hpet_slots[cpu];
+    return 0;
+}
+
+void ce_devices_describe(struct json *j, const struct clockevent *ce)
+{
+    const struct hpet_slot *s = hpet_slot_of(ce);
+    if (!s)
+        return;
+    const struct intr_route *r = &s->irq.route;
+    const struct hpet *h = s->ch.hpet;
+    json_u64(j, "comparator", s->ch.n);
+    json_str(j, "route", hpet_route_name[s->how]);
+    struct hpet_comparator_caps caps;
+    if (hpet_comparator_caps(h, s->ch.n, &caps) == 0) {
+        json_hex(j, "route_cap", caps.route_cap);
+        json_bool(j, "fsb_capable", caps.fsb);
+    }
+    json_u64(j, "vector", r->vector);
+    if (s->how == HPET_ROUTE_FSB) {
+        json_hex(j, "msi_address", r->msi_addr);
+        json_hex(j, "msi_data", r->msi_data);
+    } else if (r->path == INTR_IOAPIC) {
+        json_u64(j, "gsi", r->gsi);
+        json_str(j, "trigger", r->trigger == TRIGGER_LEVEL ? "level" : "edge");
+        json_str(j, "polarity", r->polarity == POLARITY_LOW ? "low" : "high");
+    }
+    if (s->how == HPET_ROUTE_LEGACY)
+        json_u64(j, "isa_irq", 0);
+    if (s->ch.level)
+        json_u64(j, "foreign_irqs", s->ch.foreign_irqs);
+    json_u64(j, "etime_margin_cyc", h->cmp_margin_cyc);
+    json_bool(j, "etime_margin_measured", h->margin.measured);
+    if (h->margin.measured) {
+        json_u64(j, "write_readback_median_cyc", h->margin.median_cyc);
+        json_u64(j, "write_readback_worst_cyc", h->margin.worst_cyc);
+        json_u64(j, "write_readback_stalls", h->margin.stalls);
+    }
+}
+
+const char *ce_devices_route_name(const struct clockevent *ce)
+{
+    const struct hpet_slot *s = hpet_slot_of(ce);
+    return s ? hpet_route_name[s->how] : 0;
+}
+
+char *ce_devices_route_text(const struct clockevent *ce, char *buf, size_t len)
+{
+    const struct hpet_slot *s = hpet_slot_of(ce);
+    const struct intr_route *r = s ? &s->irq.route : 0;
+    if (!len)
+        return buf;
+    buf[0] = 0;
+    if (!s)
+        return buf;
+    if (s->how == HPET_ROUTE_FSB)
+        fmt_snprintf(buf, len, "FSB message, vector %#x", r->vector);
+    else if (s->how == HPET_ROUTE_IOAPIC)
+        fmt_snprintf(buf, len, "IOAPIC GSI %u, %s", r->gsi,
+                     r->trigger == TRIGGER_LEVEL ? "level" : "edge");
+    else if (s->how == HPET_ROUTE_LEGACY)
+        fmt_snprintf(buf, len, "legacy replacement, IRQ0");
+    return buf;
 }
 
 struct clockevent *ce_devices_hpet_of(unsigned cpu, const char **why)
@@ -233,6 +407,11 @@ static void rtc_init(void)
     if (acpi_facts.fadt.present && acpi_facts.fadt.iapc_valid &&
         (acpi_facts.fadt.iapc_boot_arch & ACPI_IAPC_CMOS_RTC_ABSENT)) {
         absent("rtc", "the FADT says there is no CMOS RTC");
+        return;
+    }
+    if (hpet_legacy_on) {
+        absent("rtc", "IRQ8 is HPET comparator 1's under legacy replacement (taken for "
+                      "comparator 0), which blocks the RTC's own interrupt");
         return;
     }
     if (!rtc_probe()) {
@@ -279,7 +458,7 @@ int ce_devices_mask_irq(struct clockevent *ce)
                                                  __builtin_offsetof(struct routed, line));
     if (r->route.path == INTR_NONE)
         return -ENODEV;
-    intr_mask(&r->route);
+    route_mask(r);
     r->line.unmask = 0;     /* and the driver's next state change cannot undo it */
     return 0;
 }

@@ -6,7 +6,10 @@
  * unusable hardware gets one `clockevent` record saying why. */
 #ifndef TICKLAB_TIMERS_CE_DEVICES_H
 #define TICKLAB_TIMERS_CE_DEVICES_H
+#include <stddef.h>
+
 #include "ticklab/clockevent.h"
+#include "ticklab/json.h"
 
 /* Boot CPU, after clocks_init(): the PIT, the boot CPU's LAPIC timer and TSC-deadline,
  * HPET comparator 0 and the RTC, registered in that order. */
@@ -24,6 +27,18 @@ struct clockevent *ce_devices_pit(void);
 /* That CPU's TSC-deadline timer when it is usable, or NULL. */
 struct clockevent *ce_devices_deadline(unsigned cpu);
 struct clockevent *ce_devices_hpet_of(unsigned cpu, const char **why);
+
+/* The route of a device's interrupt, as `clockevent` record members (docs/report-format.md):
+ * for an HPET comparator `comparator`, `route` (`fsb`, `ioapic`, `legacy`), `vector`, and
+ * `msi_address`/`msi_data` or `gsi`/`trigger`/`polarity` or `isa_irq`, `foreign_irqs` on a
+ * level-triggered input, and the block's -ETIME margin (`etime_margin_cyc`, ...). Nothing
+ * for other devices. */
+void ce_devices_describe(struct json *j, const struct clockevent *ce);
+/* "fsb", "ioapic", "legacy" for an HPET comparator's device, NULL for others. */
+const char *ce_devices_route_name(const struct clockevent *ce);
+/* The same in words for a claim ("FSB message, vector 0x41", "IOAPIC GSI 20, level",
+ * "legacy replacement, IRQ0"); "" for other devices. Returns buf. */
+char *ce_devices_route_text(const struct clockevent *ce, char *buf, size_t len);
 
 /* The test aid behind mask_irq=NAME: masks the device's interrupt line at its controller
  * for good (its driver's unmask no longer reaches it), so that its events stop coming.

@@ -77,7 +77,8 @@ static struct clocksource *bring_up_hpet(void)
         return 0;
     }
     hpet_enable(&hpet);
-    hpet_counting(&hpet, PROBE_CYC);
+    if (hpet_counting(&hpet, PROBE_CYC))
+        hpet_measure_margin(&hpet, 0);     /* the -ETIME margin, before any channel */
     clock_facts.hpet_block = &hpet;
     return hpet_clocksource(&hpet);
 }

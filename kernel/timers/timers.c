@@ -182,10 +182,12 @@ static void describe(unsigned cpu, struct json *j)
     json_bool(j, "hrtimer_base", t->lapic_ready);
     if (!t->lapic_ready)
         json_str(j, "hrtimer_base_reason", t->lapic_reason);
-    if (t->hpet_ready)
+    if (t->hpet_ready) {
         json_u64(j, "hpet_comparator", cpu);
-    else
+        json_str(j, "hpet_route", ce_devices_route_name(ce_devices_hpet_of(cpu, 0)));
+    } else {
         json_null(j, "hpet_comparator");
+    }
     json_str(j, "hpet_reason", t->hpet_reason);
 }
 

@@ -388,34 +388,38 @@ TEST(drv_hpet_oneshot_behind_counter_is_etime_and_retry_fires)
 }
 
 /* The counter just behind the value: the write lands in time, the check sees it the margin
- * ahead (HPET_CMP_MARGIN_CYC: a chip may apply the write up to two clocks late, hpet.h).
- * One clock less is refused, though on this chip (no write delay) it would still fire. */
+ * ahead (cmp_margin_cyc, HPET_CMP_MARGIN_FLOOR_CYC before any measurement: a chip may apply
+ * the write late, hpet.h). One clock less is refused, though on this chip (no write delay)
+ * it would still fire. */
 TEST(drv_hpet_oneshot_just_ahead_fires)
 {
     machine();
     REQUIRE(running_hpet(false));
     uint64_t now = hpet_read(&the_hpet);
-    /* conf read, conf write, comparator write, check read: the check reads now + 40 */
-    CHECK_EQ_I64(hpet_set_oneshot(&the_hpet, 0, now + 40 + HPET_CMP_MARGIN_CYC), 0);
-    fake_run_for_ns(1000);
+    /* conf read, conf write (interrupt off), comparator write, conf write (interrupt on),
+     * check read: the check reads now + 50 */
+    uint64_t margin = the_hpet.cmp_margin_cyc;
+    CHECK_EQ_U64(margin, HPET_CMP_MARGIN_FLOOR_CYC);
+    CHECK_EQ_I64(hpet_set_oneshot(&the_hpet, 0, now + 50 + margin), 0);
+    fake_run_for_ns(2000);
     REQUIRE(irqs.n == 1);
-    CHECK_EQ_U64(cnt_at_irq[0], now + 40 + HPET_CMP_MARGIN_CYC);
+    CHECK_EQ_U64(cnt_at_irq[0], now + 50 + margin);
     hpet_comparator_stop(&the_hpet, 0);
     now = hpet_read(&the_hpet);
-    CHECK_EQ_I64(hpet_set_oneshot(&the_hpet, 0, now + 40 + HPET_CMP_MARGIN_CYC - 1), -ETIME);
-    fake_run_for_ns(1000);
+    CHECK_EQ_I64(hpet_set_oneshot(&the_hpet, 0, now + 50 + margin - 1), -ETIME);
+    fake_run_for_ns(2000);
     CHECK_EQ_U64(irqs.total, 2);                       /* the grey zone: it came anyway */
 }
 
-/* The documented grey zone: the value is ahead when the write lands (+30 ticks) but reached
- * by the check read (+40): -ETIME, and yet the interrupt comes. Callers retry and must
- * tolerate that one early event. */
+/* The documented grey zone: the value is ahead when the write lands (+30 ticks) and when
+ * the interrupt is enabled (+40) but reached by the check read (+50): -ETIME, and yet the
+ * interrupt comes. Callers retry and must tolerate that one early event. */
 TEST(drv_hpet_oneshot_reached_between_write_and_check)
 {
     machine();
     REQUIRE(running_hpet(false));
     uint64_t now = hpet_read(&the_hpet);
-    CHECK_EQ_I64(hpet_set_oneshot(&the_hpet, 0, now + 40), -ETIME);
+    CHECK_EQ_I64(hpet_set_oneshot(&the_hpet, 0, now + 45), -ETIME);
     fake_run_for_ns(1000);
     CHECK_EQ_U64(irqs.total, 1);
 }
@@ -435,9 +439,10 @@ TEST(drv_hpet_oneshot_missed_32bit_fires_a_wrap_later)
     fake_run_for_ns(1000000000ull);
     CHECK_EQ_U64(irqs.total, 1);
     hpet_comparator_stop(&the_hpet, 0);
+    fake_hpet_set_counter(0xFFFFFF00u);
     now = hpet_read(&the_hpet);                               /* ahead across the wrap: fine */
-    CHECK_EQ_I64(hpet_set_oneshot(&the_hpet, 0, (now + 100) & 0xFFFFFFFFu), 0);
-    fake_run_for_ns(2000);
+    CHECK_EQ_I64(hpet_set_oneshot(&the_hpet, 0, (now + 1000) & 0xFFFFFFFFu), 0);
+    fake_run_for_ns(20000);
     CHECK_EQ_U64(irqs.total, 2);
 }
 

@@ -311,3 +311,89 @@ TEST(models_hpet_other_base_and_period)
     fake_run_for_ns(1000000);
     CHECK_EQ_U64(mmio_read64(0xFED01000 + COUNTER), 14319);   /* 1.0001 ms * 14.318 MHz */
 }
+
+#define T_FSB_EN  (1u << 14)
+#define T_FSB_CAP (1u << 15)
+#define TFSB(n)   (0x110 + 0x20 * (n))
+
+/* FSB delivery: with the capability the timer writes its message (value to address) to the
+ * local APIC when it matches, whatever legacy replacement says; without it, or with a
+ * level-triggered timer, FSB_EN is a fault. */
+TEST(models_hpet_fsb_message_to_the_lapic)
+{
+    reset_with_log();
+    mmio_write32(FAKE_LAPIC_BASE + 0x0F0, 0x1FF);        /* the APIC takes messages */
+    CHECK_EQ_U64(rd(TCONF(1)) & T_FSB_CAP, 0);           /* default: none (QEMU msi=off) */
+    fake_hpet_set_fsb_cap(1, true);
+    CHECK(rd(TCONF(1)) & T_FSB_CAP);
+    wr(TFSB(1), (uint64_t)0xFEE00000u << 32 | 0x44);
+    CHECK_EQ_U64(rd(TFSB(1)), (uint64_t)0xFEE00000u << 32 | 0x44);
+    wr(CONF, ENABLE | LEG_RT);
+    wr(TCMP(1), 1000);
+    wr(TCONF(1), T_ENB | T_FSB_EN);
+    irq_enable();
+    fake_run_for_ns(20000);
+    REQUIRE(irqlog.n == 1);
+    CHECK_EQ_U64(irqlog.e[0].line, FAKE_IRQ_LAPIC);
+    CHECK_EQ_U64(irqlog.e[0].vector, 0x44);
+    CHECK_EQ_I64(fake_hpet_route(1), FAKE_HPET_ROUTE_FSB);
+    CHECK_EQ_U64(fake_hpet_stats()->fsb_messages, 1);
+    CHECK_EQ_U64(fake_irq_stats(FAKE_IRQ_ISA(8))->raised, 0);   /* not IRQ8 */
+
+    reset_with_log();
+    fake_faults_fatal(false);
+    wr(CONF, ENABLE);
+    wr(TCMP(0), 1000);
+    wr(TCONF(0), T_ENB | T_FSB_EN | T_ROUTE(20));       /* no capability */
+    fake_run_for_ns(20000);
+    CHECK_EQ_U64(fake_stats.faults, 1);
+    fake_hpet_set_fsb_cap(2, true);
+    wr(TCMP(2), 3000);
+    wr(TCONF(2), T_ENB | T_FSB_EN | T_LEVEL);           /* a message is an edge */
+    fake_run_for_ns(20000);
+    CHECK_EQ_U64(fake_stats.faults, 2);
+}
+
+/* The ICH9/10 erratum: the first comparator read after a write returns the value before it;
+ * the next read the new one. */
+TEST(models_hpet_stale_comparator_readback)
+{
+    fake_reset();
+    wr(TCMP(0), 1000);
+    CHECK_EQ_U64(rd(TCMP(0)), 1000);
+    fake_hpet_set_stale_cmp_readback(true);
+    wr(TCMP(0), 2000);
+    CHECK_EQ_U64(rd(TCMP(0)), 1000);
+    CHECK_EQ_U64(rd(TCMP(0)), 2000);
+    CHECK_EQ_U64(fake_hpet_stats()->stale_cmp_reads, 1);
+}
+
+/* QEMU's way with a passed comparator: enabling the timer's interrupt (or writing the
+ * comparator) with the counter past it fires one clock later, not never. Off, the model
+ * keeps to the spec's equality. */
+TEST(models_hpet_passed_comparator_fires_when_rearmed_like_qemu)
+{
+    reset_with_log();
+    wr(CONF, ENABLE);
+    wr(TCMP(0), 10);
+    fake_run_for_ns(10000);                                /* the counter is at 1000 */
+    wr(TCONF(0), T_ENB | T_ROUTE(20));
+    fake_run_for_ns(10000);
+    CHECK_EQ_U64(fake_irq_stats(FAKE_IRQ_HPET(0))->raised, 0);   /* spec: never */
+
+    reset_with_log();
+    fake_hpet_set_passed_fires(true);
+    wr(CONF, ENABLE);
+    wr(TCMP(0), 10);
+    fake_run_for_ns(10000);
+    uint64_t t = vclock_now_ns();
+    wr(TCONF(0), T_ENB | T_ROUTE(20));
+    fake_run_for_ns(10000);
+    CHECK_EQ_U64(fake_irq_stats(FAKE_IRQ_HPET(0))->raised, 1);
+    CHECK(fake_irq_stats(FAKE_IRQ_HPET(0))->last_raise_ns <= t + 100 + 10);
+    wr(TCMP(0), 20);                                       /* written behind: fires too */
+    fake_run_for_ns(10000);
+    CHECK_EQ_U64(fake_irq_stats(FAKE_IRQ_HPET(0))->raised, 2);
+    fake_run_for_ns(1000000);                              /* and only once each */
+    CHECK_EQ_U64(fake_irq_stats(FAKE_IRQ_HPET(0))->raised, 2);
+}

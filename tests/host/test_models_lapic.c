@@ -272,3 +272,32 @@ TEST(models_lapic_x2apic_through_msrs)
     wrmsr(MSR_APIC_BASE, 0xFEE00000u | 0x800);       /* x2APIC -> xAPIC directly: #GP */
     CHECK_EQ_U64(fake_stats.faults, 3);
 }
+
+/* A message (MSI) into 0xFEE00000 | dest << 12 with the vector as data: to IRR, delivered on
+ * the LAPIC's line with its vector, one at a time until EOI; another destination, or a
+ * software-disabled APIC, does not take it. */
+TEST(models_lapic_msi_fixed_edge_to_its_apic_id)
+{
+    setup(true);
+    fake_lapic_set_id(3);
+    irq_enable();
+    fake_lapic_msi(0xFEE00000u | 3u << 12, 0x51);
+    fake_run_for_ns(100);
+    REQUIRE(irqlog.n == 1);
+    CHECK_EQ_U64(irqlog.e[0].line, FAKE_IRQ_LAPIC);
+    CHECK_EQ_U64(irqlog.e[0].vector, 0x51);
+    CHECK_EQ_U64(fake_lapic_stats()->msi, 1);
+    fake_lapic_msi(0xFEE00000u | 2u << 12, 0x51);          /* CPU 2's */
+    fake_run_for_ns(100);
+    CHECK_EQ_U64(irqlog.n, 1);
+    CHECK_EQ_U64(fake_lapic_stats()->msi_not_accepted, 1);
+    lw(SVR, 0xFF);                                          /* software-disabled */
+    fake_lapic_msi(0xFEE00000u | 3u << 12, 0x51);
+    fake_run_for_ns(100);
+    CHECK_EQ_U64(irqlog.n, 1);
+    CHECK_EQ_U64(fake_lapic_stats()->msi_not_accepted, 2);
+    fake_faults_fatal(false);
+    fake_lapic_msi(0xFEC00000u, 0x51);                      /* not the APIC's window */
+    fake_lapic_msi(0xFEE00000u, 0x4051);                    /* level: not modelled */
+    CHECK_EQ_U64(fake_stats.faults, 2);
+}

@@ -393,15 +393,20 @@ ALL = [
          machine="q35,hpet=off", args="exp=none clocksource=hpet",
          checks=[selected("acpi_pm", "hpet"), has_record("error", what="clocksource"),
                  end_status("ok")]),
-    Case("clockevents-q35", "every clock event device measured: min delta, programming cost",
-         args="exp=none", checks=[clockevents_qemu] + CLEAN),
+    Case("clockevents-q35", "every clock event device measured: min delta, programming cost; "
+         "the HPET on q35's first free PCI-range input, level and active low; its boot state "
+         "recorded", args="exp=none", checks=[clockevents_qemu] + CLEAN),
     # Regression: on pc the HPET's comparators can only drive GSI 2, the PIT's. Routing it
     # there overwrote the PIT's IOAPIC entry and both fell silent. One owner per pin: the
     # PIT keeps GSI 2 and the HPET is reported absent with the reason.
-    Case("clockevents-pc-shared-gsi2", "pc: the PIT keeps GSI 2, the HPET says why it cannot "
-         "interrupt; hrtimers run on the PIT", machine="pc", args="exp=none hrtcheck=20",
+    Case("clockevents-pc-shared-gsi2", "pc: the PIT keeps GSI 2 (no legacy replacement while "
+         "it counts), the HPET says why it cannot interrupt; hrtimers run on the PIT", machine="pc", args="exp=none hrtcheck=20",
          checks=[has_record("clockevent", name="pit", usable=True),
                  has_record("clockevent", name="hpet", present=False),
+                 lambda ctx: None if "from the PIT, whose counter counts" in next(
+                     (r.get("reason") or "" for r in ctx.recs("clockevent")
+                      if r.get("name") == "hpet"), "") else "hpet's reason does not say the "
+                 "PIT keeps IRQ0 (no legacy replacement while the PIT counts)",
                  has_record("hrtimer_base", device="pit")] + CLEAN),
     Case("tick-pit-1000-icount", "HZ=1000 on the PIT: 1193 clocks, 999847 ns, 1000.153 Hz; "
          "exact tick count, wrap crossed", icount=0,
@@ -683,6 +688,16 @@ ALL += EFI_CASES
 from cases_usb import USB_CASES, KVM_USB_CASES  # noqa: E402
 from cases_kvm import KVM_CASES  # noqa: E402
 ALL += USB_CASES + KVM_CASES + KVM_USB_CASES
+
+# The HPET's routes and its firmware state (cases_hpet.py, issue 31).
+from cases_hpet import HPET_CASES, boot_state_clean, hpet_route  # noqa: E402
+ALL += HPET_CASES
+# q35 without FSB delivery: comparator 0 on the first free input from 16, level and active
+# low (the PCI range); SeaBIOS leaves the HPET quiet, and it is recorded so.
+next(c for c in ALL if c.name == "clockevents-q35").checks += [
+    hpet_route("ioapic", gsi=16, trigger="level", polarity="low", route_cap="0xff0104",
+               fsb_capable=False),
+    boot_state_clean]
 
 # Repeatability under icount (cases_repeat.py): the quick profile here, the full profile in
 # the long tier (boottest.py --long, `make test-long`).

@@ -82,7 +82,7 @@ RECORD_ROW_KEYS = {
     # sent once per run: the row needs no name
     "boot": (), "cpu": (), "memory": (), "console": (), "paging": (), "lapic": (),
     "interrupts": (), "irq_check": (), "irq_stats": (), "acpi_summary": (), "fadt": (),
-    "hpet_table": (), "madt": (), "environment": (), "clocksource_selected": (),
+    "hpet_table": (), "hpet_boot_state": (), "madt": (), "environment": (), "clocksource_selected": (),
     "hrtimer_base": (),
 }
 # Keys that name a row whatever its type (the kernel's coming `variant`: faithful/ticklab).

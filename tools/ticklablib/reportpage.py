@@ -12,7 +12,7 @@ from .htmlpage import esc, key_values, plain_table, state, table
 
 # Inventory records shown as key/value tables, in order, when present.
 INVENTORY_ONE = ("boot", "cpu", "memory", "console", "paging", "lapic", "interrupts",
-                 "irq_check", "acpi_summary", "fadt", "hpet_table", "madt",
+                 "irq_check", "acpi_summary", "fadt", "hpet_table", "hpet_boot_state", "madt",
                  "clocksource_selected", "tick", "hrtimer_base", "environment", "plan")
 # Inventory records with one row per thing, shown as tables.
 INVENTORY_ROWS = ("clocksource", "clockevent", "cpu_start", "ioapic", "acpi")

@@ -38,6 +38,7 @@ static struct { uint32_t msr; uint64_t value; } plain[MAX_PLAIN_MSRS];
 static int nplain;
 static bool faults_fatal = true;
 static char last_fault[256];
+static struct { uint64_t addr, ns; bool armed; } stall;   /* fake_stall_next_mmio_write */
 
 /* ---- faults ---------------------------------------------------------------------------- */
 
@@ -158,6 +159,7 @@ void fake_reset(void)
     nports = nmmios = nmsrs = nplain = 0;
     faults_fatal = true;
     last_fault[0] = '\0';
+    stall.armed = false;
     fake_irq_reset();
     fake_cpuid_reset();
     fake_tsc_reset();
@@ -271,10 +273,22 @@ static uint64_t mmio_read(uintptr_t addr, unsigned size)
     return v;
 }
 
+void fake_stall_next_mmio_write(uint64_t addr, uint64_t ns)
+{
+    stall.addr = addr;
+    stall.ns = ns;
+    stall.armed = true;
+}
+
 static void mmio_write(uintptr_t addr, unsigned size, uint64_t v)
 {
     struct range *r;
 
+    if (stall.armed && stall.addr == addr) {
+        stall.armed = false;
+        fake_stats.stalls++;
+        spend(stall.ns);
+    }
     spend(fake_cost.mmio_ns);
     fake_stats.mmio_writes++;
     if (addr % size)

@@ -67,6 +67,7 @@ struct fake_stats {
     uint64_t rdtsc_ordered_calls;   /* of rdtsc_calls, those through rdtsc_ordered() */
     uint64_t halts;            /* cpu_halt() calls */
     uint64_t halt_stuck;       /* halts that no interrupt ended within halt_max_ns */
+    uint64_t stalls;           /* fake_stall_next_mmio_write() stalls that happened */
     uint64_t faults;
 };
 extern struct fake_stats fake_stats;
@@ -76,6 +77,10 @@ const char *fake_last_fault(void);   /* "" when none */
 #define fake_fault(...) fake_fault_at(__FILE__, __LINE__, __VA_ARGS__)
 void fake_fault_at(const char *file, int line, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+
+/* The CPU taken away (an SMI, a hypervisor) for ns just before the next MMIO write to addr:
+ * time passes, interrupts stay where they are, then the write is made. One write only. */
+void fake_stall_next_mmio_write(uint64_t addr, uint64_t ns);
 
 /* Lets virtual time pass to t_ns (or by d_ns), stepping from event to event and delivering
  * pending interrupts after each one (if interrupts are enabled). A handler that takes time
@@ -134,7 +139,9 @@ struct cpuid_regs fake_cpuid_lookup(uint32_t leaf, uint32_t subleaf);   /* no co
 
 #define FAKE_IRQ_LINES       64
 #define FAKE_IRQ_ISA(n)      (n)          /* 0..15: ISA IRQs (PIT 0, RTC 8, HPET legacy) */
-#define FAKE_IRQ_LAPIC_TIMER 16           /* the local APIC timer, with its LVT vector */
+#define FAKE_IRQ_LAPIC_TIMER 16           /* the local APIC's interrupt to the CPU: its
+                                             timer's LVT vector, or a message's (MSI) */
+#define FAKE_IRQ_LAPIC       FAKE_IRQ_LAPIC_TIMER
 #define FAKE_IRQ_HPET(n)     (32 + (n))   /* HPET comparator n on its INT_ROUTE_CNF route */
 
 struct fake_irq_line_stats {

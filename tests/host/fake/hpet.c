@@ -28,6 +28,7 @@
 #define     TN_ROUTE_SHIFT 9
 #define     TN_ROUTE_MASK  (0x1Full << TN_ROUTE_SHIFT)
 #define     TN_FSB_EN      (1ull << 14)
+#define     TN_FSB_CAP     (1ull << 15)
 #define     TN_WRITABLE    (TN_INT_LEVEL | TN_INT_ENB | TN_PERIODIC | TN_VAL_SET | TN_32MODE | \
                             TN_ROUTE_MASK | TN_FSB_EN)
 #define   TN_CMP       0x08
@@ -36,8 +37,14 @@
 struct timer {
     uint64_t conf, cmp, period;
     uint32_t route_cap;
-    bool periodic_cap;
+    bool periodic_cap, fsb_cap;
+    uint32_t fsb_val, fsb_addr;   /* Tn_FSB_INT_VAL, Tn_FSB_INT_ADDR */
     int last_route;
+    /* fake_hpet_set_stale_cmp_readback: the value before the last write, which the next
+     * comparator read returns once */
+    bool stale_pending;
+    uint64_t stale_cmp;
+    bool rearm;   /* a write re-armed it: fake_hpet_set_passed_fires applies once */
     struct vclock_event ev;
     /* A comparator write on its way (fake_hpet_set_cmp_write_delay): the value the
      * comparator takes when `land` fires; until then the old value keeps matching. */
@@ -54,7 +61,7 @@ static struct {
     uint64_t base;
     uint32_t period_fs;
     unsigned ntimers;
-    bool counter64, legacy_cap, stuck;
+    bool counter64, legacy_cap, stuck, stale_readback, passed_fires;
     uint64_t cmp_write_delay;   /* HPET clocks between a comparator write and its effect */
     uint64_t gen_conf, status;
     uint64_t cnt_base, cnt_t0;
@@ -112,6 +119,10 @@ static void schedule(struct timer *t)
         return;
     raw = vrate_ticks(rate(), now - h.cnt_t0);
     d = (t->cmp - (h.cnt_base + raw)) & tmask(t);
+    bool rearm = t->rearm;
+    t->rearm = false;
+    if (h.passed_fires && rearm && (t->conf & TN_INT_ENB) && (d == 0 || d > tmask(t) / 2))
+        d = 1;        /* QEMU: passed, so it fires one clock after being re-armed */
     if (d == 0) {
         if (!timer_is32(t))
             return;   /* 2^64 ticks: never */
@@ -129,15 +140,29 @@ static void schedule_all(void)
         schedule(&h.t[i]);
 }
 
+/* FSB delivery: the comparator writes its message itself (to the local APIC), whatever the
+ * legacy replacement route says (PCH datasheets: the legacy option does not preclude FSB
+ * messages; QEMU does the same). */
+static void send_fsb(unsigned n, struct timer *t)
+{
+    if (!t->fsb_cap) {
+        fake_fault("HPET timer %u: FSB_EN set without Tn_FSB_INT_DEL_CAP", n);
+        return;
+    }
+    t->last_route = FAKE_HPET_ROUTE_FSB;
+    stats.fsb_messages++;
+    fake_lapic_msi(t->fsb_addr, t->fsb_val);
+}
+
 static void raise_timer(unsigned n, struct timer *t)
 {
     int route = (int)((t->conf & TN_ROUTE_MASK) >> TN_ROUTE_SHIFT);
 
-    if ((h.gen_conf & CONF_LEG_RT) && n < 2) {
+    if (t->conf & TN_FSB_EN) {
+        send_fsb(n, t);
+    } else if ((h.gen_conf & CONF_LEG_RT) && n < 2) {
         t->last_route = n == 0 ? 0 : 8;
         fake_irq_raise(FAKE_IRQ_ISA(t->last_route));
-    } else if (t->conf & TN_FSB_EN) {
-        fake_fault("HPET timer %u: FSB delivery is not modelled", n);
     } else if (!(t->route_cap & (1u << route))) {
         fake_fault("HPET timer %u: route %d is not in INT_ROUTE_CAP 0x%08x", n, route,
                    t->route_cap);
@@ -153,7 +178,9 @@ static void timer_match(void *ctx)
     unsigned n = (unsigned)(t - h.t);
     int line = (h.gen_conf & CONF_LEG_RT) && n < 2 ? (n ? 8 : 0) : FAKE_IRQ_HPET(n);
 
-    if (!(t->conf & TN_INT_LEVEL)) {
+    if ((t->conf & TN_FSB_EN) && (t->conf & TN_INT_LEVEL)) {
+        fake_fault("HPET timer %u: FSB delivery in level-triggered mode (messages are edges)", n);
+    } else if (!(t->conf & TN_INT_LEVEL)) {
         if (t->conf & TN_INT_ENB)
             raise_timer(n, t);
     } else if (h.status & (1ull << n)) {
@@ -181,7 +208,19 @@ static uint64_t gcap(void)
 static uint64_t timer_conf(const struct timer *t)
 {
     return t->conf | (t->periodic_cap ? TN_PER_CAP : 0) | (h.counter64 ? TN_SIZE_CAP : 0) |
-           (uint64_t)t->route_cap << 32;
+           (t->fsb_cap ? TN_FSB_CAP : 0) | (uint64_t)t->route_cap << 32;
+}
+
+/* The comparator as a read sees it: once after a write, on a chip with the ICH9/10 erratum,
+ * the value it had before. */
+static uint64_t read_cmp(struct timer *t)
+{
+    if (t->stale_pending) {
+        t->stale_pending = false;
+        stats.stale_cmp_reads++;
+        return t->stale_cmp & tmask(t);
+    }
+    return t->cmp & tmask(t);
 }
 
 static uint64_t reg_read(uint64_t reg)
@@ -204,7 +243,9 @@ static uint64_t reg_read(uint64_t reg)
             return timer_conf(t);
         }
         if (r == TN_CMP)
-            return t->cmp & tmask(t);
+            return read_cmp(t);
+        if (r == TN_FSB)
+            return t->fsb_cap ? (uint64_t)t->fsb_addr << 32 | t->fsb_val : 0;
     }
     return 0;
 }
@@ -223,6 +264,7 @@ static void write_conf(struct timer *t, uint64_t v)
     uint64_t old = t->conf;
 
     t->conf = v & TN_WRITABLE;
+    t->rearm = !(old & TN_INT_ENB) && (t->conf & TN_INT_ENB);
     if (!t->periodic_cap)
         t->conf &= ~TN_PERIODIC;
     if (!h.counter64)
@@ -275,7 +317,12 @@ static void write_cmp(struct timer *t, uint64_t v, uint64_t mask)
 {
     mask &= tmask(t);
     uint64_t base = t->write_pending ? t->pending_cmp : t->cmp;
+    if (h.stale_readback) {
+        t->stale_pending = true;
+        t->stale_cmp = t->cmp;
+    }
     bool sets_cmp = !(t->conf & TN_PERIODIC) || (t->conf & TN_VAL_SET);
+    t->rearm = true;
     if (t->conf & TN_PERIODIC)
         t->period = (t->period & ~mask) | (v & mask);
     t->conf &= ~TN_VAL_SET;
@@ -306,6 +353,11 @@ static void reg_write(uint64_t reg, uint64_t v, uint64_t mask)
         } else if (r == TN_CMP) {
             stats.cmp_writes++;
             write_cmp(t, v, mask);
+        } else if (r == TN_FSB && t->fsb_cap) {
+            uint64_t old = (uint64_t)t->fsb_addr << 32 | t->fsb_val;
+            uint64_t nv = (old & ~mask) | (v & mask);
+            t->fsb_val = (uint32_t)nv;
+            t->fsb_addr = (uint32_t)(nv >> 32);
         }
     }
 }
@@ -405,6 +457,27 @@ void fake_hpet_set_route_cap(unsigned timer, uint32_t cap)
         h.t[timer].route_cap = cap;
 }
 
+void fake_hpet_set_fsb_cap(unsigned timer, bool on)
+{
+    if (timer < FAKE_HPET_MAX_TIMERS)
+        h.t[timer].fsb_cap = on;
+}
+
+void fake_hpet_set_stale_cmp_readback(bool on)
+{
+    h.stale_readback = on;
+}
+
+void fake_hpet_set_passed_fires(bool on)
+{
+    h.passed_fires = on;
+}
+
+uint32_t fake_hpet_conf(unsigned timer)
+{
+    return timer < FAKE_HPET_MAX_TIMERS ? (uint32_t)timer_conf(&h.t[timer]) : 0;
+}
+
 void fake_hpet_set_periodic_cap(unsigned timer, bool on)
 {
     if (timer < FAKE_HPET_MAX_TIMERS)
@@ -452,7 +525,7 @@ void fake_hpet_reset(void)
     h.period_fs = FAKE_HPET_PERIOD_FS;
     h.ntimers = 3;
     h.counter64 = h.legacy_cap = true;
-    h.stuck = false;
+    h.stuck = h.stale_readback = h.passed_fires = false;
     h.cmp_write_delay = 0;
     stats = (struct fake_hpet_stats){ 0 };
     h.gen_conf = h.status = 0;

@@ -31,7 +31,20 @@
  * c + d is already passed when it lands (never fires, 64-bit; a wrap later, 32-bit). The
  * period register (a write without VAL_SET) is not delayed. A second write before the first
  * landed replaces it. A halted counter applies writes at once.
- * Simplified: no FSB delivery (a fault), no IOAPIC, registers outside the spec read 0. */
+ * FSB delivery (fake_hpet_set_fsb_cap, default off as QEMU's msi=off): Tn_FSB_INT_DEL_CAP in
+ * the configuration, Tn_FSB_INT_ROUTE at 0x110 + 0x20 * N (value in bits 31:0, address in
+ * 63:32); with Tn_FSB_EN_CNF and INT_ENB a match writes the value to the address through
+ * fake_lapic_msi() (fake_hpet_route() then gives FAKE_HPET_ROUTE_FSB), also under legacy
+ * replacement. FSB_EN without the capability, or with a level-triggered timer, is a fault.
+ * Stale comparator read-back (fake_hpet_set_stale_cmp_readback): Intel ICH9/ICH10 may return
+ * the comparator's previous value to the first read after a write (Linux's hpet.c); with it
+ * on, the first read of a comparator after each write returns the value before that write.
+ * QEMU's passed comparator (fake_hpet_set_passed_fires): QEMU 7.2's HPET (hw/timer/hpet.c,
+ * hpet_calculate_diff) does not wait for equality when a timer is re-armed: with its
+ * interrupt enabled, a comparator the counter has passed (or equals) fires one clock after
+ * a comparator write or after its interrupt is enabled. With the option on, the model does
+ * the same (a match itself re-arms nothing).
+ * Simplified: no IOAPIC, registers outside the spec read 0. */
 #ifndef TICKLAB_TESTS_HOST_FAKE_HPET_H
 #define TICKLAB_TESTS_HOST_FAKE_HPET_H
 #include <stdbool.h>
@@ -58,6 +71,10 @@ void fake_hpet_set_stuck(bool stuck);
 void fake_hpet_set_counter(uint64_t value);
 /* Comparator writes take effect `clocks` HPET clocks after they land (see above). */
 void fake_hpet_set_cmp_write_delay(uint64_t clocks);
+void fake_hpet_set_fsb_cap(unsigned timer, bool on);    /* default: none */
+void fake_hpet_set_stale_cmp_readback(bool on);         /* default off */
+void fake_hpet_set_passed_fires(bool on);               /* default off: equality only */
+uint32_t fake_hpet_conf(unsigned timer);                /* Tn_CONF now, no access cost */
 
 uint64_t fake_hpet_counter(void);                       /* now, no access cost */
 /* Register accesses by kind (a 32-bit half counts as one access), since fake_reset(). */
@@ -66,9 +83,13 @@ struct fake_hpet_stats {
     uint64_t cmp_writes;        /* any Tn_COMPARATOR */
     uint64_t conf_reads, conf_writes;   /* any Tn_CONF_CAP */
     uint64_t status_writes;     /* GINTR_STA */
+    uint64_t fsb_messages;      /* FSB writes sent */
+    uint64_t stale_cmp_reads;   /* comparator reads answered with the value before a write */
 };
 const struct fake_hpet_stats *fake_hpet_stats(void);
-int fake_hpet_route(unsigned timer);                    /* last route raised, -1 none */
+#define FAKE_HPET_ROUTE_FSB 32
+int fake_hpet_route(unsigned timer);                    /* last route raised, -1 none,
+                                                           FAKE_HPET_ROUTE_FSB a message */
 bool fake_hpet_legacy_active(void);                     /* present, LEG_RT_CNF set */
 
 void fake_hpet_reset(void);

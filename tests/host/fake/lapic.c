@@ -140,6 +140,40 @@ static void timer_fires(void)
     dispatch();
 }
 
+/* A message (an MSI, an HPET comparator's FSB write) into 0xFEExxxxx (SDM 11.11): physical
+ * destination in address bits 19:12, fixed delivery, edge; the vector to IRR like the
+ * timer's. Other forms are not modelled (a fault); another destination is another CPU's. */
+void fake_lapic_msi(uint64_t addr, uint32_t data)
+{
+    uint32_t vec = data & 0xFF;
+
+    if ((addr & 0xFFF00000u) != 0xFEE00000u || (addr >> 32)) {
+        fake_fault("MSI to 0x%" PRIx64 ": not the local APIC's 0xFEExxxxx", addr);
+        return;
+    }
+    if ((addr & 0x4) || (data & 0xFF00u)) {
+        fake_fault("MSI addr 0x%" PRIx64 " data 0x%x: only physical, fixed, edge is modelled",
+                   addr, data);
+        return;
+    }
+    a.st.msi++;
+    if (((addr >> 12) & 0xFF) != (a.id & 0xFF) || !(a.svr & SVR_ENABLE)) {
+        a.st.msi_not_accepted++;          /* another CPU's, or an APIC not taking them */
+        return;
+    }
+    if (vec < 16) {
+        a.esr_pending |= ESR_RX_ILLEGAL_VEC;
+        return;
+    }
+    if (a.irr[vec / 32] & (1u << (vec % 32))) {
+        a.st.dropped++;
+        fake_irq_count_dropped(FAKE_IRQ_LAPIC, 1);
+        return;
+    }
+    a.irr[vec / 32] |= 1u << (vec % 32);
+    dispatch();
+}
+
 static void eoi(void)
 {
     int v = highest(a.isr);

@@ -25,6 +25,11 @@
  * vector to ISR (fake_irq_current_vector() gives it). Until EOI the same vector cannot be
  * delivered again: one more fire waits in IRR, later ones are dropped and counted. So a
  * handler that forgets the EOI sees exactly one more interrupt, then none.
+ * Messages (fake_lapic_msi: an MSI, an HPET comparator's FSB write): address 0xFEExxxxx with
+ * a physical destination (bits 19:12) equal to the APIC ID, data = vector, fixed delivery,
+ * edge; the vector goes to IRR and is delivered like the timer's (FAKE_IRQ_LAPIC, with
+ * fake_irq_current_vector() giving it). A message for another APIC ID, or while the APIC is
+ * software-disabled, is counted and not taken (xAPIC and x2APIC modes alike).
  * Simplified: one CPU; no IPIs, LINT pins, thermal/perf/CMCI sources or error interrupts;
  * global disable (EN = 0) returns every register to its power-on value; the count timer's
  * divided clock starts in phase with each write of the initial count. */
@@ -43,6 +48,8 @@ struct fake_lapic_stats {
     uint64_t eois;
     uint64_t eoi_without_isr;  /* EOI with nothing in service */
     uint64_t spurious;         /* delivery found nothing deliverable: spurious vector */
+    uint64_t msi;              /* messages written to 0xFEExxxxx */
+    uint64_t msi_not_accepted; /* ... for another APIC ID, or with the APIC disabled */
 };
 
 void fake_lapic_set_timer_hz(uint64_t hz);
@@ -53,6 +60,8 @@ int fake_lapic_highest_in_service(void);       /* -1 when ISR is empty */
 uint32_t fake_lapic_current_count(void);       /* now, no access cost */
 uint64_t fake_lapic_tsc_deadline(void);        /* armed deadline, 0 when none */
 
+/* A message written to addr (0xFEExxxxx) with data (see the top). */
+void fake_lapic_msi(uint64_t addr, uint32_t data);
 void fake_lapic_tsc_changed(void);             /* tsc.c: re-aim an armed deadline */
 void fake_lapic_reset(void);
 
