@@ -15,6 +15,7 @@ from .dataset import num
 from . import plots_samples
 from .figdata import Absent, clock_words, fmt_ns, parse_hist, partial_note, rows_of, text_of
 from .plots import Drawn, name_clock, new_figure, panel_axes
+from matplotlib.ticker import MaxNLocator  # noqa: E402  (plots set the backend first)
 
 COLOURS = ("tab:blue", "tab:orange", "tab:green", "tab:red", "tab:purple", "tab:brown")
 MARKS = (("p50_ns", "p50", ":", "o"), ("p99_ns", "p99", "--", "^"), ("max_ns", "max", "-", "s"))
@@ -66,6 +67,8 @@ def fitted(ax, xs, log=False):
         return
     pad = max((hi - lo) * 0.06, 1.0)
     ax.set_xlim(lo - pad, hi + pad)
+    # at most five labels: a narrow panel's "140 ns", "150 ns", ... ran into each other
+    ax.xaxis.set_major_locator(MaxNLocator(nbins=5))
 
 
 def marks_legend(row):
