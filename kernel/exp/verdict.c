@@ -6,6 +6,7 @@
 #include "ticklab/tick.h"
 
 #include "kernel/config.h"
+#include "kernel/discover/cpu_report.h"
 #include "kernel/report/console.h"
 #include "kernel/report/record.h"
 #include "kernel/timers/ce_devices.h"
@@ -14,6 +15,7 @@
 #include "ticklab/clocksource.h"
 #include "ticklab/fmt.h"
 #include "ticklab/kstring.h"
+#include "ticklab/lapic_timer.h"
 
 struct findings findings;
 
@@ -152,41 +154,71 @@ static void claim_clockevent(void)
 }
 
 /* Would `dev` (the boot CPU's HPET comparator, its TSC-deadline timer) help against the best
- * of the others: by how much at p99. */
-static void helps_claim(const char *topic, const struct clockevent *dev)
+ * of the others: by how much at p99. note: a sentence added to the claim, or NULL. */
+static void helps_claim(const char *topic, const struct clockevent *dev, const char *note)
 {
     char text[300], route[64], on[80];
+    const char *choice, *evidence = "result:wakeup-latency:path=callback";
     ce_devices_route_text(dev, route, sizeof(route));
     fmt_snprintf(on, sizeof(on), "%s%s%s%s", dev ? dev->name : "", route[0] ? " (" : "", route,
                  route[0] ? ")" : "");
-    int d = find_wake(dev);
+    int d = find_wake(dev), other = -1;
+    for (unsigned i = 0; d >= 0 && i < findings.n_wake; i++)
+        if ((int)i != d && findings.wake[i].measured && (other < 0 || findings.wake[i].cb_p99_ns < findings.wake[other].cb_p99_ns))
+            other = (int)i;
     if (d < 0) {
         fmt_snprintf(text, sizeof(text), "not measured: %s",
                      !dev ? "no usable clock event device of that kind (its clockevent record "
                             "says why)"
                           : !dev->usable && dev->unusable_reason ? dev->unusable_reason
                                                                  : "wakeup-latency has no samples from it");
-        claim(topic, "unknown", text, "clockevent", 0);
-        return;
-    }
-    int other = -1;
-    for (unsigned i = 0; i < findings.n_wake; i++)
-        if ((int)i != d && findings.wake[i].measured && (other < 0 || findings.wake[i].cb_p99_ns < findings.wake[other].cb_p99_ns))
-            other = (int)i;
-    if (other < 0) {
+        choice = "unknown";
+        evidence = "clockevent";
+    } else if (other < 0) {
         fmt_snprintf(text, sizeof(text), "%s is the only one-shot device measured: nothing to "
                      "compare with", on);
-        claim(topic, "only", text, "result:wakeup-latency:path=callback", 0);
+        choice = "only";
+    } else {
+        int64_t gain = findings.wake[other].cb_p99_ns - findings.wake[d].cb_p99_ns;
+        fmt_snprintf(text, sizeof(text),
+                     "%s: hrtimer callback p99 %lld ns on %s against %lld ns on %s (%s%lld ns)",
+                     gain > 0 ? "helps" : "does not help", (long long)findings.wake[d].cb_p99_ns,
+                     on, (long long)findings.wake[other].cb_p99_ns, findings.wake[other].dev->name,
+                     gain > 0 ? "better by " : "worse or equal by ",
+                     (long long)(gain > 0 ? gain : -gain));
+        choice = gain > 0 ? "helps" : "no";
+    }
+    if (note) {
+        size_t n = k_strlen(text);
+        k_strlcpy(text + n, note, sizeof(text) - n);
+    }
+    claim(topic, choice, text, evidence, 0);
+}
+
+/* TSC-deadline on a CPU that Linux's errata table names (lapic_timer.h): with a microcode
+ * below the fix, its interrupts may come late or not at all, so the device was not used and
+ * no latency of it is published; under a hypervisor the microcode is unknown, and the
+ * measured figures carry that note. */
+static void deadline_claim(void)
+{
+    struct lapic_deadline_erratum e;
+    char text[240], note[160];
+    lapic_timer_deadline_erratum(&cpu_facts, &e);
+    if (cpu_facts.tsc_deadline && e.affected) {
+        fmt_snprintf(text, sizeof(text),
+                     "not measured: known erratum on this microcode (0x%x; minimum 0x%x; "
+                     "Linux's table): its interrupts may come late or not at all, which is "
+                     "the erratum, not this CPU's latency", cpu_facts.microcode, e.min_microcode);
+        claim("tsc_deadline", "erratum", text, "cpu", "clockevent:name=tsc_deadline");
         return;
     }
-    int64_t gain = findings.wake[other].cb_p99_ns - findings.wake[d].cb_p99_ns;
-    fmt_snprintf(text, sizeof(text),
-                 "%s: hrtimer callback p99 %lld ns on %s against %lld ns on %s (%s%lld ns)",
-                 gain > 0 ? "helps" : "does not help", (long long)findings.wake[d].cb_p99_ns,
-                 on, (long long)findings.wake[other].cb_p99_ns, findings.wake[other].dev->name,
-                 gain > 0 ? "better by " : "worse or equal by ",
-                 (long long)(gain > 0 ? gain : -gain));
-    claim(topic, gain > 0 ? "helps" : "no", text, "result:wakeup-latency:path=callback", 0);
+    if (cpu_facts.tsc_deadline && e.unknown)
+        fmt_snprintf(note, sizeof(note), "; this model has a TSC-deadline erratum below "
+                     "microcode 0x%x (Linux's table) and the microcode here is %s", e.min_microcode,
+                     cpu_facts.hypervisor ? "the hypervisor's: whether it applies is unknown"
+                                          : "unreadable: whether it applies is unknown");
+    helps_claim("tsc_deadline", ce_devices_deadline(0),
+                cpu_facts.tsc_deadline && e.unknown ? note : NULL);
 }
 
 static void tick_claim(void)
@@ -279,8 +311,8 @@ void verdict_report(void)
     environment_claim();
     clocksource_claim();
     claim_clockevent();
-    helps_claim("hpet", ce_devices_hpet_of(0, 0));
-    helps_claim("tsc_deadline", ce_devices_deadline(0));
+    helps_claim("hpet", ce_devices_hpet_of(0, 0), NULL);
+    deadline_claim();
     tick_claim();
     hwlat_claim();
     tsc_claim();
