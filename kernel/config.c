@@ -12,6 +12,7 @@ static const char *const onoff[] = { "on", "off", NULL };
 static const char *const tickmodes[] = { "periodic", "oneshot", NULL };
 static const char *const idles[] = { "halt", "poll", NULL };   /* enum idle_mode */
 static const char *const tristates3[] = { "auto", "on", "off", NULL };
+static const char *const hpet_accesses[] = { "auto", "32", "64", NULL };
 static const char *const dumps[] = { "none", "acpi", NULL };
 static const char *const crashes[] = { "none", "ud", "pf", "div0", "overflow", "null", NULL };
 
@@ -79,7 +80,7 @@ int config_parse(const char *line, bool cut, const char *const *exp_names,
 {
     static char console_word[32];
     unsigned profile = PROFILE_QUICK, qemu_exit = TRI_AUTO, crash = CRASH_NONE, dump = 0;
-    unsigned wrapcheck = TRI_AUTO, tickmode = 0, nohz = 0;
+    unsigned wrapcheck = TRI_AUTO, tickmode = 0, nohz = 0, hpet_access = 0;
     unsigned idle = IDLE_HALT;
     bool reboot = false;
 
@@ -145,6 +146,9 @@ int config_parse(const char *line, bool cut, const char *const *exp_names,
                                              "rate, taken instead of its calibration)" },
         { .key = "wrapcheck", .type = CMDLINE_ENUM, .dest = &wrapcheck, .choices = tristates3,
           .accepted = "auto, on or off" },
+        { .key = "hpet_access", .type = CMDLINE_ENUM, .dest = &hpet_access,
+          .choices = hpet_accesses, .accepted = "auto, 32 or 64 (bits per HPET register "
+                                                 "access; auto: 64 under QEMU, else 32)" },
     };
     size_t n_opts = sizeof(opts) / sizeof(opts[0]);
 
@@ -157,6 +161,7 @@ int config_parse(const char *line, bool cut, const char *const *exp_names,
     cfg.reboot = reboot;
     cfg.dump_acpi = dump == 1;
     cfg.wrapcheck = (enum tristate)wrapcheck;
+    cfg.hpet_access = hpet_access == 1 ? 32 : hpet_access == 2 ? 64 : 0;
     cfg.tick_oneshot = tickmode == 1;
     cfg.idle = (enum idle_mode)idle;
     cfg.nohz = nohz == 0;

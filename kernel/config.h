@@ -47,6 +47,8 @@ struct config {
     uint64_t lapic_hz;          /* lapic_hz=: likewise for the LAPIC timer */
     enum tristate wrapcheck;    /* runs across two wraps of each narrow counter; auto: in
                                    the full and soak profiles only */
+    unsigned hpet_access;       /* hpet_access=: 0 auto (64-bit reads under QEMU, whose HPET
+                                   takes them; 32-bit halves on any other machine), 32, 64 */
 };
 
 extern struct config cfg;

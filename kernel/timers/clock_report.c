@@ -95,6 +95,15 @@ static void wrap_members(struct json *j, const struct wrap_result *w)
     json_obj_close(j);
 }
 
+static const struct clocksource *access_cs;
+static unsigned access_bits;
+
+void clock_report_access_bits(const struct clocksource *cs, unsigned bits)
+{
+    access_cs = cs;
+    access_bits = bits;
+}
+
 void clock_report_source(const struct clocksource *cs, const struct cs_measure *m,
                          const struct wrap_result *w)
 {
@@ -107,6 +116,8 @@ void clock_report_source(const struct clocksource *cs, const struct cs_measure *
         json_str(&r.j, "reason", cs->unusable_reason);
     json_i64(&r.j, "rating", cs->rating);
     json_u64(&r.j, "bits", bits_of(cs->mask));
+    if (cs == access_cs)
+        json_u64(&r.j, "access_bits", access_bits);
     json_u64(&r.j, "freq_hz", cs->freq_hz);
     json_u64(&r.j, "nominal_hz", cs->nominal_hz);
     json_str(&r.j, "freq_basis", !cs->freq_hz ? "unknown"

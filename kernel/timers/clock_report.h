@@ -23,6 +23,9 @@ struct wrap_result {
 void report_absent_device(const char *record_type, const char *name, const char *reason);
 void clock_report_absent(const char *name, const char *reason);
 void clock_report_calibration(const struct cal_result *r);
+/* The width of each register access a source's reads make, said in its record as
+ * access_bits (the HPET's: 32 or 64). One source. */
+void clock_report_access_bits(const struct clocksource *cs, unsigned bits);
 void clock_report_source(const struct clocksource *cs, const struct cs_measure *m,
                          const struct wrap_result *w);
 void clock_report_selected(const struct clocksource *cs, const char *requested,
