@@ -382,6 +382,7 @@ static void madt_decode(struct acpi_info *o, const uint8_t *t, uint32_t len)
     }
     copy_in(&f, sizeof(f), t, len);
     m->present = true;
+    m->revision = f.h.revision;
     m->flags = f.flags;
     m->pcat_compat = f.flags & ACPI_MADT_PCAT_COMPAT;
     m->lapic_addr = f.lapic_addr;    /* a type 5 entry below may replace it */

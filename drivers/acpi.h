@@ -291,6 +291,7 @@ struct acpi_nmi {
 struct acpi_madt {
     bool present;
     const char *reason, *table_reason;
+    uint8_t revision;           /* the header's: 5 (ACPI 6.3) defined Online Capable */
     uint64_t lapic_addr;
     bool lapic_addr_overridden; /* a type 5 entry gave a 64-bit address */
     bool pcat_compat;

@@ -9,9 +9,11 @@
 #include "kernel/arch/paging.h"
 #include "kernel/arch/trap.h"
 #include "kernel/discover/acpi_report.h"
+#include "kernel/discover/cpu_report.h"
 #include "kernel/intr/intr.h"
 #include "kernel/report/console.h"
 #include "kernel/report/record.h"
+#include "kernel/smp/cpu_plan.h"
 #include "ticklab/errno.h"
 #include "ticklab/fmt.h"
 #include "ticklab/io.h"
@@ -25,7 +27,8 @@
 #define MSR_EFER_ADDR 0xC0000080u
 #define AP_STACK_SIZE (16u * 1024u)
 #define AP_IST_SIZE (4u * 1024u)
-#define POKE_NS 50000000ull             /* smp_wait wakes the CPU it waits for this often */
+#define POKE_NS 50000000ull
+#define PLAN_PACKAGES_SHOWN 8             /* smp_wait wakes the CPU it waits for this often */
 
 extern char tramp_start[], tramp_end[], tramp_cr3[], tramp_entry[], tramp_stack[], tramp_cpu[],
     tramp_efer[];
@@ -36,6 +39,7 @@ static uint32_t bsp_apic_id;
 static uint64_t tsc_hz;
 static struct smp_hooks hooks;
 static struct smp_wait_hooks wait_hooks;
+static struct cpu_plan plan;
 
 void smp_set_hooks(const struct smp_hooks *h)
 {
@@ -159,6 +163,9 @@ static void report(const struct cpu_local *c, bool started, const char *reason)
     json_bool(&r.j, "bsp", c->index == 0);
     json_bool(&r.j, "online", started);
     json_str(&r.j, "reason", reason);
+    json_u64(&r.j, "package", cpu_topo_package(&cpu_facts.topo, c->apic_id));
+    json_u64(&r.j, "core", cpu_topo_core(&cpu_facts.topo, c->apic_id));
+    json_u64(&r.j, "thread", cpu_topo_thread(&cpu_facts.topo, c->apic_id));
     if (started)
         json_str(&r.j, "lapic_mode", c->x2apic ? "x2apic" : "xapic");
     if (c->index && started) {
@@ -171,6 +178,69 @@ static void report(const struct cpu_local *c, bool started, const char *reason)
     kprintf("  cpu %u       APIC id %u%s: %s%s\n", c->index, c->apic_id,
             c->index ? "" : " (boot CPU)", started ? "online" : "not started: ",
             started ? "" : reason);
+}
+
+/* "32 of 32 CPUs online, 2 packages: 16 + 16" (online per package, in MADT order). */
+void smp_coverage(char *buf, size_t size)
+{
+    uint32_t pkg[PLAN_PACKAGES_SHOWN];
+    unsigned shown = 0;
+    for (unsigned i = 0; i < plan.n_cpus && shown < PLAN_PACKAGES_SHOWN; i++) {
+        unsigned k = 0;
+        while (k < shown && pkg[k] != plan.cpus[i].package)
+            k++;
+        if (k == shown)
+            pkg[shown++] = plan.cpus[i].package;
+    }
+    size_t len = (size_t)fmt_snprintf(buf, size, "%u of %u CPUs online", smp_online(),
+                                      smp_listed());
+    if (plan.packages < 2)
+        return;
+    len += (size_t)fmt_snprintf(buf + len, size > len ? size - len : 0, ", %u packages:",
+                                plan.packages);
+    for (unsigned k = 0; k < shown && len < size; k++) {
+        unsigned on = 0;
+        for (unsigned c = 0; c < CPU_MAX; c++)
+            on += cpu_locals[c].online &&
+                  cpu_topo_package(&cpu_facts.topo, cpu_locals[c].apic_id) == pkg[k];
+        len += (size_t)fmt_snprintf(buf + len, size - len, "%s %u", k ? " +" : "", on);
+    }
+    if (shown < plan.packages && len < size)
+        fmt_snprintf(buf + len, size - len, " + ...");
+}
+
+/* The MADT's CPUs as counted: one record, then one per entry dropped, with the reason. */
+static void plan_report(unsigned max_cpus)
+{
+    struct rec r;
+    rec_begin(&r, "cpu_plan");
+    json_u64(&r.j, "cpus", plan.n_cpus);
+    json_u64(&r.j, "chosen", plan.n_chosen);
+    json_u64(&r.j, "cpu_max", CPU_MAX);
+    json_u64(&r.j, "max_cpus", max_cpus);
+    json_u64(&r.j, "packages", plan.packages);
+    json_str(&r.j, "topology", cpu_facts.topo.valid ? cpu_facts.topo.source : 0);
+    json_bool(&r.j, "bsp_listed", plan.bsp_listed);
+    json_bool(&r.j, "x2apic_mode", intr_lapic_x2apic());
+    json_u64(&r.j, "madt_revision", acpi_facts.madt.revision);
+    json_u64(&r.j, "duplicates", plan.duplicates);
+    json_u64(&r.j, "broadcast_ids", plan.broadcast_ids);
+    json_u64(&r.j, "unreachable", plan.unreachable);
+    json_u64(&r.j, "disabled", plan.disabled);
+    json_u64(&r.j, "online_capable", plan.online_capable);
+    json_u64(&r.j, "dropped", plan.n_drops + plan.drops_over);
+    rec_emit(&r);
+    for (unsigned i = 0; i < plan.n_drops; i++) {
+        const struct cpu_plan_drop *d = &plan.drops[i];
+        rec_begin(&r, "cpu_dropped");
+        json_u64(&r.j, "entry", d->entry);
+        json_u64(&r.j, "madt_type", d->x2apic_entry ? 9 : 0);
+        json_u64(&r.j, "apic_id", d->apic_id);
+        json_str(&r.j, "reason", d->reason);
+        rec_emit(&r);
+        kprintf("  madt cpu    entry %u (type %u, APIC id %#x) dropped: %s\n", d->entry,
+                d->x2apic_entry ? 9 : 0, d->apic_id, d->reason);
+    }
 }
 
 void smp_boot_cpu_init(void)
@@ -190,20 +260,24 @@ unsigned smp_start(unsigned max_cpus, bool start_page_is_ram, uint64_t tsc_rate_
     irq_set_handler(VEC_SMP_WAKE, on_wake, 0);
     report(bsp, true, 0);
 
-    /* the CPUs the MADT lists as usable, in its order, the boot CPU left out */
+    /* the CPUs the MADT lists, each once, in its order, the boot CPU first; the ones
+     * started spread over packages and cores when there are more than the limit */
+    static char limit_reason[64];
+    unsigned limit = max_cpus < CPU_MAX ? max_cpus : CPU_MAX;
+    fmt_snprintf(limit_reason, sizeof(limit_reason), max_cpus < CPU_MAX
+                 ? "cpus= on the command line" : "over ticklab's limit of CPU_MAX (%u) CPUs",
+                 CPU_MAX);
+    cpu_plan_build(&acpi_facts.madt, acpi_facts.madt.revision, bsp_apic_id, bsp->x2apic,
+                   &cpu_facts.topo, &plan);
+    cpu_plan_choose(&plan, limit, limit_reason);
+    plan_report(max_cpus);
+    n_listed = plan.n_cpus;
     unsigned n = 1;
-    for (unsigned k = 0; k < acpi_facts.madt.n_cpus; k++) {
-        const struct acpi_cpu *a = &acpi_facts.madt.cpus[k];
-        if (!a->enabled || a->apic_id == bsp_apic_id)
-            continue;
-        n_listed++;
+    for (unsigned k = 1; k < plan.n_cpus; k++) {
+        const struct cpu_plan_cpu *a = &plan.cpus[k];
         struct cpu_local tmp = { .index = n, .apic_id = a->apic_id };
-        if (n >= CPU_MAX) {
-            report(&tmp, false, "over ticklab's limit of CPU_MAX (16) CPUs");
-            continue;
-        }
-        if (n >= max_cpus) {
-            report(&tmp, false, "cpus= on the command line");
+        if (!a->chosen) {
+            report(&tmp, false, a->reason);
             continue;
         }
         if (!start_page_is_ram) {

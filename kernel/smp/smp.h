@@ -7,6 +7,7 @@
 #ifndef TICKLAB_ARCH_SMP_H
 #define TICKLAB_ARCH_SMP_H
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "kernel/arch/cpu.h"
@@ -71,6 +72,8 @@ unsigned smp_start(unsigned max_cpus, bool start_page_is_ram, uint64_t tsc_hz);
 /* Online CPUs (the boot CPU included) and the MADT's count of usable CPUs. */
 unsigned smp_online(void);
 unsigned smp_listed(void);
+/* What was covered, for the summary: "16 of 64 CPUs online, 2 packages: 8 + 8". */
+void smp_coverage(char *buf, size_t size);
 
 /* Runs fn(arg) on `cpu` (0: here, at once) and waits for it in HLT, bounded by bound_ns of
  * TSC time, waking that CPU every 50 ms so that its own waits can end by their bounds.
