@@ -234,7 +234,7 @@ void kmain(uint32_t magic, uint32_t info_phys)
     if (!cpu_facts.tsc)
         stop_early("tsc", "CPUID says this CPU has no TSC: every bound and every cost ticklab "
                           "measures is in TSC cycles");
-    if (intr_init(&topo, &cpu_facts, true))
+    if (intr_init(&topo, &cpu_facts, acpi_facts.dmar.present && acpi_facts.dmar.x2apic_opt_out))
         stop_early("lapic", "no usable local APIC: every timer interrupt ticklab takes comes "
                             "through it");
     if (clocks_init())

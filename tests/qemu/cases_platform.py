@@ -13,6 +13,7 @@ a loaded host the vCPU thread is away for more than a quarter of the PIT's 54.9 
 again and again, which the calibration (wraps_inferred) and time_ns (its wrap guard) must
 both survive, so the host's load is part of what they test.
 """
+import os
 import re
 
 import exp_checks
@@ -154,6 +155,21 @@ def cpus_in_packages(started, per_package, listed=None):
     return check
 
 
+# A DMAR of our own (QEMU adds none without an IOMMU): width 39 bits, flags INTR_REMAP and
+# X2APIC_OPT_OUT (tests/qemu/acpi/dmar-x2apic-opt-out.body: the bytes after the header).
+DMAR_OPT_OUT = ("-acpitable", "sig=DMAR,rev=1,data=" + os.path.join(
+    os.path.dirname(os.path.abspath(__file__)), "acpi", "dmar-x2apic-opt-out.body"))
+
+
+def lapic_mode(mode, reason):
+    """The lapic record: the mode in use and why."""
+    def check(ctx):
+        r = ctx.one("lapic")
+        if r.get("mode") != mode or r.get("mode_reason") != reason:
+            return "lapic %r, expected mode %r because %r" % (dict(r), mode, reason)
+    return check
+
+
 # Over 4096 bytes through ticklab.efi's command-line file (QEMU's -kernel keeps only 4096
 # bytes, image path included): "hz=250" starts at byte 4093, so the parser's 4096-byte limit
 # cuts it to "hz=" (valid-looking pieces such as "hz=2" were the bug); it must be refused
@@ -260,6 +276,14 @@ PLATFORM_CASES = [
                  lambda ctx: None if all(r["thread"] == 0 for r in ctx.recs("cpu_start")
                                          if r["online"])
                  else "a second thread started before every core's first"]),
+    # TCG offers no x2APIC, so the mode cannot change here (the KVM tier's kvm-dmar-opt-out
+    # shows it): the table is read, its flag recorded, the reason the CPUID one.
+    Case("platform-dmar-x2apic-opt-out", "a DMAR with X2APIC_OPT_OUT (-acpitable): read and "
+         "recorded; xAPIC mode, named as CPUID's doing under TCG", args="exp=none",
+         qemu_extra=DMAR_OPT_OUT,
+         checks=[has_record("dmar", present=True, x2apic_opt_out=True, intr_remap=True,
+                            host_address_width=39),
+                 lapic_mode("xapic", "CPUID offers no x2APIC"), end_status("ok"), no_errors]),
     Case("platform-cmdline-2k", "1.8 KB of command line, 632 control characters: the boot "
          "record fits, the line comes whole in pieces, one error per bad word", args=LINE_2K,
          checks=[boot_record_fits, the_line_is(LINE_2K), end_status("ok"),
