@@ -69,6 +69,11 @@ void smp_set_hooks(const struct smp_hooks *hooks);
  * tsc_hz: the calibrated TSC rate its bounds are measured in. Returns how many are online,
  * the boot CPU included. */
 unsigned smp_start(unsigned max_cpus, bool start_page_is_ram, uint64_t tsc_hz);
+/* Test aid (smp_abandon=): smp_start gives up on CPU `cpu` (its index, 1..) right after its
+ * first STARTUP IPI, as if it had not answered in time, so that its late answer shows: it
+ * must halt in the start page (a `cpu_late` record) and the CPU started after it must run
+ * with its own parameters. 0: none. */
+void smp_test_abandon(unsigned cpu);
 /* Online CPUs (the boot CPU included) and the MADT's count of usable CPUs. */
 unsigned smp_online(void);
 unsigned smp_listed(void);
