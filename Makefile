@@ -190,7 +190,9 @@ test-secureboot: deps-secureboot kernel efi
 MACHINE  ?= q35
 FIRMWARE ?= bios
 BOOT     ?= kernel
-ICOUNT   ?=
+# exact mode by default under TCG (virtual time, records repeatable byte for byte);
+# ICOUNT=off is plain emulation (real time, host noise), which KVM always is
+ICOUNT   ?= $(if $(filter tcg,$(ACCEL)),0,off)
 ARGS     ?=
 SMP      ?= 1
 MEM      ?= 512M

@@ -10,7 +10,7 @@ static const char *const profiles[] = { "quick", "full", "soak", NULL };
 static const char *const tristates[] = { "auto", "1", "0", NULL };
 static const char *const onoff[] = { "on", "off", NULL };
 static const char *const tickmodes[] = { "periodic", "oneshot", NULL };
-static const char *const idles[] = { "halt", "poll", NULL };   /* enum idle_mode */
+static const char *const idles[] = { "halt", "poll", "auto", NULL };   /* enum idle_mode */
 static const char *const tristates3[] = { "auto", "on", "off", NULL };
 static const char *const hpet_accesses[] = { "auto", "32", "64", NULL };
 static const char *const dumps[] = { "none", "acpi", NULL };
@@ -81,7 +81,7 @@ int config_parse(const char *line, bool cut, const char *const *exp_names,
     static char console_word[32];
     unsigned profile = PROFILE_QUICK, qemu_exit = TRI_AUTO, crash = CRASH_NONE, dump = 0;
     unsigned wrapcheck = TRI_AUTO, tickmode = 0, nohz = 0, hpet_access = 0;
-    unsigned idle = IDLE_HALT;
+    unsigned idle = IDLE_AUTO;
     bool reboot = false;
 
     cfg = (struct config){ .hz = TICK_DEFAULT_HZ, .console_port = 0x3F8,
@@ -121,7 +121,7 @@ int config_parse(const char *line, bool cut, const char *const *exp_names,
         { .key = "hrtcheck", .type = CMDLINE_UINT, .dest = &cfg.hrtcheck, .min = 0,
           .max = 1000, .accepted = "0..1000 (hrtimers)" },
         { .key = "idle", .type = CMDLINE_ENUM, .dest = &idle, .choices = idles,
-          .accepted = "halt or poll" },
+          .accepted = "halt, poll or auto" },
         { .key = "nohz", .type = CMDLINE_ENUM, .dest = &nohz, .choices = onoff,
           .accepted = "on or off" },
         { .key = "idlecheck_ms", .type = CMDLINE_UINT, .dest = &cfg.idlecheck_ms, .min = 0,

@@ -13,7 +13,7 @@ enum profile { PROFILE_QUICK, PROFILE_FULL, PROFILE_SOAK };
 enum crash_kind { CRASH_NONE, CRASH_UD, CRASH_PF, CRASH_DIV0, CRASH_OVERFLOW, CRASH_NULL };
 enum tristate { TRI_AUTO, TRI_ON, TRI_OFF };
 /* How a CPU waits for an interrupt (kernel/timers/halt.h). */
-enum idle_mode { IDLE_HALT, IDLE_POLL };
+enum idle_mode { IDLE_HALT, IDLE_POLL, IDLE_AUTO };   /* auto: poll under virtual time */
 
 struct config {
     uint64_t hz;                /* periodic tick rate */

@@ -245,7 +245,13 @@ void kmain(uint32_t magic, uint32_t info_phys)
      * the MADT does not name took minutes). The verdict waits for the devices' own fire
      * checks. */
     irq_check_run(clock_facts.tsc_hz ? tsc_ns_to_cyc(IRQ_CHECK_TIMEOUT_NS) : 0);
-    idle_configure(cfg.idle, clocks_under_tcg());     /* before any wait */
+    /* Before any wait. idle=auto (the default): under virtual time no CPU halts, so a run
+     * under QEMU -icount repeats byte for byte without being told (halt.h); the CPUs beyond
+     * the first are not started yet, so one is assumed and corrected below. */
+    const char *idle_why;
+    bool vt = clocks_virtual_time();
+    idle_configure(idle_resolve(cfg.idle, vt, 1, &idle_why), clocks_under_tcg());
+    idle_set_reason(idle_why);
     ce_devices_init();
     ce_measure_all();
     if (!irq_proof_ok())
@@ -265,10 +271,17 @@ void kmain(uint32_t magic, uint32_t info_phys)
     if (idle_polls() && online > 1) {
         /* Measured under QEMU -icount: with two vCPUs spinning, an interrupt for the one
          * not running waits for the other's time slice (a per-CPU timer came 1 ms late and
-         * the check's bound ran out). */
-        rec_error("idle", "idle=poll needs one CPU (cpus=1): with more, a CPU's interrupt "
-                          "can wait for another's spin; every wait halts instead");
-        idle_configure(IDLE_HALT, clocks_under_tcg());
+         * the check's bound ran out). Asked for: an error; chosen by auto: said so. */
+        if (cfg.idle == IDLE_POLL)
+            rec_error("idle", "idle=poll needs one CPU (cpus=1): with more, a CPU's interrupt "
+                              "can wait for another's spin; every wait halts instead");
+        enum idle_mode m = idle_resolve(cfg.idle, vt, online, &idle_why);
+        idle_configure(cfg.idle == IDLE_POLL ? IDLE_HALT : m, clocks_under_tcg());
+        idle_set_reason(cfg.idle == IDLE_POLL ? 0 : idle_why);
+        if (cfg.idle != IDLE_POLL)
+            kprintf("  idle        %s\n", idle_why);
+    } else if (cfg.idle == IDLE_AUTO && idle_polls()) {
+        kprintf("  idle        %s\n", idle_why);
     }
     if (!tsc_warp_check())
         kprintf("  tsc         not one clock on every CPU: demoted\n");

@@ -52,6 +52,42 @@ static size_t rank_index(size_t n, unsigned per_mille)
     return k == 0 ? 0 : (size_t)(k - 1);
 }
 
+void stats_quantile_interval(const int64_t *sorted, size_t n, unsigned per_mille,
+                             int64_t *lo, int64_t *hi)
+{
+    if (n == 0) {
+        *lo = *hi = 0;
+        return;
+    }
+    if (per_mille > 1000)
+        per_mille = 1000;
+    /* In units of 1/1000 sample: centre n*q, spread 1.96 sd with sd^2 = n q (1 - q). The
+     * variance in (1/1000 sample)^2 is n * q_pm * (1000 - q_pm); 1.96 as 196/100. */
+    uint64_t centre = (uint64_t)n * per_mille;
+    uint64_t sd = isqrt_u64((uint64_t)n * per_mille * (1000 - per_mille));
+    uint64_t half = (sd * 196 + 99) / 100;
+    /* 1-based ranks: l = floor((centre - half) / 1000), u = ceil((centre + half) / 1000) */
+    uint64_t l = centre > half ? (centre - half) / 1000 : 0;
+    uint64_t u = (centre + half + 999) / 1000;
+    if (l < 1)
+        l = 1;
+    if (u > n)
+        u = n;
+    if (u < l)
+        u = l;
+    *lo = sorted[l - 1];
+    *hi = sorted[u - 1];
+}
+
+int stats_interval_order(int64_t a_lo, int64_t a_hi, int64_t b_lo, int64_t b_hi)
+{
+    if (a_hi < b_lo)
+        return -1;
+    if (b_hi < a_lo)
+        return 1;
+    return 0;
+}
+
 int64_t percentile_sorted_i64(const int64_t *v, size_t n, unsigned per_mille)
 {
     return v[rank_index(n, per_mille)];

@@ -28,4 +28,17 @@ void stats_i64(int64_t *v, size_t n, struct stats *out);
 void stats_u64(uint64_t *v, size_t n, struct stats *out);   /* samples below 2^62 */
 uint64_t isqrt_u64(uint64_t x);
 
+/* A distribution-free 95 % confidence interval for the per_mille quantile of the population
+ * a SORTED sample of n was drawn from: the order statistics x(l) and x(u) whose ranks lie
+ * 1.96 binomial standard deviations either side of n * q (the normal approximation to the
+ * binomial count of samples below the quantile, ranks rounded outwards, clamped to 1..n).
+ * For p99 of 500 samples: ranks 490 and 500. n == 0 gives 0, 0. Samples need not be
+ * independent of anything but each other: the interval is as good as that assumption. */
+void stats_quantile_interval(const int64_t *sorted, size_t n, unsigned per_mille,
+                             int64_t *lo, int64_t *hi);
+
+/* Two intervals compared as a decision: -1 when a lies wholly below b, +1 when wholly
+ * above, 0 when they overlap ("too close to call": no difference is excluded). */
+int stats_interval_order(int64_t a_lo, int64_t a_hi, int64_t b_lo, int64_t b_hi);
+
 #endif

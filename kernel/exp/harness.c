@@ -336,6 +336,14 @@ void exp_result_begin(struct rec *r)
     if (clock_facts.tsc && clock_facts.tsc->read_cost_cyc && clock_facts.tsc_hz)
         json_u64(&r->j, "tsc", tsc_cyc_to_ns(clock_facts.tsc->read_cost_cyc));
     json_obj_close(&r->j);
+    /* The device behind "time_ns" and one count of it (ns, rounded up): a figure by time_ns
+     * names its hardware; a TSC figure's device is the TSC itself. */
+    if (cs) {
+        json_str(&r->j, "clock_device", cs->name);
+        if (cs->freq_hz)
+            json_u64(&r->j, "clock_device_resolution_ns",
+                     (NSEC_PER_SEC + cs->freq_hz - 1) / cs->freq_hz);
+    }
 }
 
 void exp_skip_begin(struct rec *r, const char *reason)

@@ -86,6 +86,13 @@ static uint64_t measure_pair(void)
 
 /* ---- per_op ---------------------------------------------------------------------------- */
 
+/* What one TSC count is here: under QEMU's -icount the TSC counts guest instructions (one per
+ * ns at shift 0), on a CPU it counts cycles; NuttX's published figures are cycles. */
+static const char *unit_word(void)
+{
+    return clock_facts.virtual_time ? "instructions" : "cycles";
+}
+
 /* A result row's first keys, the same for both variants: op, device, variant, clock, n. */
 static void row_begin(struct rec *r, const char *op, const char *device, const char *variant,
                       uint64_t n)
@@ -95,6 +102,9 @@ static void row_begin(struct rec *r, const char *op, const char *device, const c
     json_str(&r->j, "device", device);
     json_str(&r->j, "variant", variant);
     json_str(&r->j, "clock", "tsc");
+    /* What a "cycle" is here: under QEMU's -icount the TSC counts guest instructions (one
+     * per ns at shift 0), on a CPU it counts cycles; NuttX's published figures are cycles. */
+    json_str(&r->j, "unit", clock_facts.virtual_time ? "instructions" : "tsc_cycles");
     json_u64(&r->j, "n", n);
 }
 
@@ -277,9 +287,9 @@ static void batch(enum batch_op op, const char *name, const char *device, uint64
                 device, fmt_fixed(u, sizeof(u), unc_e2, 2, false), (unsigned long long)ops);
     } else {
         char m[24], u[24];
-        kprintf("  %-20s %-13s batch   %9s +- %s cycles (mean of %llu)\n", name, device,
+        kprintf("  %-20s %-13s batch   %9s +- %s %s (mean of %llu)\n", name, device,
                 fmt_fixed(m, sizeof(m), st.mean, 2, false), fmt_fixed(u, sizeof(u), unc_e2, 2, false),
-                (unsigned long long)ops);
+                unit_word(), (unsigned long long)ops);
     }
 }
 
@@ -325,9 +335,11 @@ static void run(void)
     struct hrtimer_base *main_base = timers_base();
     exp_tick_off();
     pair_cyc = measure_pair();
-    kprintf("\nhrtimer-cost: TSC cycles per operation; batch: the mean over up to %llu "
-            "operations (%u batches, one TSC pair a chunk, its %llu cycles subtracted), "
-            "per_op: %u each timed alone (the pair included)\n",
+    kprintf("\nhrtimer-cost: TSC counts per operation (%s%s); batch: the mean over up to %llu "
+            "operations (%u batches, one TSC pair a chunk, its %llu subtracted), "
+            "per_op: %u each timed alone (the pair included)\n", unit_word(),
+            clock_facts.virtual_time ? " under virtual time, not the cycles NuttX's figures are"
+                                     : "",
             (unsigned long long)BATCH_TOTAL_OPS, BATCHES, (unsigned long long)pair_cyc, n);
     kprintf("  op                   device        variant       min    median       p99\n");
     unsigned long flags = irq_save();

@@ -1,10 +1,11 @@
-/* kernel/exp/periodic_jitter.c - `periodic-jitter`: ten periodic hrtimers at once, with
- * periods T = 600 + 13*i us (i = 0..9) as the source ran them, then one alone at T = 600 us;
- * per timer the interval between consecutive callbacks (time_ns) and its spread around T.
- * Run at a timer resolution hres_ns (5000 and 800 ns by default, hres_ns= on the command
- * line) and at the finest the device allows (one device cycle). The published figures
- * (Linux 2.6.16 high-resolution timers on a Pentium 4): a standard deviation of 4.2-4.7 us
- * with ten tasks, 1.66 us alone.
+/* kernel/exp/periodic_jitter.c - `periodic-jitter`: ten periodic hrtimers at once, then one
+ * alone, as the source ran them: at a resolution of 5000 ns ten with periods T = 500 + 13*i
+ * us (i = 0..9); at 800 ns ten with T = 600 + 13*i us, then one alone at T = 600 us; per timer
+ * the interval between consecutive callbacks (time_ns) and its spread around T. ticklab adds
+ * the finest resolution the device allows (one device cycle) with the 800 ns sets; hres_ns=
+ * on the command line replaces the two resolutions by one. The published figures (Linux
+ * 2.6.16 high-resolution timers on a Pentium 4): a standard deviation of 4.6-4.7 us with ten
+ * tasks at 5000 ns, 4.2-4.4 us at 800 ns, 1.66 us alone.
  *
  * The resolution as a kernel of that time applied it: a clock event device is armed with a
  * delay counted in its own units from the moment it is programmed, so each re-arm's delay
@@ -168,27 +169,36 @@ static void run(void)
         rec_emit(&r);
         return;
     }
+    /* The source's runs: at 5000 ns ten timers at T = 500+13i us; at 800 ns ten at
+     * T = 600+13i us, then one alone at 600 us. ticklab adds the finest resolution (one
+     * device cycle) with the 800 ns kernel's sets; hres_ns= replaces the two kernels' by one
+     * at that resolution with the 800 ns sets. */
+    struct { uint64_t hres, first_us; bool alone; } sets[3] = {
+        { 5000, 500, false }, { 800, 600, true }, { 0, 600, true },
+    };
+    unsigned n_sets = 3;
+    if (cfg.hres_ns) {
+        sets[0].hres = cfg.hres_ns;
+        sets[0].first_us = 600;
+        sets[0].alone = true;
+        sets[1] = sets[2];
+        n_sets = 2;
+    }
     uint64_t ten[TIMERS], alone[1] = { 600000ull };
-    for (unsigned i = 0; i < TIMERS; i++)
-        ten[i] = (600ull + 13ull * i) * 1000ull;
     uint64_t run_ns = exp_size(300, 8000, 8000) * 1000000ull;
     uint64_t finest = (NSEC_PER_SEC + base->dev->freq_hz - 1) / base->dev->freq_hz;
-    uint64_t grids[3] = { 5000, 800, 0 };
-    unsigned n_grids = 3;
-    if (cfg.hres_ns) {
-        grids[0] = cfg.hres_ns;
-        grids[1] = 0;
-        n_grids = 2;
-    }
     kprintf("\nperiodic-jitter: 10 periodic hrtimers at once, then 1 alone, on %s (%llu ms each)\n",
             base->dev->name, (unsigned long long)(run_ns / 1000000ull));
     kprintf("  set   hres ns  T us  samples     avg ns  stdev ns  within 5us  within 10us\n");
-    for (unsigned g = 0; g < n_grids && exp_budget_left(); g++) {
-        grid_ns = grids[g];
+    for (unsigned g = 0; g < n_sets && exp_budget_left(); g++) {
+        grid_ns = sets[g].hres;
         uint64_t hres = grid_ns ? grid_ns : finest;
+        for (unsigned i = 0; i < TIMERS; i++)
+            ten[i] = (sets[g].first_us + 13ull * i) * 1000ull;
         exp_phase("resolution %llu ns", (unsigned long long)hres);
         run_set(base, "ten", ten, TIMERS, run_ns, hres);
-        run_set(base, "alone", alone, 1, run_ns, hres);
+        if (sets[g].alone)
+            run_set(base, "alone", alone, 1, run_ns, hres);
     }
     grid_ns = 0;
 }

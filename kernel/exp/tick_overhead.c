@@ -201,7 +201,7 @@ static void invalid_row(const char *variant, uint64_t period_ns, const struct ti
 static void report_row(const char *variant, uint64_t period_ns, const struct tick_info *ti,
                        uint64_t n, const struct rounds *rs, const int64_t *base,
                        const uint64_t med[4], uint64_t split_ticks, int64_t *ppm_out,
-                       int64_t *per_tick_out, int64_t *bound_out)
+                       int64_t *per_tick_out, int64_t *bound_out, int64_t *lo_out)
 {
     int64_t est, unc, base_med;
     difference(rs, base, &est, &unc, &base_med);
@@ -239,6 +239,8 @@ static void report_row(const char *variant, uint64_t period_ns, const struct tic
     if (why[0]) {
         invalid_row(variant, period_ns, ti, n, rs, base_med, ticks, expected, why);
         *ppm_out = *per_tick_out = *bound_out = -1;
+        if (lo_out)
+            *lo_out = -1;
         return;
     }
     struct rec r;
@@ -293,6 +295,8 @@ static void report_row(const char *variant, uint64_t period_ns, const struct tic
     *ppm_out = below ? 0 : ppm;
     *per_tick_out = below ? 0 : per_tick;
     *bound_out = (below ? 0 : per_tick) + unc_tick;
+    if (lo_out)
+        *lo_out = below || per_tick <= unc_tick ? 0 : per_tick - unc_tick;
 }
 
 static void run(void)
@@ -327,18 +331,19 @@ static void run(void)
         uint64_t med[4];
         for (unsigned p = 0; p < 4; p++)
             med[p] = median_of(p);
-        int64_t ppm, per_tick, bound, ppm_f, per_tick_f, bound_f;
+        int64_t ppm, per_tick, bound, lo, ppm_f, per_tick_f, bound_f;
         report_row("ticklab", ti->period_ns, ti, n, &rs, rs.none_ns, med, split_ticks, &ppm,
-                   &per_tick, &bound);
+                   &per_tick, &bound, &lo);
         if (ticks_ns[t] != FAITHFUL_BASE_NS)
             report_row("faithful", ti->period_ns, ti, n, &rs, rs.base10_ns, 0, 0, &ppm_f,
-                       &per_tick_f, &bound_f);
+                       &per_tick_f, &bound_f, 0);
         if (per_tick >= 0 && findings.n_tick < FINDINGS_MAX_TICKS) {
             findings.tick_device = ti->dev->name;
             findings.tick[findings.n_tick].tick_ns = ti->period_ns;
             findings.tick[findings.n_tick].overhead_ppm = ppm;
             findings.tick[findings.n_tick].per_tick_ns = per_tick;
             findings.tick[findings.n_tick].per_tick_bound_ns = bound;
+            findings.tick[findings.n_tick].per_tick_lo_ns = lo;
             findings.n_tick++;
         }
     }

@@ -16,6 +16,7 @@
 #include "ticklab/fmt.h"
 #include "ticklab/kstring.h"
 #include "ticklab/lapic_timer.h"
+#include "ticklab/stats.h"
 
 struct findings findings;
 
@@ -25,8 +26,39 @@ static char claims[MAX_CLAIMS][240];
 static const char *claim_topics[MAX_CLAIMS];
 static unsigned n_claims;
 
-static void claim(const char *topic, const char *choice, const char *text, const char *ev1,
-                  const char *ev2)
+/* What a comparative claim rests on: whether it decided, by which method, the intervals of
+ * the figures compared, and for the tick rate the rates its cost bounds give. */
+#define MAX_INTERVALS FINDINGS_MAX_DEVICES
+struct basis {
+    bool comparative;
+    bool decided;
+    const char *method;
+    unsigned n;
+    struct {
+        char what[48];
+        int64_t value, lo, hi;
+    } iv[MAX_INTERVALS];
+    uint64_t hz_safe, hz_over;        /* tick_rate; 0: none */
+};
+
+static const char METHOD_P99[] =
+    "order-statistic 95 % interval of each p99 (distribution-free: ranks 1.96 binomial "
+    "standard deviations either side of 0.99 n); decided only when the intervals do not "
+    "overlap";
+
+static void basis_add(struct basis *b, const struct clockevent *dev, int i)
+{
+    if (b->n >= MAX_INTERVALS)
+        return;
+    fmt_snprintf(b->iv[b->n].what, sizeof(b->iv[0].what), "%s callback p99", dev->name);
+    b->iv[b->n].value = findings.wake[i].cb_p99_ns;
+    b->iv[b->n].lo = findings.wake[i].cb_p99_lo_ns;
+    b->iv[b->n].hi = findings.wake[i].cb_p99_hi_ns;
+    b->n++;
+}
+
+static void claim_on(const char *topic, const char *choice, const char *text, const char *ev1,
+                     const char *ev2, const struct basis *b)
 {
     struct rec r;
     rec_begin(&r, "verdict");
@@ -39,12 +71,53 @@ static void claim(const char *topic, const char *choice, const char *text, const
     if (ev2)
         json_elem_str(&r.j, ev2);
     json_arr_close(&r.j);
+    if (b && b->comparative) {
+        json_bool(&r.j, "decided", b->decided);
+        json_str(&r.j, "method", b->method);
+        json_arr_open(&r.j, "intervals");
+        for (unsigned i = 0; i < b->n; i++) {
+            json_obj_open(&r.j, 0);
+            json_str(&r.j, "what", b->iv[i].what);
+            json_i64(&r.j, "value_ns", b->iv[i].value);
+            json_i64(&r.j, "lo_ns", b->iv[i].lo);
+            json_i64(&r.j, "hi_ns", b->iv[i].hi);
+            json_obj_close(&r.j);
+        }
+        json_arr_close(&r.j);
+        if (b->hz_safe)
+            json_u64(&r.j, "hz_safe", b->hz_safe);
+        if (b->hz_over)
+            json_u64(&r.j, "hz_over", b->hz_over);
+    }
     rec_emit(&r);
     kprintf("  %-12s %s\n", topic, text);
     if (n_claims < MAX_CLAIMS) {
         claim_topics[n_claims] = topic;
         k_strlcpy(claims[n_claims++], text, sizeof(claims[0]));
     }
+}
+
+static void claim(const char *topic, const char *choice, const char *text, const char *ev1,
+                  const char *ev2)
+{
+    claim_on(topic, choice, text, ev1, ev2, 0);
+}
+
+/* Where device i's callback p99 stands against device k's: -1 wholly below (faster), +1
+ * wholly above, 0 too close to call. */
+static int order(int i, int k)
+{
+    return stats_interval_order(findings.wake[i].cb_p99_lo_ns, findings.wake[i].cb_p99_hi_ns,
+                                findings.wake[k].cb_p99_lo_ns, findings.wake[k].cb_p99_hi_ns);
+}
+
+/* "p99 2924872 ns [2801000, 3050000]" */
+static size_t p99_text(char *t, size_t len, int i)
+{
+    return (size_t)fmt_snprintf(t, len, "p99 %lld ns [%lld, %lld]",
+                                (long long)findings.wake[i].cb_p99_ns,
+                                (long long)findings.wake[i].cb_p99_lo_ns,
+                                (long long)findings.wake[i].cb_p99_hi_ns);
 }
 
 unsigned verdict_claims(const char **topic, const char **text, unsigned max)
@@ -65,6 +138,12 @@ static int find_wake(const struct clockevent *dev)
     return -1;
 }
 
+/* What a TSC count is here: a cycle on a CPU, a guest instruction under virtual time. */
+static const char *tsc_counts(void)
+{
+    return clock_facts.virtual_time ? "TSC counts (instructions)" : "TSC cycles";
+}
+
 /* What the machine is, and what reading a clock costs on it: the cloud user's question. */
 static void environment_claim(void)
 {
@@ -79,9 +158,9 @@ static void environment_claim(void)
                                                        "emulator's, on a real-time host")
                        : "a hypervisor: figures include its exits";
     char text[240];
-    size_t n = (size_t)fmt_snprintf(text, sizeof(text), "%s; one RDTSC costs %llu cycles (%llu ns)%s; "
+    size_t n = (size_t)fmt_snprintf(text, sizeof(text), "%s; one RDTSC costs %llu %s (%llu ns)%s; "
                                     "a clock read:", what,
-                                    (unsigned long long)clock_facts.rdtsc_cost_cyc,
+                                    (unsigned long long)clock_facts.rdtsc_cost_cyc, tsc_counts(),
                                     (unsigned long long)tsc_cyc_to_ns(clock_facts.rdtsc_cost_cyc),
                                     clock_facts.rdtsc_trapped ? ", trapped: every TSC read is a VM exit"
                                                               : "");
@@ -113,16 +192,17 @@ static void clocksource_claim(void)
         return;
     }
     fmt_snprintf(text, sizeof(text),
-                 "%s: %s (rating %d), read in %u TSC cycles (median); time_ns() runs on it",
+                 "%s: %s (rating %d), read in %u %s (median); time_ns() runs on it",
                  cs->name, cfg.clocksource[0] ? "chosen by clocksource= on the command line"
                                               : "the highest-rated usable source",
-                 cs->rating, cs->read_cost_cyc);
+                 cs->rating, cs->read_cost_cyc, tsc_counts());
     char ev[48];
     fmt_snprintf(ev, sizeof(ev), "clocksource:name=%s", cs->name);
     claim("clocksource", cs->name, text, "clocksource_selected", ev);
 }
 
-/* The device whose hrtimer callback p99 is lowest. */
+/* The device whose hrtimer callback p99 is lowest, decided only when its interval lies
+ * below every other device's. */
 static void claim_clockevent(void)
 {
     int best = -1;
@@ -135,70 +215,124 @@ static void claim_clockevent(void)
               0, 0);
         return;
     }
-    int next = -1;
-    for (unsigned i = 0; i < findings.n_wake; i++)
-        if ((int)i != best && findings.wake[i].measured && (next < 0 || findings.wake[i].cb_p99_ns < findings.wake[next].cb_p99_ns))
-            next = (int)i;
-    char text[240], ev[64];
-    size_t n = (size_t)fmt_snprintf(text, sizeof(text),
-                 "%s wakes fastest here: hrtimer callback p50 %lld ns, p99 %lld ns after the "
-                 "deadline (interrupt entry p99 %lld ns)", findings.wake[best].dev->name,
-                 (long long)findings.wake[best].cb_p50_ns, (long long)findings.wake[best].cb_p99_ns,
-                 (long long)findings.wake[best].irq_p99_ns);
-    if (next >= 0)
-        fmt_snprintf(text + n, sizeof(text) - n, "; next %s, p99 %lld ns slower",
-                     findings.wake[next].dev->name,
-                     (long long)(findings.wake[next].cb_p99_ns - findings.wake[best].cb_p99_ns));
+    struct basis b = { .comparative = true, .decided = true, .method = METHOD_P99 };
+    basis_add(&b, findings.wake[best].dev, best);
+    int close = -1;                   /* a device best cannot be told from */
+    for (unsigned i = 0; i < findings.n_wake; i++) {
+        if ((int)i == best || !findings.wake[i].measured)
+            continue;
+        basis_add(&b, findings.wake[i].dev, (int)i);
+        if (order(best, (int)i) != -1 && close < 0)
+            close = (int)i;
+    }
+    b.decided = close < 0;
+    char text[300], ev[64];
+    size_t n;
+    if (b.decided) {
+        n = (size_t)fmt_snprintf(text, sizeof(text), "%s wakes fastest here: hrtimer callback "
+                                 "p50 %lld ns, ", findings.wake[best].dev->name,
+                                 (long long)findings.wake[best].cb_p50_ns);
+        n += p99_text(text + n, sizeof(text) - n, best);
+        fmt_snprintf(text + n, sizeof(text) - n, " after the deadline (interrupt entry p99 "
+                     "%lld ns)%s", (long long)findings.wake[best].irq_p99_ns,
+                     b.n > 1 ? "; below every other device's interval" : "; the only one");
+    } else {
+        n = (size_t)fmt_snprintf(text, sizeof(text), "too close to call here: %s ",
+                                 findings.wake[best].dev->name);
+        n += p99_text(text + n, sizeof(text) - n, best);
+        n += (size_t)fmt_snprintf(text + n, sizeof(text) - n, " against %s ",
+                                  findings.wake[close].dev->name);
+        n += p99_text(text + n, sizeof(text) - n, close);
+        fmt_snprintf(text + n, sizeof(text) - n, ": the 95 %% intervals overlap");
+    }
     fmt_snprintf(ev, sizeof(ev), "result:wakeup-latency:path=callback");
-    claim("clockevent", findings.wake[best].dev->name, text, ev, 0);
+    claim_on("clockevent", b.decided ? findings.wake[best].dev->name : "too_close", text, ev, 0,
+             &b);
+}
+
+/* text + note (NULL: nothing), within size. */
+static void add_note(char *text, size_t size, const char *note)
+{
+    size_t n = k_strlen(text);
+    if (note && n < size)
+        k_strlcpy(text + n, note, size - n);
 }
 
 /* Would `dev` (the boot CPU's HPET comparator, its TSC-deadline timer) help against the best
- * of the others: by how much at p99. note: a sentence added to the claim, or NULL. */
+ * of the others: by how much at p99. note: a sentence appended to the claim, or NULL. */
 static void helps_claim(const char *topic, const struct clockevent *dev, const char *note)
 {
-    char text[300], route[64], on[80];
-    const char *choice, *evidence = "result:wakeup-latency:path=callback";
+    char text[460], route[64], on[80];
     ce_devices_route_text(dev, route, sizeof(route));
     fmt_snprintf(on, sizeof(on), "%s%s%s%s", dev ? dev->name : "", route[0] ? " (" : "", route,
                  route[0] ? ")" : "");
-    int d = find_wake(dev), other = -1;
-    for (unsigned i = 0; d >= 0 && i < findings.n_wake; i++)
-        if ((int)i != d && findings.wake[i].measured && (other < 0 || findings.wake[i].cb_p99_ns < findings.wake[other].cb_p99_ns))
-            other = (int)i;
+    int d = find_wake(dev);
     if (d < 0) {
         fmt_snprintf(text, sizeof(text), "not measured: %s",
                      !dev ? "no usable clock event device of that kind (its clockevent record "
                             "says why)"
                           : !dev->usable && dev->unusable_reason ? dev->unusable_reason
                                                                  : "wakeup-latency has no samples from it");
-        choice = "unknown";
-        evidence = "clockevent";
-    } else if (other < 0) {
+        add_note(text, sizeof(text), note);
+        claim(topic, "unknown", text, "clockevent", 0);
+        return;
+    }
+    /* Helps when its interval lies below every other device's; does not when another's
+     * lies wholly below its own; otherwise too close to call. */
+    struct basis b = { .comparative = true, .method = METHOD_P99 };
+    basis_add(&b, dev, d);
+    int other = -1, beaten_by = -1, close = -1;
+    for (unsigned i = 0; i < findings.n_wake; i++) {
+        if ((int)i == d || !findings.wake[i].measured)
+            continue;
+        basis_add(&b, findings.wake[i].dev, (int)i);
+        if (other < 0 || findings.wake[i].cb_p99_ns < findings.wake[other].cb_p99_ns)
+            other = (int)i;
+        int o = order(d, (int)i);
+        if (o == 1 && (beaten_by < 0 || findings.wake[i].cb_p99_ns <
+                                            findings.wake[beaten_by].cb_p99_ns))
+            beaten_by = (int)i;
+        if (o == 0 && close < 0)
+            close = (int)i;
+    }
+    if (other < 0) {
         fmt_snprintf(text, sizeof(text), "%s is the only one-shot device measured: nothing to "
                      "compare with", on);
-        choice = "only";
+        add_note(text, sizeof(text), note);
+        claim(topic, "only", text, "result:wakeup-latency:path=callback", 0);
+        return;
+    }
+    const char *choice;
+    int vs;
+    size_t n;
+    if (beaten_by >= 0) {
+        choice = "no";
+        vs = beaten_by;
+        n = (size_t)fmt_snprintf(text, sizeof(text), "does not help: hrtimer callback ");
+    } else if (close < 0) {
+        choice = "helps";
+        vs = other;
+        n = (size_t)fmt_snprintf(text, sizeof(text), "helps: hrtimer callback ");
     } else {
-        int64_t gain = findings.wake[other].cb_p99_ns - findings.wake[d].cb_p99_ns;
-        fmt_snprintf(text, sizeof(text),
-                     "%s: hrtimer callback p99 %lld ns on %s against %lld ns on %s (%s%lld ns)",
-                     gain > 0 ? "helps" : "does not help", (long long)findings.wake[d].cb_p99_ns,
-                     on, (long long)findings.wake[other].cb_p99_ns, findings.wake[other].dev->name,
-                     gain > 0 ? "better by " : "worse or equal by ",
-                     (long long)(gain > 0 ? gain : -gain));
-        choice = gain > 0 ? "helps" : "no";
+        choice = "too_close";
+        vs = close;
+        n = (size_t)fmt_snprintf(text, sizeof(text), "too close to call here: hrtimer callback ");
     }
-    if (note) {
-        size_t n = k_strlen(text);
-        k_strlcpy(text + n, note, sizeof(text) - n);
-    }
-    claim(topic, choice, text, evidence, 0);
+    b.decided = choice[0] != 't';
+    n += p99_text(text + n, sizeof(text) - n, d);
+    n += (size_t)fmt_snprintf(text + n, sizeof(text) - n, " on %s against ", on);
+    n += p99_text(text + n, sizeof(text) - n, vs);
+    n += (size_t)fmt_snprintf(text + n, sizeof(text) - n, " on %s", findings.wake[vs].dev->name);
+    if (!b.decided)
+        fmt_snprintf(text + n, sizeof(text) - n, ": the 95 %% intervals overlap");
+    add_note(text, sizeof(text), note);
+    claim_on(topic, choice, text, "result:wakeup-latency:path=callback", 0, &b);
 }
 
 /* TSC-deadline on a CPU that Linux's errata table names (lapic_timer.h): with a microcode
  * below the fix, its interrupts may come late or not at all, so the device was not used and
- * no latency of it is published; under a hypervisor the microcode is unknown, and the
- * measured figures carry that note. */
+ * no latency of it is published; under a hypervisor (or with the revision unreadable) the
+ * microcode is unknown, and the measured figures carry that note. */
 static void deadline_claim(void)
 {
     struct lapic_deadline_erratum e;
@@ -221,26 +355,49 @@ static void deadline_claim(void)
                 cpu_facts.tsc_deadline && e.unknown ? note : NULL);
 }
 
+static void sort_small(int64_t *v, unsigned n)
+{
+    for (unsigned i = 1; i < n; i++)
+        for (unsigned k = i; k > 0 && v[k - 1] > v[k]; k--) {
+            int64_t x = v[k];
+            v[k] = v[k - 1];
+            v[k - 1] = x;
+        }
+}
+
 static void tick_claim(void)
 {
     if (!findings.n_tick) {
         claim("tick_rate", 0, "not measured: tick-overhead did not run", 0, 0);
         return;
     }
-    /* The cost of one tick: the median over the tick sizes of what each supports at most
-     * (estimate + uncertainty), so the claim is never more than the repeats allow. */
-    int64_t per[FINDINGS_MAX_TICKS];
+    /* One tick's cost, as an interval: at each tick size the repeats bound it to the
+     * estimate +- their spread; the median over the tick sizes of the upper ends, and of
+     * the lower ends. The upper end gives the rate that surely keeps the tick under 1 % of
+     * the CPU (hz_safe), the lower end, when above zero, the rate beyond which it surely
+     * costs more (hz_over). */
+    int64_t hi[FINDINGS_MAX_TICKS], lo[FINDINGS_MAX_TICKS], est[FINDINGS_MAX_TICKS];
     unsigned n = findings.n_tick;
-    for (unsigned i = 0; i < n; i++)
-        per[i] = findings.tick[i].per_tick_bound_ns;
-    for (unsigned i = 1; i < n; i++)
-        for (unsigned k = i; k > 0 && per[k - 1] > per[k]; k--) {
-            int64_t x = per[k];
-            per[k] = per[k - 1];
-            per[k - 1] = x;
-        }
-    int64_t cost = per[n / 2] > 0 ? per[n / 2] : 1;
-    char text[220], choice[24];
+    for (unsigned i = 0; i < n; i++) {
+        hi[i] = findings.tick[i].per_tick_bound_ns;
+        lo[i] = findings.tick[i].per_tick_lo_ns;
+        est[i] = findings.tick[i].per_tick_ns;
+    }
+    sort_small(hi, n);
+    sort_small(lo, n);
+    sort_small(est, n);
+    int64_t cost = hi[n / 2] > 0 ? hi[n / 2] : 1, floor = lo[n / 2] > 0 ? lo[n / 2] : 0;
+    struct basis b = { .comparative = true,
+                       .method = "the spread of the repeats: at each tick size one tick's "
+                                 "cost lies within the estimate +- the range of the repeats' "
+                                 "differences; the median over the tick sizes of each end" };
+    fmt_snprintf(b.iv[0].what, sizeof(b.iv[0].what), "one tick on %s",
+                 findings.tick_device ? findings.tick_device : "?");
+    b.iv[0].value = est[n / 2];
+    b.iv[0].lo = floor;
+    b.iv[0].hi = cost;
+    b.n = 1;
+    char text[260], choice[24];
     if (cost >= 1000000) {
         /* A tick that may cost a whole millisecond: the repeats disagree too much (a VM's
          * exits, a loaded host) for any rate to be claimed from them. */
@@ -248,25 +405,32 @@ static void tick_claim(void)
                      "not supported by the evidence: the repeats on %s bound one tick's cost "
                      "only by %lld ns, a whole period at HZ=1000 or more, so no rate is claimed",
                      findings.tick_device ? findings.tick_device : "?", (long long)cost);
-        claim("tick_rate", "unknown", text, "result:tick-overhead", 0);
+        claim_on("tick_rate", "unknown", text, "result:tick-overhead", 0, &b);
         return;
     }
-    uint64_t hz_1pct = 10000000ull / (uint64_t)cost;        /* 1 % of 1e9 ns per second */
+    b.decided = true;
+    uint64_t hz_safe = 10000000ull / (uint64_t)cost;        /* 1 % of 1e9 ns per second */
     /* ticklab's tick goes no faster than TICK_MIN_PERIOD_NS: no claim beyond what it ran */
     uint64_t hz_max = NSEC_PER_SEC / TICK_MIN_PERIOD_NS;
-    bool capped = hz_1pct > hz_max;
+    bool capped = hz_safe > hz_max;
     if (capped)
-        hz_1pct = hz_max;
+        hz_safe = hz_max;
+    b.hz_safe = hz_safe;
+    b.hz_over = floor > 0 ? 10000000ull / (uint64_t)floor + 1 : 0;
     int64_t ppm_1000 = cost;      /* at HZ=1000: cost ns x 1000 per s / 1e9 ns, in ppm */
     char pct[24];
-    fmt_snprintf(text, sizeof(text),
-                 "one tick on %s costs at most %lld ns (the repeats' bound), %s %% of "
-                 "the CPU at HZ=1000; up to HZ=%llu%s keeps it under 1 %%",
-                 findings.tick_device ? findings.tick_device : "?", (long long)cost,
+    size_t m = (size_t)fmt_snprintf(text, sizeof(text),
+                 "one tick on %s costs %lld ns, within [%lld, %lld] (the repeats' spread): at "
+                 "most %s %% of the CPU at HZ=1000; HZ=%llu%s or less keeps it under 1 %%",
+                 findings.tick_device ? findings.tick_device : "?", (long long)est[n / 2],
+                 (long long)floor, (long long)cost,
                  fmt_fixed(pct, sizeof(pct), ppm_1000, 4, false),
-                 (unsigned long long)hz_1pct, capped ? " (ticklab's fastest tick)" : "");
-    fmt_snprintf(choice, sizeof(choice), "%llu", (unsigned long long)hz_1pct);
-    claim("tick_rate", choice, text, "result:tick-overhead", 0);
+                 (unsigned long long)hz_safe, capped ? " (ticklab's fastest tick)" : "");
+    if (b.hz_over)
+        fmt_snprintf(text + m, sizeof(text) - m, "; from HZ=%llu on it surely costs more",
+                     (unsigned long long)b.hz_over);
+    fmt_snprintf(choice, sizeof(choice), "%llu", (unsigned long long)hz_safe);
+    claim_on("tick_rate", choice, text, "result:tick-overhead", 0, &b);
 }
 
 static void tsc_claim(void)

@@ -18,6 +18,9 @@ struct findings {
         const struct clockevent *dev;          /* the device (its name only for the text) */
         int64_t irq_p50_ns, irq_p99_ns;        /* deadline -> interrupt entry */
         int64_t cb_p50_ns, cb_p99_ns;          /* deadline -> hrtimer callback */
+        int64_t cb_p99_lo_ns, cb_p99_hi_ns;    /* 95 % interval of the callback p99
+                                                  (stats_quantile_interval) */
+        unsigned samples;                      /* of the callback series */
         bool measured;                         /* the callback series had samples */
     } wake[FINDINGS_MAX_DEVICES];
     unsigned n_wake;
@@ -29,6 +32,8 @@ struct findings {
         int64_t per_tick_ns;                   /* loop time lost per tick interrupt (0 when
                                                   below resolution) */
         int64_t per_tick_bound_ns;             /* ... at most this: estimate + uncertainty */
+        int64_t per_tick_lo_ns;                /* ... at least this: estimate - uncertainty,
+                                                  0 when that is not above zero */
     } tick[FINDINGS_MAX_TICKS];
     unsigned n_tick;
     /* tsc-sync */

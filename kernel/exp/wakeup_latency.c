@@ -193,8 +193,10 @@ static void report(const char *device, const char *path, const char *wait, int64
             hist[hist_log2_index((uint64_t)v[i], HIST_LO_SHIFT, HIST_N)]++;
     }
     struct stats st, rs;
-    stats_i64(v, n, &st);
+    stats_i64(v, n, &st);                  /* sorts v */
     stats_u64(widths, n, &rs);
+    int64_t p99_lo, p99_hi;                /* where the population's p99 lies, 95 % */
+    stats_quantile_interval(v, n, 990, &p99_lo, &p99_hi);
     struct rec r;
     exp_result_begin(&r);
     json_str(&r.j, "device", device);
@@ -214,6 +216,8 @@ static void report(const char *device, const char *path, const char *wait, int64
     json_i64(&r.j, "min_ns", st.min);
     json_i64(&r.j, "p50_ns", st.median);
     json_i64(&r.j, "p99_ns", st.p99);
+    json_i64(&r.j, "p99_lo_ns", p99_lo);
+    json_i64(&r.j, "p99_hi_ns", p99_hi);
     json_i64(&r.j, "p999_ns", st.p999);
     json_i64(&r.j, "max_ns", st.max);
     json_i64(&r.j, "mean_ns", st.mean);
@@ -240,6 +244,9 @@ static void report(const char *device, const char *path, const char *wait, int64
         if (callback) {
             findings.wake[findings.n_wake - 1].cb_p50_ns = st.median;
             findings.wake[findings.n_wake - 1].cb_p99_ns = st.p99;
+            findings.wake[findings.n_wake - 1].cb_p99_lo_ns = p99_lo;
+            findings.wake[findings.n_wake - 1].cb_p99_hi_ns = p99_hi;
+            findings.wake[findings.n_wake - 1].samples = n;
             findings.wake[findings.n_wake - 1].measured = true;
         } else {
             findings.wake[findings.n_wake - 1].irq_p50_ns = st.median;

@@ -52,7 +52,7 @@ static uint64_t cal_window_ns(void)
 
 uint64_t tsc_cyc_to_ns(uint64_t cyc)
 {
-    return clock_facts.tsc_hz ? mul_div_u64(cyc, NSEC_PER_SEC, clock_facts.tsc_hz) : 0;
+    return clock_facts.tsc_hz ? mul_div_u64_round(cyc, NSEC_PER_SEC, clock_facts.tsc_hz) : 0;
 }
 
 uint64_t tsc_ns_to_cyc(uint64_t ns)
@@ -336,6 +336,13 @@ static bool virtual_time(const char *hv)
     uint64_t off = clock_facts.tsc_hz > ICOUNT_TSC_HZ ? clock_facts.tsc_hz - ICOUNT_TSC_HZ
                                                       : ICOUNT_TSC_HZ - clock_facts.tsc_hz;
     return clock_facts.tsc_hz && off <= 1000 && !k_strcmp(hv, "tcg");
+}
+
+bool clocks_virtual_time(void)
+{
+    struct cpu_info ci;
+    cpu_probe(&ci);
+    return virtual_time(cpu_hypervisor_name(&ci));
 }
 
 void clocks_report_environment(void)

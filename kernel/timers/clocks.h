@@ -42,6 +42,9 @@ void clocks_demote_tsc(const char *reason);
 
 /* Under QEMU's TCG (CPUID signature). */
 bool clocks_under_tcg(void);
+/* TCG with a TSC calibrated at 1 GHz within 1 ppm: QEMU's -icount (clock_facts.virtual_time
+ * says the same once clocks_report_environment() ran). False before clocks_init(). */
+bool clocks_virtual_time(void);
 
 /* The `environment` record: the hypervisor by its CPUID signature, what one RDTSC costs
  * (and whether that means the hypervisor traps it), what one read of each clocksource
@@ -51,7 +54,8 @@ void clocks_report_environment(void);
 /* The `clocksource_selected` record: what time_ns() runs on, and why if not as asked. */
 void clocks_report_selected(void);
 
-/* TSC cycles <-> ns with the chosen calibration (0 before one exists). */
+/* TSC cycles <-> ns with the chosen calibration (0 before one exists); cycles to ns rounds to
+ * the nearest ns (3 cycles at 1.0000004 GHz are 3 ns, not 2). */
 uint64_t tsc_cyc_to_ns(uint64_t cyc);
 /* ns as TSC cycles at the calibrated rate; while there is none, at 10 GHz (a bound: a wait
  * of that many cycles lasts at least ns on any CPU). */

@@ -17,6 +17,7 @@ static struct halt_wait {
 
 static struct {
     bool poll, tcg;
+    const char *reason;
 } idle;
 
 static struct tick *kept_tick;      /* the tick the boot CPU's wake-ups keep alive */
@@ -30,6 +31,40 @@ void idle_configure(enum idle_mode mode, bool tcg)
 {
     idle.poll = mode == IDLE_POLL;
     idle.tcg = tcg;
+    idle.reason = 0;
+}
+
+void idle_set_reason(const char *reason)
+{
+    idle.reason = reason;
+}
+
+enum idle_mode idle_resolve(enum idle_mode asked, bool virtual_time, unsigned cpus,
+                            const char **reason)
+{
+    if (asked == IDLE_POLL) {
+        *reason = "idle=poll: no CPU halts, every wait spins with interrupts on";
+        return IDLE_POLL;
+    }
+    if (asked == IDLE_HALT) {
+        *reason = "idle=halt: every wait halts (HLT)";
+        return IDLE_HALT;
+    }
+    if (!virtual_time) {
+        *reason = "idle=auto, real time: every wait halts (HLT), as an idle CPU does";
+        return IDLE_HALT;
+    }
+    if (cpus > 1) {
+        *reason = "idle=auto, virtual time on more than one CPU: every wait halts (HLT), since "
+                  "a poll on one vCPU delays another's interrupts; QEMU's idle warp may then "
+                  "make two runs differ by a few ns (exact mode repeats byte for byte on one "
+                  "CPU)";
+        return IDLE_HALT;
+    }
+    *reason = "idle=auto, virtual time (QEMU -icount): no CPU halts, every wait spins with "
+              "interrupts on, so QEMU's idle warp never moves the clock and runs repeat byte "
+              "for byte";
+    return IDLE_POLL;
 }
 
 bool idle_polls(void)
@@ -44,6 +79,8 @@ const char *idle_name(void)
 
 const char *idle_reason(void)
 {
+    if (idle.reason)
+        return idle.reason;
     return idle.poll ? "idle=poll: no CPU halts, every wait spins with interrupts on"
                      : "idle=halt: every wait halts (HLT)";
 }

@@ -23,6 +23,13 @@
  * never halts keeps that warp from happening at all (docs/experiments.md, "How repeatable
  * exact mode is"). Call once, before the first wait; until then every CPU halts. */
 void idle_configure(enum idle_mode mode, bool tcg);
+/* What idle=auto (the default) comes to: poll under virtual time (QEMU -icount: TCG and a TSC
+ * of exactly 1 GHz) on one CPU, halt otherwise; *reason gets the sentence the environment
+ * record carries (static text). halt and poll stay as asked. Pure. */
+enum idle_mode idle_resolve(enum idle_mode asked, bool virtual_time, unsigned cpus,
+                            const char **reason);
+/* The sentence idle_reason() gives from now on (static text; NULL: the mode's own). */
+void idle_set_reason(const char *reason);
 bool idle_polls(void);
 const char *idle_name(void);          /* "halt" or "poll" */
 const char *idle_reason(void);        /* the same in a sentence */

@@ -57,6 +57,7 @@ void tick_report_stats(const struct tick *tk)
         json_str(&r.j, "measured_by", "time_ns");
     }
     json_u64(&r.j, "lost", t->lost);
+    json_u64(&r.j, "lost_all_starts", t->lost_earlier_starts + t->lost);
     json_u64(&r.j, "late", t->late);
     json_u64(&r.j, "never_came", t->lost - t->late);
     json_u64(&r.j, "early", t->early);

@@ -253,8 +253,8 @@ static int mode_for(const struct clockevent *ce, bool oneshot)
 static int start_on(struct tick *t, struct clockevent *ce, uint64_t period_ns, bool oneshot)
 {
     struct tick_info *ti = &t->info;
-    uint64_t all = ti->ticks_all_starts;
-    *ti = (struct tick_info){ .ticks_all_starts = all, .dev = ce,
+    uint64_t all = ti->ticks_all_starts, lost = ti->lost_earlier_starts + ti->lost;
+    *ti = (struct tick_info){ .ticks_all_starts = all, .lost_earlier_starts = lost, .dev = ce,
                               .hz = tick_hz_of_period(period_ns),
                               .periodic = mode_for(ce, oneshot) == CE_STATE_PERIODIC };
     ti->jiffies_start = (1ull << 32) - JIFFIES_BEFORE_WRAP_S * ti->hz;

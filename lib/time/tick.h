@@ -80,6 +80,8 @@ struct tick_info {
     uint64_t measured_first_ns, measured_last_ns, measured_periods;
     uint64_t ticks_all_starts;  /* handler runs since the struct was zeroed, across every
                                    tick_start */
+    uint64_t lost_earlier_starts;  /* `lost` of the starts before this one, summed: with
+                                   `lost`, every tick lost since the struct was zeroed */
     /* When the tick did not land on the best-rated usable device of its CPU: that device,
      * and why (-EBUSY: it or its hardware was claimed by someone else; else what starting
      * it returned). NULL when it did. */

@@ -248,6 +248,26 @@ TEST(idle_modes_name_themselves)
     CHECK(strstr(idle_reason(), "idle=halt") != NULL);
 }
 
+/* idle=auto (the default): poll only under virtual time on one CPU, and say why; halt and
+ * poll asked for stay as asked whatever the clock. */
+TEST(idle_auto_polls_only_under_virtual_time_on_one_cpu)
+{
+    const char *why = NULL;
+    CHECK(idle_resolve(IDLE_AUTO, true, 1, &why) == IDLE_POLL);
+    CHECK(why && strstr(why, "virtual time") && strstr(why, "byte for byte"));
+    CHECK(idle_resolve(IDLE_AUTO, false, 1, &why) == IDLE_HALT);
+    CHECK(strstr(why, "real time") != NULL);
+    CHECK(idle_resolve(IDLE_AUTO, true, 2, &why) == IDLE_HALT);
+    CHECK(strstr(why, "more than one CPU") != NULL);
+    CHECK(idle_resolve(IDLE_HALT, true, 1, &why) == IDLE_HALT);
+    CHECK(idle_resolve(IDLE_POLL, false, 1, &why) == IDLE_POLL);
+    idle_configure(IDLE_POLL, true);
+    idle_set_reason("idle=auto, virtual time");
+    CHECK_EQ_STR(idle_reason(), "idle=auto, virtual time");
+    idle_configure(IDLE_HALT, true);          /* a new mode drops the old sentence */
+    CHECK(strstr(idle_reason(), "idle=halt") != NULL);
+}
+
 /* A polling wait never halts: it spins with interrupts on (PAUSE, or NOP blocks under TCG)
  * until an interrupt comes, here the device waited for after 1 ms, then the backup after
  * HALT_BACKUP_NS when nothing else comes; interrupts are off again after each. */

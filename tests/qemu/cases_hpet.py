@@ -140,7 +140,7 @@ HPET_CASES = [
     # verdict says so.
     Case("hpet-msi-fsb-icount", "-global hpet.msi=on: comparator 0 delivers its own message "
          "(FSB) to the LAPIC, fire-checked, measured in wakeup-latency, named by the verdict",
-         icount=0, timeout_s=300, args="exp=wakeup-latency", qemu_extra=MSI,
+         icount=0, timeout_s=300, args="exp=wakeup-latency idle=halt", qemu_extra=MSI,
          checks=[hpet_route("fsb"), msi_message, wakeup_on_hpet,
                  verdict_names_route("hpet (FSB message, vector"), boot_state_clean] + CLEAN),
     # An Intel PCH's HPET: inputs 20-23 only, shared with PCI there, so level-triggered and

@@ -222,8 +222,14 @@ def periodic_jitter(ctx):
     path (well under 1 us); a 5000 ns grid moves each expiry by up to 5 us, so the spread
     is larger than with no grid, and an 800 ns grid's lies between."""
     rows = results(ctx, "periodic-jitter")
-    if len(rows) != 33:
-        return "%d periodic-jitter rows, expected 33" % len(rows)
+    if len(rows) != 32:
+        return "%d periodic-jitter rows, expected 32 (10 at 5000 ns, 11 at 800, 11 finest)" \
+            % len(rows)
+    for r in rows:
+        first = 500000 if r["grid"] and r["hres_ns"] == 5000 else 600000
+        want = first + 13000 * r["timer"] if r["set"] == "ten" else 600000
+        if r["period_ns"] != want or (r["set"] == "alone" and r["hres_ns"] == 5000):
+            return "periodic-jitter row not in the source's sets: %r" % dict(r)
     by = {}
     for r in rows:
         by.setdefault(r["grid"] and r["hres_ns"], []).append(r)
@@ -408,3 +414,54 @@ def no_impossible_figures(ctx):
         found += [l for l in (p.stdout + p.stderr).splitlines() if l.strip()]
     if found:
         return "%d impossible figure(s): %s" % (len(found), "; ".join(found[:6]))
+
+
+def _decided(recs):
+    """topic -> verdict record, for the comparative verdicts that decided."""
+    return {r["topic"]: r for r in recs if r.get("type") == "verdict" and r.get("decided")}
+
+
+def verdict_contradiction(a, b):
+    """Why two runs' decided verdicts contradict each other, or None. "too close to call"
+    (decided false) stands against anything. clockevent: two different fastest devices.
+    hpet / tsc_deadline: "helps" against "no". tick_rate: one run's rate above which the tick
+    surely costs over 1 % (hz_over) at or below the other's rate that surely keeps it under
+    (hz_safe)."""
+    da, db = _decided(a), _decided(b)
+    for topic in sorted(set(da) & set(db)):
+        x, y = da[topic], db[topic]
+        if topic == "tick_rate":
+            for p, q in ((x, y), (y, x)):
+                if p.get("hz_over") and q.get("hz_safe") and p["hz_over"] <= q["hz_safe"]:
+                    return "tick_rate: HZ=%s surely costs over 1 %% in one run, HZ=%s surely " \
+                        "under in the other (%r / %r)" % (p["hz_over"], q["hz_safe"],
+                                                          p["claim"], q["claim"])
+        elif {x["choice"], y["choice"]} == {"helps", "no"} or \
+                (topic == "clockevent" and x["choice"] != y["choice"]):
+            return "%s: %r against %r" % (topic, x["claim"], y["claim"])
+    return None
+
+
+def verdicts_agree(ctx):
+    """Plain emulation, where every figure is the host's noise: two more runs of the same
+    image at once; no decided verdict of any of the three contradicts a decided verdict of
+    another. Every comparative verdict says whether it decided and on what."""
+    from ticklablib import records
+    first = [dict(r) for r in ctx.recs("verdict")]
+    for r in first:
+        if r["topic"] in ("clockevent", "hpet", "tsc_deadline", "tick_rate") and \
+                r["choice"] not in ("unknown", "only") and \
+                ("decided" not in r or "method" not in r or "intervals" not in r):
+            return "comparative verdict without decided/method/intervals: %r" % r
+    runs = [first]
+    for data in ctx.rerun(together=2):
+        parsed = records.parse_stream(data)
+        if not parsed or not parsed[0].whole:
+            return "a rerun's stream is not whole"
+        runs.append([dict(r) for r in parsed[0].records if r.type == "verdict"])
+    for i in range(len(runs)):
+        for k in range(i + 1, len(runs)):
+            why = verdict_contradiction(runs[i], runs[k])
+            if why:
+                return "runs %d and %d contradict: %s" % (i + 1, k + 1, why)
+    return None

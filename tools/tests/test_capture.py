@@ -50,9 +50,10 @@ def test_capture_then_report_from_a_real_qemu_boot(tmp_path):
     raw = log.read_bytes()
     runs = records.parse_stream(raw)
     assert len(runs) == 1 and runs[0].whole and runs[0].status == "ok"
-    # exact mode: one CPU under icount gets idle=poll (qemu.exact_mode_args), said on stderr
-    assert runs[0].boot["cmdline"] == "exp=period-compare idle=poll"
-    assert "capture: exact mode: kernel arguments 'exp=period-compare idle=poll'" in err
+    # exact mode: the kernel sees virtual time and polls by itself (idle=auto), saying so
+    assert runs[0].boot["cmdline"] == "exp=period-compare"
+    env = [r for r in runs[0].records if r.get("type") == "environment"][0]
+    assert env["idle"] == "poll" and "virtual time" in env["idle_reason"], env
     assert raw.count(b"\nTLR ") + raw.startswith(b"TLR ") == runs[0].end["records"] + 1
     assert b"ticklab: run finished ok" in raw  # text after the end record is kept too
 
@@ -60,7 +61,7 @@ def test_capture_then_report_from_a_real_qemu_boot(tmp_path):
     assert set(made) == CAPTURE_KEYS
     assert made["source"] == "qemu" and made["accel"] == "tcg" and made["icount_shift"] == 0
     assert made["exit_code"] == 33 and made["finished"] is True and made["capture_exit"] == 0
-    assert made["kernel_args"] == "exp=period-compare idle=poll"
+    assert made["kernel_args"] == "exp=period-compare"
     assert made["qemu_argv"][made["qemu_argv"].index("-icount") + 1] == "shift=0,sleep=off"
     assert "-nic" in made["qemu_argv"] and "clock=vm" in made["qemu_argv"]
     serial = made["qemu_argv"][made["qemu_argv"].index("-serial") + 1]

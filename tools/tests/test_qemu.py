@@ -27,17 +27,6 @@ def test_icount_follows_virtual_time_everywhere():
                            "-serial", "stdio"]
 
 
-@pytest.mark.parametrize("kw, args", [
-    ({"icount": 0}, "idle=poll"),
-    ({"icount": 0, "args": "exp=hwlat"}, "exp=hwlat idle=poll"),
-    ({"icount": 0, "args": "exp=hwlat idle=halt"}, "exp=hwlat idle=halt"),   # theirs stays
-    ({"icount": 0, "smp": "2", "args": "exp=hwlat"}, "exp=hwlat"),   # one CPU only
-    ({"args": "exp=hwlat"}, "exp=hwlat"),                            # real time: nothing
-])
-def test_exact_mode_adds_idle_poll_on_one_cpu(kw, args):
-    assert qemu.exact_mode_args(settings(**kw)) == args
-
-
 def test_serial_to_a_file_when_capture_gives_one():
     """capture's QEMU writes the serial port to a file, never a pipe (qemu.qemu_argv)."""
     argv = qemu_argv(settings(icount=0), "tcg", serial_file="/tmp/x/serial.raw")

@@ -317,11 +317,6 @@ def open_qemu(args, view):
         print("capture: accelerator %s (%s)" % (accel, why), file=sys.stderr)
     if not args.no_build:
         build(qemu.build_targets(settings), view)
-    exact = qemu.exact_mode_args(settings)
-    if exact != settings.args:
-        print("capture: exact mode: kernel arguments %r (idle=poll: no CPU halts, so QEMU "
-              "never warps its clock out of HLT; docs/experiments.md)" % exact, file=sys.stderr)
-        settings.args = exact
     view.plan.icount = settings.icount is not None  # wall time is not machine time there
     problem = qemu.prepare_image(settings, ROOT)
     if problem:

@@ -159,8 +159,10 @@ def kernel_details(boot, cpu, environment, seen):
                                                 ", not trapped" if trapped is False else ""))
     idle = environment.get("idle")
     if idle == "poll":
-        out.append("no CPU halts (idle=poll, exact mode): waits spin with interrupts on, so "
-                   "wakeup-latency has no HLT series")
+        why = environment.get("idle_reason") or ""
+        out.append("no CPU halts (%s): waits spin with interrupts on, so wakeup-latency has "
+                   "no HLT series" % ("idle=auto under virtual time, exact mode"
+                                      if why.startswith("idle=auto") else "idle=poll, exact mode"))
     elif idle == "halt":
         out.append("waits halt (idle=halt)")
     reads = environment.get("clock_read_cost_ns")

@@ -40,7 +40,7 @@ SETTINGS = (
     ("boot", "BOOT", "kernel", "kernel (QEMU -kernel), iso (the GRUB image), efi "
      "(ticklab.efi as BOOTX64.EFI), efi-shell (started by the UEFI shell)"),
     ("icount", "ICOUNT", None, "N: -icount shift=N,sleep=off (exact, repeatable virtual "
-     "time; TCG only)"),
+     "time; TCG only); off: plain emulation (real time)"),
     ("accel", "ACCEL", "tcg", "tcg (software emulation), kvm, or auto (KVM when /dev/kvm "
      "works, else TCG)"),
     ("cpu", "CPU", None, "QEMU CPU model (default: QEMU's under TCG, %s under KVM)" % KVM_CPU),
@@ -90,6 +90,8 @@ class Settings:
             if getattr(self, name) not in allowed:
                 raise SettingsError("%s must be one of %s, not %r"
                                     % (name, ", ".join(allowed), getattr(self, name)))
+        if str(self.icount).lower() in ("off", "none", "no"):
+            self.icount = None
         if self.icount is not None:
             try:
                 self.icount = int(self.icount)
@@ -123,20 +125,6 @@ def cpu_model(settings, accel):
     if settings.cpu:
         return settings.cpu
     return KVM_CPU if accel == "kvm" else None
-
-
-def exact_mode_args(settings):
-    """The kernel arguments a run gets: under icount on one CPU, `idle=poll` is added unless
-    the arguments say `idle=` already. With HLT, QEMU 7.2's sleep=off warp moves the virtual
-    clock from its main-loop thread at a moment the host decides (docs/experiments.md, "How
-    repeatable exact mode is"); a CPU that never halts keeps it from happening. On more than
-    one CPU the kernel would refuse it (an interrupt for one vCPU waits out the other's
-    spin), so nothing is added there."""
-    args = settings.args or ""
-    if settings.icount is None or str(settings.smp) != "1" or \
-            any(w.startswith("idle=") for w in args.split()):
-        return settings.args
-    return (args + " idle=poll").strip()
 
 
 def qemu_argv(settings, accel, serial_file=None):
