@@ -9,6 +9,7 @@
 #include "kernel/discover/cpu_report.h"
 #include "kernel/report/console.h"
 #include "kernel/report/record.h"
+#include "kernel/smp/smp.h"
 #include "kernel/timers/ce_devices.h"
 #include "kernel/timers/clocks.h"
 #include "ticklab/clockevent.h"
@@ -435,21 +436,22 @@ static void tick_claim(void)
 
 static void tsc_claim(void)
 {
-    char text[240];
+    char text[360], cpus[96];
     if (!findings.tsc_sync_done) {
         claim("tsc_sync", 0, "not measured: tsc-sync did not run or one CPU is online", 0, 0);
         return;
     }
+    smp_coverage(cpus, sizeof(cpus));
     bool synced = findings.tsc_backward == 0 &&
                   (uint64_t)findings.tsc_max_abs_offset_cyc <= findings.tsc_offset_uncertainty_cyc;
     fmt_snprintf(text, sizeof(text),
                  "%s: %llu backward steps over %u CPU pairs (largest %llu cycles); largest "
-                 "offset %lld cycles, to within %llu", synced ? "one clock on every CPU"
-                                                              : "the CPUs' TSCs differ",
+                 "offset %lld cycles, to within %llu; covered: %s", synced
+                 ? "one clock on every CPU started" : "the CPUs' TSCs differ",
                  (unsigned long long)findings.tsc_backward, findings.tsc_pairs,
                  (unsigned long long)findings.tsc_max_backward_cyc,
                  (long long)findings.tsc_max_abs_offset_cyc,
-                 (unsigned long long)findings.tsc_offset_uncertainty_cyc);
+                 (unsigned long long)findings.tsc_offset_uncertainty_cyc, cpus);
     claim("tsc_sync", synced ? "synchronized" : "warped", text, "result:tsc-sync:mode=ipi", 0);
 }
 
