@@ -80,7 +80,7 @@ int config_parse(const char *line, bool cut, const char *const *exp_names,
 {
     static char console_word[32];
     unsigned profile = PROFILE_QUICK, qemu_exit = TRI_AUTO, crash = CRASH_NONE, dump = 0;
-    unsigned wrapcheck = TRI_AUTO, tickmode = 0, nohz = 0, hpet_access = 0;
+    unsigned wrapcheck = TRI_AUTO, tickmode = 0, nohz = 0, hpet_access = 0, raw_samples = 0;
     unsigned idle = IDLE_AUTO;
     bool reboot = false;
 
@@ -122,6 +122,8 @@ int config_parse(const char *line, bool cut, const char *const *exp_names,
           .max = 1000, .accepted = "0..1000 (hrtimers)" },
         { .key = "idle", .type = CMDLINE_ENUM, .dest = &idle, .choices = idles,
           .accepted = "halt, poll or auto" },
+        { .key = "raw_samples", .type = CMDLINE_ENUM, .dest = &raw_samples, .choices = onoff,
+          .accepted = "on or off" },
         { .key = "nohz", .type = CMDLINE_ENUM, .dest = &nohz, .choices = onoff,
           .accepted = "on or off" },
         { .key = "idlecheck_ms", .type = CMDLINE_UINT, .dest = &cfg.idlecheck_ms, .min = 0,
@@ -168,6 +170,7 @@ int config_parse(const char *line, bool cut, const char *const *exp_names,
     cfg.tick_oneshot = tickmode == 1;
     cfg.idle = (enum idle_mode)idle;
     cfg.nohz = nohz == 0;
+    cfg.raw_samples = raw_samples == 0;
     if (!opts_seen(opts, n_opts, "hwlat_threshold_ns"))
         cfg.hwlat_threshold_ns = 10000;
     if (!opts_seen(opts, n_opts, "idlecheck_ms"))

@@ -34,6 +34,7 @@ struct config {
     uint64_t hrtcheck;
     enum idle_mode idle;        /* idle=: HLT, or a poll with interrupts on */
     bool nohz;                  /* nohz=on: the tick stops while idle */
+    bool raw_samples;           /* raw_samples=on: wakeup-latency sends its samples records */
     uint64_t idlecheck_ms;      /* idle this long and count the tick interrupts (0: skip) */
     uint64_t hres_ns;           /* periodic-jitter: the deadline grid (0: 5000 and 800 ns) */
     uint64_t samples;           /* wakeup-latency: samples per device and path (0: profile) */

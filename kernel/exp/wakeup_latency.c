@@ -175,6 +175,83 @@ static bool findings_series;       /* this series' hrtimer rows feed the finding
 
 /* A sample below zero whose interval still holds zero is "0, below resolution"; one whose
  * whole interval is before the deadline came early: a defect of the kit (the run fails). */
+/* ---- raw samples (docs/report-format.md, `samples`) ---------------------------------------- */
+
+#define VLQ_ALPHABET "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+#define SAMPLES_PER_REC 200u    /* at most; fewer when the digits would not fit */
+#define VLQ_MAX 1500u           /* characters of vlq a record carries: the rest of its 2048 */
+
+static int64_t raw[MAX_SAMPLES];    /* a row's samples in the order they happened */
+
+static unsigned vlq_len(uint64_t x)
+{
+    unsigned n = 1;
+    while (x >= 32) {
+        x >>= 5;
+        n++;
+    }
+    return n;
+}
+
+static size_t vlq_put(char *out, uint64_t x)
+{
+    size_t n = 0;
+    while (x >= 32) {
+        out[n++] = VLQ_ALPHABET[32 + (x & 31)];
+        x >>= 5;
+    }
+    out[n++] = VLQ_ALPHABET[x];
+    return n;
+}
+
+/* The row's samples, in records of up to SAMPLES_PER_REC values each: each record's
+ * smallest value as base_ns and the offsets from it as base-32 digits, as many values as
+ * keep the digits within VLQ_MAX. A row with no sample sends one empty record. */
+static void send_samples(const char *device, const char *path, const char *wait,
+                         const int64_t *s, unsigned n)
+{
+    static char vlq[VLQ_MAX + 16];
+    unsigned first = 0;
+    do {
+        int64_t base = n ? s[first] : 0;
+        unsigned count = 0;
+        size_t len = 0;
+        while (first + count < n && count < SAMPLES_PER_REC) {
+            int64_t x = s[first + count], nb = x < base ? x : base;
+            size_t nl = 0;
+            if (nb != base)             /* a new smallest value moves every offset */
+                for (unsigned i = 0; i < count; i++)
+                    nl += vlq_len((uint64_t)(s[first + i] - nb));
+            else
+                nl = len;
+            nl += vlq_len((uint64_t)(x - nb));
+            if (nl > VLQ_MAX && count)
+                break;
+            base = nb;
+            len = nl;
+            count++;
+        }
+        size_t k = 0;
+        for (unsigned i = 0; i < count; i++)
+            k += vlq_put(vlq + k, (uint64_t)(s[first + i] - base));
+        vlq[k] = 0;
+        struct rec r;
+        rec_begin(&r, "samples");
+        json_str(&r.j, "exp", exp_current());
+        json_str(&r.j, "device", device);
+        json_str(&r.j, "path", path);
+        json_str(&r.j, "wait", wait);
+        json_str(&r.j, "clock", "time_ns");
+        json_u64(&r.j, "series_samples", n);
+        json_u64(&r.j, "first_seq", first);
+        json_u64(&r.j, "count", count);
+        json_i64(&r.j, "base_ns", base);
+        json_str(&r.j, "vlq", vlq);
+        rec_emit(&r);
+        first += count;
+    } while (first < n);
+}
+
 static void report(const char *device, const char *path, const char *wait, int64_t *v,
                    unsigned n, bool hrt, bool callback)
 {
@@ -192,6 +269,9 @@ static void report(const char *device, const char *path, const char *wait, int64
         else
             hist[hist_log2_index((uint64_t)v[i], HIST_LO_SHIFT, HIST_N)]++;
     }
+    if (cfg.raw_samples)
+        for (unsigned i = 0; i < n; i++)
+            raw[i] = v[i];
     struct stats st, rs;
     stats_i64(v, n, &st);                  /* sorts v */
     stats_u64(widths, n, &rs);
@@ -232,6 +312,8 @@ static void report(const char *device, const char *path, const char *wait, int64
     json_arr_close(&r.j);
     json_obj_close(&r.j);
     rec_emit(&r);
+    if (cfg.raw_samples)
+        send_samples(device, path, wait, raw, n);
     kprintf("  %-13s %-12s %-4s %6u %8lld %8lld %8lld %8lld %9lld  +-%llu\n", device, path, wait,
             n, (long long)st.min, (long long)st.median, (long long)st.p99, (long long)st.p999,
             (long long)st.max, (unsigned long long)rs.p99);

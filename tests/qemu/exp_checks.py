@@ -365,9 +365,28 @@ def percpu_latency(n, exact=True):
     return check
 
 
+def raw_samples_agree(ctx):
+    """Every measured wakeup-latency row's raw samples came (`samples` records, base-32
+    offsets), once each in order, and the host's nearest-rank percentiles of them equal the
+    row's own min, p50, p99, p99.9 and max (tools/ticklablib/samples.py reads them)."""
+    from ticklablib import dataset, samples
+    data = dataset.group(ctx.runs[0], 1, "boot")
+    rows = [r for r in data.results.get("wakeup-latency", []) if r.get("status") is None]
+    if not rows:
+        return "no measured wakeup-latency row"
+    for r in rows:
+        s = samples.for_row(data, r)
+        if s is None:
+            return "no samples records for %s %s %s" % (r["device"], r["path"], r["wait"])
+        d = samples.disagreements(s, r)
+        if d:
+            return "%s %s %s: the samples disagree with the row: %s" % (
+                r["device"], r["path"], r["wait"], "; ".join(d))
+
+
 QUICK_ICOUNT = [every_experiment_reports, no_lost_events, quick_within_60s, period_compare, itimer_error,
                 sleep_accuracy, tick_overhead, hrtimer_cost, wakeup_latency, periodic_jitter,
-                hwlat, verdict]
+                hwlat, verdict, raw_samples_agree]
 
 
 # ---- truth in real time (plain emulation, KVM) ------------------------------------------

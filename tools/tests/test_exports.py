@@ -152,3 +152,31 @@ def test_cyclictest_layout_of_the_samples(run):
     over = [int(x) for x in next(line for line in lines
                                  if line.startswith("# Histogram Overflows:")).split()[3:]]
     assert [t + o for t, o in zip(total, over)] == [400] * 16
+
+
+def test_every_sample_of_a_real_run(tmp_path):
+    """The kernel's own samples records (a real quick run in exact mode, fixtures/README.md):
+    samples.csv holds each measured wakeup-latency row's samples, as many as the row counts,
+    seq 0..n-1 once each, and their nearest-rank p99 is the row's p99_ns."""
+    from conftest import unpack_fixture
+    log = unpack_fixture(tmp_path, "icount0-quick-5518f91.log")
+    code, out, err = run_tool("report", log, "-o", tmp_path / "rep")
+    assert code == 0, out + err
+    from ticklablib import records
+    recs = [dict(r) for r in records.parse_stream(log.read_bytes())[0].records]
+    kernel = {(r["device"], r["path"], r["wait"]): r for r in recs
+              if r.get("exp") == "wakeup-latency" and r["type"] == "result"
+              and r.get("status") is None}
+    assert len(kernel) == 12
+    series = {}
+    for r in read(tmp_path / "rep" / "samples.csv"):
+        series.setdefault((r["device"], r["path"], r["wait"]), []).append(
+            (int(r["seq"]), int(r["latency_ns"])))
+    assert set(series) == set(kernel)
+    for key, vals in series.items():
+        row = kernel[key]
+        assert sorted(s for s, _ in vals) == list(range(row["samples"]))
+        lat = sorted(v for _, v in vals)
+        rank = -(-990 * len(lat) // 1000)           # nearest rank, as lib/stats.c
+        assert lat[rank - 1] == row["p99_ns"], key
+        assert lat[0] == row["min_ns"] and lat[-1] == row["max_ns"], key
