@@ -405,17 +405,17 @@ unsigned smp_start(unsigned max_cpus, bool start_page_is_ram, uint64_t tsc_rate_
     cpu_plan_choose(&plan, limit, limit_reason);
     plan_report(max_cpus);
     n_listed = plan.n_cpus;
-    unsigned n = 1;
+    /* indices: the boot CPU 0, the ones to start 1.. in MADT order, then the others, so that
+     * every cpu_start record has its own */
+    unsigned n = 1, skipped = start_page_is_ram ? plan.n_chosen : 1;
     for (unsigned k = 1; k < plan.n_cpus; k++) {
         const struct cpu_plan_cpu *a = &plan.cpus[k];
         struct cpu_local tmp = { .index = n, .apic_id = a->apic_id };
-        if (!a->chosen) {
-            report(&tmp, false, a->reason);
-            continue;
-        }
-        if (!start_page_is_ram) {
-            report(&tmp, false, "the memory map does not list the start page (0x7000) as "
-                                "available RAM");
+        if (!a->chosen || !start_page_is_ram) {
+            tmp.index = skipped++;
+            report(&tmp, false, !a->chosen ? a->reason
+                                           : "the memory map does not list the start page "
+                                             "(0x7000) as available RAM");
             continue;
         }
         cpu_locals[n] = tmp;

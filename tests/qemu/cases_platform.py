@@ -144,6 +144,9 @@ def cpus_in_packages(started, per_package, listed=None):
             counts[r["package"]] = counts.get(r["package"], 0) + 1
         if sorted(counts.values()) != sorted(per_package):
             return "online per package %r, expected %r" % (counts, per_package)
+        if sorted(r["cpu"] for r in rs) != list(range(len(rs))):
+            return "cpu indices %r, expected each of 0..%d once" % ([r["cpu"] for r in rs],
+                                                                  len(rs) - 1)
         if listed is not None:
             off = [r for r in rs if not r["online"]]
             if len(rs) != listed or any(r["reason"] != "cpus= on the command line" for r in off):
