@@ -264,7 +264,7 @@ void kmain(uint32_t magic, uint32_t info_phys)
         run_mark_failed("no tick");
     timers_base_init();
     timers_smp_hooks();
-    smp_test_abandon((unsigned)cfg.smp_abandon);
+    smp_test_abandon((unsigned)cfg.smp_abandon, (unsigned)cfg.smp_slow_ap);
     unsigned online = smp_start(cfg.cpus ? (unsigned)cfg.cpus : CPU_MAX,
                                 bootinfo_low_ram_covers(&boot, SMP_START_PAGE, 0x1000),
                                 clock_facts.tsc_hz);

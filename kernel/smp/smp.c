@@ -55,6 +55,7 @@ enum slot_state {
     SLOT_ABANDONED,                  /* the boot CPU gave up on it: the CPU must halt */
     SLOT_LATE,                       /* the CPU came after that, and halted */
     SLOT_NO_APIC,                    /* its local APIC did not come up enabled: it halted */
+    SLOT_LATE_ENTRY,                 /* as LATE, but it had got as far as ap_entry */
 };
 #define TRAMP_SLOTS 64               /* boot/trampoline.asm */
 _Static_assert(CPU_MAX <= TRAMP_SLOTS, "the start page has a slot per CPU");
@@ -69,10 +70,12 @@ static struct smp_wait_hooks wait_hooks;
 static struct cpu_plan plan;
 static bool keep_tramp;              /* a CPU given up on may still run the start page's code */
 static unsigned abandon_cpu;         /* smp_abandon= test aid: 0 none */
+static unsigned slow_cpu;            /* smp_slow_ap= test aid: 0 none */
 
-void smp_test_abandon(unsigned cpu)
+void smp_test_abandon(unsigned cpu, unsigned slow)
 {
     abandon_cpu = cpu;
+    slow_cpu = slow;
 }
 
 void smp_set_hooks(const struct smp_hooks *h)
@@ -148,9 +151,16 @@ void ap_entry(uint64_t index)
                    VEC_SPURIOUS, VEC_LAPIC_ERROR, &li) == 0) {
         c->apic_id = li.id;
         c->x2apic = li.x2apic;
+        if (c->index == slow_cpu) {
+            /* the test aid: slow between taking its parameters and coming online, until the
+             * boot CPU has given up on it (bounded: 2 s) */
+            uint64_t c0 = rdtsc(), bound = ns_to_tsc(2 * NSEC_PER_SEC);
+            while (slot(c->index)->state == SLOT_CLAIMED && rdtsc() - c0 < bound)
+                cpu_relax();
+        }
         if (!slot_move(slot(c->index), SLOT_CLAIMED, SLOT_ONLINE)) {
             /* the boot CPU gave up on this CPU while it was on its way here */
-            __atomic_store_n(&slot(c->index)->state, SLOT_LATE, __ATOMIC_SEQ_CST);
+            __atomic_store_n(&slot(c->index)->state, SLOT_LATE_ENTRY, __ATOMIC_SEQ_CST);
             for (;;)
                 __asm__ volatile("cli; hlt" ::: "memory");
         }
@@ -211,8 +221,8 @@ static const char *give_up(struct cpu_local *c, const char *why)
     if (sl->state == SLOT_CLAIMED && !wait_tsc(&c->online, LATE_GRACE_NS) &&
         slot_move(sl, SLOT_CLAIMED, SLOT_ABANDONED)) {
         keep_tramp = true;      /* it may still be in the start page's 64-bit code */
-        return "it took its start parameters but did not reach the kernel within 100 ms "
-               "more: told to halt";
+        return "it took its start parameters but did not come online within 100 ms more: "
+               "told to halt";
     }
     if (sl->state == SLOT_NO_APIC)
         return "its local APIC did not come up enabled: it halted";
@@ -253,24 +263,31 @@ static const char *start_one(struct cpu_local *c)
 
 /* CPUs that answered after the boot CPU gave up on them, and CPUs no start was meant for:
  * each halted in the start page; said once the others are started. A CPU given up on by the
- * test aid is waited for (100 ms), so that the record is there. */
+ * test aids is waited for (100 ms), so that the record is there. */
 static void report_late(unsigned n)
 {
-    if (abandon_cpu && abandon_cpu < n) {
-        volatile uint32_t *st = &slot(abandon_cpu)->state;
+    unsigned aided[2] = { abandon_cpu, slow_cpu };
+    for (unsigned k = 0; k < 2; k++) {
+        if (!aided[k] || aided[k] >= n)
+            continue;
+        volatile uint32_t *st = &slot(aided[k])->state;
         uint64_t c0 = rdtsc(), bound = ns_to_tsc(LATE_GRACE_NS);
         while (*st == SLOT_ABANDONED && rdtsc() - c0 < bound)
             cpu_relax();
     }
     for (unsigned i = 1; i < n; i++) {
-        if (slot(i)->state != SLOT_LATE)
+        uint32_t st = slot(i)->state;
+        if (st != SLOT_LATE && st != SLOT_LATE_ENTRY)
             continue;
         struct rec r;
         rec_begin(&r, "cpu_late");
         json_u64(&r.j, "cpu", i);
         json_u64(&r.j, "apic_id", slot(i)->apic_id);
-        json_str(&r.j, "reason", "it answered after the boot CPU gave up on it: halted in the "
-                                 "start page with its own parameters, interrupts off; not used");
+        json_str(&r.j, "reason", st == SLOT_LATE
+                 ? "it answered after the boot CPU gave up on it: halted in the start page "
+                   "with its own parameters, interrupts off; not used"
+                 : "it came on after the boot CPU gave up on it: halted in the kernel's entry "
+                   "for it, on its own stack, interrupts off; not used");
         rec_emit(&r);
         kprintf("  cpu %u       APIC id %u answered late: halted, not used\n", i,
                 slot(i)->apic_id);

@@ -644,6 +644,28 @@ ALL = [
                                             for r in ctx.recs("percpu_timer_check")
                                             if r["device"] == "lapic") == [(2, 2, 10), (3, 3, 10)]
                  else "percpu_timer_check %r" % [dict(r) for r in ctx.recs("percpu_timer_check")]]),
+    # The other half: CPU 2 takes its parameters, then (test aid) stalls before coming online
+    # until the boot CPU, after its bounds and 100 ms of grace, gives up on it: it must halt in
+    # ap_entry instead of coming online behind the boot CPU's back.
+    Case("smp4-slow-ap-halted", "-smp 4 smp_slow_ap=2: CPU 2 stalls after taking its start "
+         "parameters; the boot CPU gives up, CPU 2 halts in ap_entry (cpu_late), 1 and 3 run",
+         smp=4, args="exp=none smp_slow_ap=2",
+         checks=[end_status("ok"), no_errors,
+                 lambda ctx: None if [(r["cpu"], r["online"], r["reason"])
+                                      for r in ctx.recs("cpu_start")] == [
+                     (0, True, None), (1, True, None),
+                     (2, False, "it took its start parameters but did not come online within "
+                                "100 ms more: told to halt"), (3, True, None)]
+                 else "cpu_start %r" % [dict(r) for r in ctx.recs("cpu_start")],
+                 lambda ctx: None if [(r.get("cpu"), r["reason"].split(":")[1].strip())
+                                      for r in ctx.recs("cpu_late")] == [
+                     (2, "halted in the kernel's entry for it, on its own stack, interrupts off; "
+                         "not used")]
+                 else "cpu_late %r" % [dict(r) for r in ctx.recs("cpu_late")],
+                 lambda ctx: None if sorted(r["cpu"] for r in ctx.recs("percpu_timer_check")
+                                            if r["device"] == "lapic" and
+                                            r["on_own_cpu"] == 10) == [1, 3]
+                 else "percpu_timer_check %r" % [dict(r) for r in ctx.recs("percpu_timer_check")]]),
     Case("iso-seabios-q35", "GRUB image (Multiboot2) under SeaBIOS", boot="iso",
          args="exp=none", checks=[boot_is("multiboot2", "bios")] + CLEAN),
     Case("iso-seabios-pc", "GRUB image (Multiboot2) under SeaBIOS on pc", boot="iso",
