@@ -164,7 +164,10 @@ def kernel_details(boot, cpu, environment, seen):
                    "no HLT series" % ("idle=auto under virtual time, exact mode"
                                       if why.startswith("idle=auto") else "idle=poll, exact mode"))
     elif idle == "halt":
-        out.append("waits halt (idle=halt)")
+        why = environment.get("idle_reason") or ""
+        out.append("waits halt (%s)" % ("idle=auto: real time" if why.startswith("idle=auto, real")
+                                         else "idle=auto: more than one CPU"
+                                         if why.startswith("idle=auto") else "idle=halt"))
     reads = environment.get("clock_read_cost_ns")
     if isinstance(reads, dict) and reads:
         out.append("one clock read costs " + ", ".join(
