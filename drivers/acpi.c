@@ -20,8 +20,8 @@
 #define HAS_FIELD(type, field, len) \
     ((len) >= offsetof(type, field) + sizeof(((type *)0)->field))
 
-enum fact { FACT_MADT, FACT_HPET, FACT_FADT, FACT_COUNT };
-static const char fact_sig[FACT_COUNT][5] = { "APIC", "HPET", "FACP" };
+enum fact { FACT_MADT, FACT_HPET, FACT_FADT, FACT_DMAR, FACT_COUNT };
+static const char fact_sig[FACT_COUNT][5] = { "APIC", "HPET", "FACP", "DMAR" };
 
 struct parser {
     const struct acpi_mem *mem;
@@ -382,6 +382,7 @@ static void madt_decode(struct acpi_info *o, const uint8_t *t, uint32_t len)
     }
     copy_in(&f, sizeof(f), t, len);
     m->present = true;
+    m->revision = f.h.revision;
     m->flags = f.flags;
     m->pcat_compat = f.flags & ACPI_MADT_PCAT_COMPAT;
     m->lapic_addr = f.lapic_addr;    /* a type 5 entry below may replace it */
@@ -501,6 +502,24 @@ static void fadt_decode(struct acpi_info *o, const uint8_t *t, uint32_t len)
 /* ---- the walk ----------------------------------------------------------------------------- */
 
 /* The fact a signature feeds: where its reason strings live. */
+/* ---- DMAR --------------------------------------------------------------------------------- */
+
+static void dmar_decode(struct acpi_info *o, const uint8_t *t, uint32_t len)
+{
+    struct acpi_dmar_info *d = &o->dmar;
+    struct acpi_dmar_fixed f;
+    if (len < offsetof(struct acpi_dmar_fixed, reserved)) {
+        d->reason = "shorter than DMAR fields";
+        return;
+    }
+    copy_in(&f, sizeof(f), t, len);
+    d->present = true;
+    d->host_addr_width = f.host_addr_width;
+    d->flags = f.flags;
+    d->intr_remap = f.flags & ACPI_DMAR_INTR_REMAP;
+    d->x2apic_opt_out = f.flags & ACPI_DMAR_X2APIC_OPT_OUT;
+}
+
 struct fact_ref {
     const char **reason, **table_reason;
 };
@@ -511,6 +530,8 @@ static struct fact_ref fact_ref(struct acpi_info *o, enum fact k)
         return (struct fact_ref){ &o->madt.reason, &o->madt.table_reason };
     if (k == FACT_HPET)
         return (struct fact_ref){ &o->hpet.reason, &o->hpet.table_reason };
+    if (k == FACT_DMAR)
+        return (struct fact_ref){ &o->dmar.reason, &o->dmar.table_reason };
     return (struct fact_ref){ &o->fadt.reason, &o->fadt.table_reason };
 }
 
@@ -519,7 +540,7 @@ static struct fact_ref fact_ref(struct acpi_info *o, enum fact k)
 static void fact_table(struct parser *ps, enum fact k, struct acpi_table *t, const uint8_t *p)
 {
     static void (*const decode[FACT_COUNT])(struct acpi_info *, const uint8_t *, uint32_t) = {
-        madt_decode, hpet_decode, fadt_decode,
+        madt_decode, hpet_decode, fadt_decode, dmar_decode,
     };
     struct fact_ref f = fact_ref(ps->out, k);
     if (!p) {
@@ -610,7 +631,7 @@ void acpi_parse(const struct acpi_mem *mem, const void *rsdp_copy, size_t rsdp_c
 {
     struct parser ps = { .mem = mem, .out = out };
     memset(out, 0, sizeof(*out));
-    out->madt.reason = out->hpet.reason = out->fadt.reason = "no table";
+    out->madt.reason = out->hpet.reason = out->fadt.reason = out->dmar.reason = "no table";
     out->fadt.pm_timer_reason = "no FADT";
     if (!rsdp_find(mem, rsdp_copy, rsdp_copy_len, &out->rsdp))
         return;

@@ -291,6 +291,7 @@ struct acpi_nmi {
 struct acpi_madt {
     bool present;
     const char *reason, *table_reason;
+    uint8_t revision;           /* the header's: 5 (ACPI 6.3) defined Online Capable */
     uint64_t lapic_addr;
     bool lapic_addr_overridden; /* a type 5 entry gave a 64-bit address */
     bool pcat_compat;
@@ -324,6 +325,31 @@ struct acpi_hpet_info {
     uint8_t hpet_number;
     uint16_t min_tick;
     uint8_t page_protection;
+};
+
+/* DMAR (Intel VT-d specification, 8.1 "DMA Remapping Reporting Structure"): after the header,
+ * the host address width (N - 1), the flags, 10 reserved bytes, then remapping structures
+ * (not decoded: ticklab programs no IOMMU). Only the flags matter here: X2APIC_OPT_OUT asks
+ * the OS to leave the local APIC in xAPIC mode (firmware that cannot run in x2APIC mode, or
+ * whose SMM code expects xAPIC); Linux honours it unless firmware already enabled x2APIC. */
+struct acpi_dmar_fixed {
+    struct acpi_header h;
+    uint8_t host_addr_width;
+    uint8_t flags;
+#define ACPI_DMAR_INTR_REMAP        (1u << 0)
+#define ACPI_DMAR_X2APIC_OPT_OUT    (1u << 1)
+#define ACPI_DMAR_DMA_CTRL_OPT_IN   (1u << 2)
+    uint8_t reserved[10];
+} __attribute__((packed));
+_Static_assert(sizeof(struct acpi_dmar_fixed) == 48, "DMAR layout");
+
+/* Decoding reason: "shorter than DMAR fields". */
+struct acpi_dmar_info {
+    bool present;
+    const char *reason, *table_reason;
+    uint8_t host_addr_width;    /* as in the table: the width is this + 1 bits */
+    uint8_t flags;
+    bool intr_remap, x2apic_opt_out;
 };
 
 /* Decoding reason: "shorter than ACPI 1.0 FADT". PM timer reasons: "hardware-reduced ACPI",
@@ -361,10 +387,11 @@ struct acpi_info {
     struct acpi_madt madt;
     struct acpi_hpet_info hpet;
     struct acpi_fadt_info fadt;
+    struct acpi_dmar_info dmar;
 };
 
 /* Finds the RSDP (the loader's copy when rsdp_copy_len > 0, else the EBDA's first KiB, else
- * 0xE0000..0xFFFFF), walks the root table and decodes MADT, HPET and FADT into *out. Never
+ * 0xE0000..0xFFFFF), walks the root table and decodes MADT, HPET, FADT and DMAR into *out. Never
  * fails: what is missing or broken is described in *out. Reads only through mem. */
 void acpi_parse(const struct acpi_mem *mem, const void *rsdp_copy, size_t rsdp_copy_len,
                 struct acpi_info *out);

@@ -9,6 +9,28 @@ void lapic_eoi(const struct lapic *l)
     lapic_write(l, LAPIC_EOI, 0);
 }
 
+bool lapic_choose_x2apic(bool cpu_x2apic, bool firmware_x2apic, bool dmar_opt_out,
+                         const char **why)
+{
+    if (!cpu_x2apic) {
+        *why = "CPUID offers no x2APIC";
+        return false;
+    }
+    if (firmware_x2apic) {
+        *why = dmar_opt_out ? "the firmware handed over in x2APIC mode: the DMAR's x2APIC "
+                              "opt-out cannot be honoured (leaving x2APIC mode needs the APIC "
+                              "disabled)"
+                            : "the firmware handed over in x2APIC mode";
+        return true;
+    }
+    if (dmar_opt_out) {
+        *why = "the DMAR table's X2APIC_OPT_OUT flag: the firmware asks for xAPIC mode";
+        return false;
+    }
+    *why = "CPUID offers x2APIC";
+    return true;
+}
+
 int lapic_init(struct lapic *l, uintptr_t mmio, bool want_x2apic, uint8_t spurious_vector,
                uint8_t error_vector, struct lapic_info *out)
 {

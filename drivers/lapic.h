@@ -64,6 +64,14 @@ struct lapic_info {
     unsigned max_lvt;       /* number of LVT entries */
 };
 
+/* Which mode to run the local APIC in; *why says why (a static string). x2APIC only when
+ * CPUID offers it, and not when the DMAR's X2APIC_OPT_OUT flag asks for xAPIC, unless the
+ * firmware already handed over in x2APIC mode (Linux does the same: leaving x2APIC mode
+ * needs the APIC disabled first, and the CPUs' IDs may need it). firmware_x2apic: the
+ * IA32_APIC_BASE x2APIC-enable bit before ticklab wrote it. Pure. */
+bool lapic_choose_x2apic(bool cpu_x2apic, bool firmware_x2apic, bool dmar_opt_out,
+                         const char **why);
+
 /* Enables the LAPIC (x2APIC when want_x2apic; the caller checks CPUID), software-enables it
  * with spurious_vector, masks the timer and LINT0, points the error LVT at error_vector.
  * mmio: the mapped xAPIC page (ignored in x2APIC mode). Returns 0, or -ENODEV when the

@@ -5,6 +5,8 @@
 #include "ticklab/io.h"
 #include "ticklab/lapic.h"
 #include "ticklab/errno.h"
+#include "ticklab/fmt.h"
+#include "ticklab/kstring.h"
 
 #define FIRST_USABLE_VECTOR 32   /* 0-31 are exceptions; below 16 the APIC flags an error */
 #define FREERUN_COUNT    0xFFFFFFFFu
@@ -183,6 +185,72 @@ static int deadline_next(struct clockevent *ce, uint64_t delta_cyc)
     return deadline_abs(ce, rdtsc() + delta_cyc);
 }
 
+/* Linux's deadline_match[] (arch/x86/kernel/apic/apic.c, as of 2024; the same models since
+ * 2017, when it was added with the Haswell..Kaby Lake errata): Intel family 6, a model, a
+ * stepping range, and the first microcode revision that fixes the TSC-deadline erratum. A
+ * model not listed (every other Intel part, every AMD part) has no known erratum. The
+ * server parts differ per stepping; Skylake-X from stepping 5 on never had it (minimum 0). */
+static const struct {
+    uint8_t model, stepping_lo, stepping_hi;
+    uint32_t min_microcode;
+} deadline_errata[] = {
+    { 0x3F, 0x2, 0x2, 0x0000003a },   /* Haswell-X (EP) */
+    { 0x3F, 0x4, 0x4, 0x0000000f },   /* Haswell-X (EX) */
+    { 0x4F, 0x0, 0xF, 0x0b000020 },   /* Broadwell-X */
+    { 0x56, 0x2, 0x2, 0x00000011 },   /* Broadwell-D */
+    { 0x56, 0x3, 0x3, 0x0700000e },
+    { 0x56, 0x4, 0x4, 0x0f00000c },
+    { 0x56, 0x5, 0x5, 0x0e000003 },
+    { 0x55, 0x3, 0x3, 0x01000136 },   /* Skylake-X */
+    { 0x55, 0x4, 0x4, 0x02000014 },
+    { 0x55, 0x5, 0xF, 0x00000000 },
+    { 0x3C, 0x0, 0xF, 0x00000022 },   /* Haswell */
+    { 0x45, 0x0, 0xF, 0x00000020 },   /* Haswell-L */
+    { 0x46, 0x0, 0xF, 0x00000017 },   /* Haswell-G */
+    { 0x3D, 0x0, 0xF, 0x00000025 },   /* Broadwell */
+    { 0x47, 0x0, 0xF, 0x00000017 },   /* Broadwell-G */
+    { 0x4E, 0x0, 0xF, 0x000000b2 },   /* Skylake-L */
+    { 0x5E, 0x0, 0xF, 0x000000b2 },   /* Skylake */
+    { 0x8E, 0x0, 0xF, 0x00000052 },   /* Kaby Lake-L */
+    { 0x9E, 0x0, 0xF, 0x00000052 },   /* Kaby Lake */
+};
+
+void lapic_timer_deadline_erratum(const struct cpu_info *ci, struct lapic_deadline_erratum *out)
+{
+    *out = (struct lapic_deadline_erratum){ 0 };
+    if (k_strcmp(ci->vendor, "GenuineIntel") != 0 || ci->family != 6)
+        return;
+    for (unsigned i = 0; i < sizeof(deadline_errata) / sizeof(deadline_errata[0]); i++) {
+        if (deadline_errata[i].model != ci->model || ci->stepping < deadline_errata[i].stepping_lo ||
+            ci->stepping > deadline_errata[i].stepping_hi)
+            continue;
+        out->listed = true;
+        out->min_microcode = deadline_errata[i].min_microcode;
+        if (ci->hypervisor || !ci->microcode_valid)
+            out->unknown = out->min_microcode != 0;
+        else
+            out->affected = ci->microcode < out->min_microcode;
+        return;
+    }
+}
+
+/* Why "tsc_deadline" cannot be used, or NULL. */
+static const char *deadline_problem(struct lapic_timer_ce *t, const struct clocksource *tsc,
+                                    const struct cpu_info *ci)
+{
+    if (!ci->tsc_deadline)
+        return "CPUID.1:ECX[24] is clear (QEMU TCG never offers it)";
+    if (!tsc || !tsc->freq_hz)
+        return "no calibrated TSC";
+    if (t->erratum.affected) {
+        fmt_snprintf(t->erratum_reason, sizeof(t->erratum_reason),
+                     "known erratum on this microcode (0x%x; minimum 0x%x; Linux's table)",
+                     ci->microcode, t->erratum.min_microcode);
+        return t->erratum_reason;
+    }
+    return 0;
+}
+
 void lapic_timer_ce_init(struct lapic_timer_ce *t, const struct lapic *l, unsigned cpu,
                          uint8_t vector, uint64_t timer_hz, const struct clocksource *tsc,
                          const struct cpu_info *ci)
@@ -201,10 +269,8 @@ void lapic_timer_ce_init(struct lapic_timer_ce *t, const struct lapic *l, unsign
         .set_state_shutdown = timer_shutdown, .set_next_event = lapic_next,
         .pending = lapic_pending,
     };
-    const char *no_deadline = !ci->tsc_deadline ? "CPUID.1:ECX[24] is clear (QEMU TCG never "
-                                                  "offers it)"
-                              : !tsc || !tsc->freq_hz ? "no calibrated TSC"
-                                                      : 0;
+    lapic_timer_deadline_erratum(ci, &t->erratum);
+    const char *no_deadline = deadline_problem(t, tsc, ci);
     t->deadline = (struct clockevent){
         .name = "tsc_deadline", .cpu = cpu, .hw = t,
         /* No TSC to compare against: no ABS (register refuses ABS without abs_cs), so the

@@ -37,10 +37,16 @@
  *    lapic_timer_deadline_mode() ends with the fence, so a deadline set after it counts.
  *  - IA32_TSC_DEADLINE writes are ignored when the LVT is not in TSC-deadline mode, and
  *    initial-count writes are ignored while it is (SDM 11.5.4.1). Switching modes disarms.
- *  - Several Intel generations (Haswell to Kaby Lake, per Linux's microcode table) have
- *    errata that lose or delay TSC-deadline interrupts on old microcode; Linux refuses the
- *    mode below a per-model microcode revision. ticklab keeps no such table: the deadline
- *    experiment measures what arrives instead.
+ *  - Several Intel generations (Haswell to Kaby Lake, and their server parts) have errata
+ *    that lose or delay TSC-deadline interrupts on old microcode (e.g. Haswell HSD162,
+ *    Skylake SKL142: "the timer may fire late or not at all"); a microcode update fixes them.
+ *    Linux refuses the mode below a per-model, per-stepping minimum revision
+ *    (arch/x86/kernel/apic/apic.c, deadline_match[] and apic_validate_deadline_timer()).
+ *    ticklab carries the same facts (lapic_timer_deadline_erratum()): on an affected CPU
+ *    the "tsc_deadline" device is unusable with the reason, so erratum behaviour is never
+ *    measured and published as the CPU's latency. Under a hypervisor the microcode a guest
+ *    reads is the hypervisor's, so the table cannot be applied (Linux trusts the mode there;
+ *    ticklab measures it and says the erratum is unknown).
  *  - Under QEMU TCG CPUID never offers TSC-deadline and the MSR does nothing: the mode can
  *    only run on hardware or KVM, so lapic_timer_deadline_mode() says -ENOTSUP there.
  *  - Periodic reload: whether the count shows 0 for one clock before reloading is not
@@ -56,6 +62,8 @@
 #include "ticklab/clockevent.h"
 #include "ticklab/clocksource.h"
 #include "ticklab/lapic.h"
+
+struct cpu_info;
 
 #define MSR_TSC_DEADLINE            0x6E0
 #define LAPIC_TIMER_MODE_ONESHOT    (0u << 17)
@@ -91,6 +99,19 @@ int lapic_timer_deadline_mode(const struct lapic *l, uint8_t vector);
  * Has no effect unless lapic_timer_deadline_mode() succeeded (the hardware ignores it). */
 void lapic_timer_set_deadline(uint64_t tsc_deadline);
 
+/* ---- TSC-deadline errata (Linux's deadline_match[] table, as facts) ---- */
+
+/* What the table says about this CPU. */
+struct lapic_deadline_erratum {
+    bool listed;                /* Intel family 6, a model (and stepping) the table names */
+    bool affected;              /* listed, microcode known and below the minimum */
+    bool unknown;               /* listed, but the microcode is a hypervisor's or unreadable */
+    uint32_t min_microcode;     /* listed: the first revision without the erratum */
+};
+/* Looks the CPU up: vendor GenuineIntel, family 6, model, stepping, and ci->microcode.
+ * Pure: reads only *ci. */
+void lapic_timer_deadline_erratum(const struct cpu_info *ci, struct lapic_deadline_erratum *out);
+
 /* ---- the timer as clock event devices ---- */
 
 /* Ratings: TSC-deadline 200 (absolute, no bus access, no programming lag), the count-down
@@ -105,19 +126,22 @@ void lapic_timer_set_deadline(uint64_t tsc_deadline);
  * against the TSC clocksource; per event one WRMSR behind the fence the CPU needs). Both
  * CE_STOPS_IN_IDLE without ARAT. `active` is the device whose mode the LVT was last put in:
  * the owner of the interrupt. */
-struct cpu_info;
 struct lapic_timer_ce {
     struct clockevent lapic, deadline;
     struct clockevent *active;
     const struct lapic *apic;   /* how the timer's registers are reached */
     uint8_t vector;
     bool fence;                 /* MFENCE;LFENCE before the deadline WRMSR (not on AMD) */
+    struct lapic_deadline_erratum erratum;   /* what Linux's table says of this CPU */
+    char erratum_reason[120];   /* "tsc_deadline" unusable for it: the reason, with figures */
 };
 
 /* Fills both for CPU `cpu` (the caller's index; call on that CPU, after lapic_init()).
  * timer_hz: the calibrated timer clock (0: "lapic" unusable); tsc: the calibrated TSC
  * clocksource (NULL or uncalibrated: "tsc_deadline" unusable); ci: what CPUID said
- * (tsc_deadline, arat, the vendor's fence rule). The caller registers each device. */
+ * (tsc_deadline, arat, the vendor's fence rule, the model and microcode for the errata:
+ * "tsc_deadline" is unusable on a CPU with a known erratum, the reason naming the
+ * microcode and the minimum). The caller registers each device. */
 void lapic_timer_ce_init(struct lapic_timer_ce *t, const struct lapic *l, unsigned cpu,
                          uint8_t vector, uint64_t timer_hz, const struct clocksource *tsc,
                          const struct cpu_info *ci);

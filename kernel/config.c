@@ -136,6 +136,13 @@ int config_parse(const char *line, bool cut, const char *const *exp_names,
           .min = 100, .max = 100000000, .accepted = "100..100000000 (ns)" },
         { .key = "cpus", .type = CMDLINE_UINT, .dest = &cfg.cpus, .min = 1, .max = 256,
           .accepted = "1..256 (CPUs to start, the boot CPU included; default all)" },
+        { .key = "smp_abandon", .type = CMDLINE_UINT, .dest = &cfg.smp_abandon, .min = 0,
+          .max = 63, .accepted = "0..63 (test aid: the CPU with that index is given up on "
+                                 "before its STARTUP IPI; 0: none)" },
+        { .key = "smp_slow_ap", .type = CMDLINE_UINT, .dest = &cfg.smp_slow_ap, .min = 0,
+          .max = 63, .accepted = "0..63 (test aid: the CPU with that index waits after taking "
+                                 "its start parameters until the boot CPU gives up on it; 0: "
+                                 "none)" },
         { .key = "mask_irq", .type = CMDLINE_STR, .dest = cfg.mask_irq,
           .max = sizeof(cfg.mask_irq), .accepted = "none or a clock event device's name (test "
                                                    "aid: its interrupt line is masked before "

@@ -41,6 +41,10 @@ struct config {
     uint64_t hwlat_threshold_ns;/* hwlat: the gap that counts (default 10000) */
     uint64_t cpus;              /* CPUs to run on, the boot CPU included (0: all the MADT
                                    lists, up to CPU_MAX) */
+    uint64_t smp_abandon;       /* smp_abandon=: test aid: CPU index given up on before its
+                                   STARTUP IPI, to show a late answer is halted (0: none) */
+    uint64_t smp_slow_ap;       /* smp_slow_ap=: test aid: CPU index that stalls after
+                                   taking its start parameters until given up on (0: none) */
     char mask_irq[16];          /* mask_irq=: test aid: this clock event device's interrupt
                                    line is masked before the experiments ("": none) */
     uint64_t tsc_hz;            /* tsc_hz=: the TSC's rate as the user states it, taken

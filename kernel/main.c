@@ -234,7 +234,7 @@ void kmain(uint32_t magic, uint32_t info_phys)
     if (!cpu_facts.tsc)
         stop_early("tsc", "CPUID says this CPU has no TSC: every bound and every cost ticklab "
                           "measures is in TSC cycles");
-    if (intr_init(&topo, &cpu_facts, true))
+    if (intr_init(&topo, &cpu_facts, acpi_facts.dmar.present && acpi_facts.dmar.x2apic_opt_out))
         stop_early("lapic", "no usable local APIC: every timer interrupt ticklab takes comes "
                             "through it");
     if (clocks_init())
@@ -264,6 +264,7 @@ void kmain(uint32_t magic, uint32_t info_phys)
         run_mark_failed("no tick");
     timers_base_init();
     timers_smp_hooks();
+    smp_test_abandon((unsigned)cfg.smp_abandon, (unsigned)cfg.smp_slow_ap);
     unsigned online = smp_start(cfg.cpus ? (unsigned)cfg.cpus : CPU_MAX,
                                 bootinfo_low_ram_covers(&boot, SMP_START_PAGE, 0x1000),
                                 clock_facts.tsc_hz);

@@ -60,12 +60,13 @@ void summary_show(bool ok, unsigned records)
          (unsigned long long)clock_facts.rdtsc_cost_cyc,
          clock_facts.rdtsc_trapped ? " (trapped by the hypervisor)" : "");
     struct clocksource *cs = clocksource_current();
-    line("time_ns on %s; TSC %llu Hz (+-%llu.%03llu ppm, by %s); %u of %u CPUs online",
+    char cpus[96];
+    smp_coverage(cpus, sizeof(cpus));
+    line("time_ns on %s; TSC %llu Hz (+-%llu.%03llu ppm, by %s); %s",
          cs ? cs->name : "-", (unsigned long long)clock_facts.tsc_hz,
          (unsigned long long)(clock_facts.tsc_uncertainty_ppb / 1000),
          (unsigned long long)(clock_facts.tsc_uncertainty_ppb % 1000),
-         clock_facts.tsc_method_ref ? clock_facts.tsc_method_ref : "-", smp_online(),
-         smp_listed());
+         clock_facts.tsc_method_ref ? clock_facts.tsc_method_ref : "-", cpus);
     const struct tick_info *ti = tick_info(&kernel_tick);
     line("tick on %s, %llu ns per tick", ti->dev ? ti->dev->name : "-",
          (unsigned long long)ti->period_ns);

@@ -12,7 +12,7 @@
 #define IST_NMI           2
 #define IST_MACHINE_CHECK 3
 
-#define CPU_MAX 16            /* CPUs ticklab starts (the boot CPU and 15 others) */
+#define CPU_MAX 64            /* CPUs ticklab starts (the boot CPU and 63 others) */
 
 void cpu_tables_init(void);   /* GDT + TSS + IDT for the boot CPU */
 /* For application processor `cpu` (1..CPU_MAX-1), on that CPU: its own GDT and TSS (with

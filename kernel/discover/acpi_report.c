@@ -358,6 +358,27 @@ static void fadt_record(const struct acpi_fadt_info *f)
         kprintf("  pm timer    absent: %s\n", f->pm_timer_reason);
 }
 
+/* The DMAR's flags (the IOMMU itself is not used): whether firmware opts out of x2APIC. */
+static void dmar_record(const struct acpi_dmar_info *d)
+{
+    struct rec r;
+    rec_begin(&r, "dmar");
+    json_bool(&r.j, "present", d->present);
+    json_str(&r.j, "reason", d->reason);
+    json_str(&r.j, "table_reason", d->table_reason);
+    if (d->present) {
+        json_u64(&r.j, "host_address_width", d->host_addr_width + 1u);
+        json_hex(&r.j, "flags", d->flags);
+        json_bool(&r.j, "intr_remap", d->intr_remap);
+        json_bool(&r.j, "x2apic_opt_out", d->x2apic_opt_out);
+    }
+    rec_emit(&r);
+    if (d->present)
+        kprintf("  dmar        flags %#x%s%s\n", d->flags,
+                d->intr_remap ? ", interrupt remapping" : "",
+                d->x2apic_opt_out ? ", x2APIC opt-out" : "");
+}
+
 /* ---- dump=acpi ---------------------------------------------------------------------------- */
 
 static void dump_chunk(const char *sig, uint64_t phys, const uint8_t *p, size_t off, size_t n,
@@ -430,6 +451,7 @@ void acpi_inventory(const struct boot_info *boot, struct acpi_info *out)
     madt_records(&out->madt);
     hpet_record(&out->hpet);
     fadt_record(&out->fadt);
+    dmar_record(&out->dmar);
     if (cfg.dump_acpi)
         dump_records(boot, out);
 }

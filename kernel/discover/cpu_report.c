@@ -32,6 +32,19 @@ static void leaf16_members(struct json *j, const struct cpu_info *c)
     json_obj_close(j);
 }
 
+static void topology_members(struct json *j, const struct cpu_topology *t)
+{
+    json_obj_open(j, "topology");
+    json_str(j, "source", t->valid ? t->source : NULL);
+    if (t->valid) {
+        json_u64(j, "smt_shift", t->smt_shift);
+        json_u64(j, "package_shift", t->pkg_shift);
+    } else {
+        json_str(j, "reason", t->reason);
+    }
+    json_obj_close(j);
+}
+
 void cpu_inventory(void)
 {
     struct cpu_info *c = &cpu_facts;
@@ -59,6 +72,12 @@ void cpu_inventory(void)
     json_bool(&r.j, "smi_count_readable", c->smi_count_readable);
     if (c->smi_count_readable)
         json_u64(&r.j, "smi_count", c->smi_count);
+    if (c->microcode_valid)
+        json_hex(&r.j, "microcode", c->microcode);
+    else
+        json_null(&r.j, "microcode");
+    json_str(&r.j, "microcode_reason", c->microcode_reason);
+    topology_members(&r.j, &c->topo);
     rec_emit(&r);
 
     kprintf("  cpu         %s family %u model %u stepping %u%s%s\n", c->vendor, c->family,
@@ -66,6 +85,16 @@ void cpu_inventory(void)
             c->hypervisor ? c->hv_signature : "");
     if (c->brand[0])
         kprintf("              %s\n", c->brand);
+    if (c->microcode_valid)
+        kprintf("  microcode   %#x%s\n", c->microcode,
+                c->hypervisor ? " (as the hypervisor reports it)" : "");
+    else
+        kprintf("  microcode   unknown: %s\n", c->microcode_reason);
+    if (c->topo.valid)
+        kprintf("  topology    APIC ID: thread %u bit(s), package from bit %u (%s)\n",
+                c->topo.smt_shift, c->topo.pkg_shift, c->topo.source);
+    else
+        kprintf("  topology    unknown: %s\n", c->topo.reason);
     kprintf("  cpu timers  TSC %s, invariant %s, RDTSCP %s, TSC-deadline %s, x2APIC %s, ARAT %s\n",
             c->tsc ? "yes" : "no", c->invariant_tsc ? "yes" : "no", c->rdtscp ? "yes" : "no",
             c->tsc_deadline ? "yes" : "no", c->x2apic ? "yes" : "no", c->arat ? "yes" : "no");

@@ -56,8 +56,11 @@ struct ptimer {
     int32_t dev[MAX_INTERVALS];
 };
 
-static struct job jobs[CPU_MAX][N_DEVS], busy_job;
-static struct ptimer ptimers[CPU_MAX][JIT_TIMERS];
+/* One CPU is measured at a time (smp_call waits for it), so one job and one set of periodic
+ * timers serve every CPU in turn: per-CPU copies would cost 110 KB a CPU. A CPU that does
+ * not finish in time may still hold them, so the experiment stops there (run()). */
+static struct job job, busy_job;
+static struct ptimer ptimers[JIT_TIMERS];
 static struct hrtimer wake_timer[CPU_MAX];
 static volatile bool woke[CPU_MAX];
 static uint64_t woke_ns[CPU_MAX];
@@ -157,7 +160,7 @@ static void measure(void *arg)
     stop_jitter[c] = false;
     uint64_t t0 = time_ns() + 1000000ull;
     for (unsigned i = 0; i < JIT_TIMERS; i++) {
-        struct ptimer *p = &ptimers[c][i];
+        struct ptimer *p = &ptimers[i];
         memset(&p->t, 0, sizeof(p->t));
         p->t.fn = on_period;
         p->period = (500ull + 13ull * i) * 1000ull;
@@ -171,13 +174,13 @@ static void measure(void *arg)
     wait_flag(&never[c], j->jitter_ns + 1000000ull);      /* a timed wait: it ends by time */
     stop_jitter[c] = true;
     for (unsigned i = 0; i < JIT_TIMERS; i++) {
-        struct ptimer *p = &ptimers[c][i];
+        struct ptimer *p = &ptimers[i];
         hrtimer_cancel(b, &p->t);
-        static int64_t tmp[CPU_MAX][MAX_INTERVALS];
+        static int64_t tmp[MAX_INTERVALS];
         for (unsigned k = 0; k < p->n; k++)
-            tmp[c][k] = p->dev[k];
+            tmp[k] = p->dev[k];
         struct stats st;
-        stats_i64(tmp[c], p->n, &st);
+        stats_i64(tmp, p->n, &st);
         j->jit_stddev[i] = st.stddev;
         j->jit_samples[i] = p->n;
     }
@@ -252,12 +255,13 @@ static void run(void)
         timers_watch(&bsp_base);
     kprintf("\npercpu-latency: each CPU's own LAPIC timer: %u wake-ups, then 10 periodic "
             "timers for %llu ms\n", wakes, (unsigned long long)(jitter_ns / 1000000ull));
-    for (unsigned c = 0; c < CPU_MAX && exp_budget_left(); c++) {
+    bool stuck = false;
+    for (unsigned c = 0; c < CPU_MAX && !stuck && exp_budget_left(); c++) {
         if (!cpu_locals[c].online)
             continue;
         exp_phase("cpu %u", c);
-        for (unsigned d = 0; d < N_DEVS; d++) {
-            struct job *j = &jobs[c][d];
+        for (unsigned d = 0; d < N_DEVS && !stuck; d++) {
+            struct job *j = &job;
             memset(j, 0, sizeof(*j));
             j->cpu = c;
             j->dev = (enum pdev)d;
@@ -270,13 +274,16 @@ static void run(void)
                 int rc = smp_call(c, measure, j, bound_ns);
                 irq_restore(f);
                 if (rc)
-                    rec_error(exp_current(), "a CPU did not finish its measurement in time");
+                    rec_error(exp_current(), "a CPU did not finish its measurement in time: "
+                                             "the CPUs after it are not measured (it may still "
+                                             "hold the shared timers)");
+                stuck = rc != 0;
             }
             report(j, "idle");
         }
     }
     /* the boot CPU again, the others busy */
-    if (smp_online() > 1 && bsp_ok) {
+    if (smp_online() > 1 && bsp_ok && !stuck) {
         memset(&busy_job, 0, sizeof(busy_job));
         busy_job.cpu = 0;
         busy_job.wakes = wakes;

@@ -6,14 +6,17 @@
 #include "ticklab/tick.h"
 
 #include "kernel/config.h"
+#include "kernel/discover/cpu_report.h"
 #include "kernel/report/console.h"
 #include "kernel/report/record.h"
+#include "kernel/smp/smp.h"
 #include "kernel/timers/ce_devices.h"
 #include "kernel/timers/clocks.h"
 #include "ticklab/clockevent.h"
 #include "ticklab/clocksource.h"
 #include "ticklab/fmt.h"
 #include "ticklab/kstring.h"
+#include "ticklab/lapic_timer.h"
 #include "ticklab/stats.h"
 
 struct findings findings;
@@ -248,11 +251,19 @@ static void claim_clockevent(void)
              &b);
 }
 
-/* Would `dev` (the boot CPU's HPET comparator, its TSC-deadline timer) help against the best
- * of the others: by how much at p99. */
-static void helps_claim(const char *topic, const struct clockevent *dev)
+/* text + note (NULL: nothing), within size. */
+static void add_note(char *text, size_t size, const char *note)
 {
-    char text[300], route[64], on[80];
+    size_t n = k_strlen(text);
+    if (note && n < size)
+        k_strlcpy(text + n, note, size - n);
+}
+
+/* Would `dev` (the boot CPU's HPET comparator, its TSC-deadline timer) help against the best
+ * of the others: by how much at p99. note: a sentence appended to the claim, or NULL. */
+static void helps_claim(const char *topic, const struct clockevent *dev, const char *note)
+{
+    char text[460], route[64], on[80];
     ce_devices_route_text(dev, route, sizeof(route));
     fmt_snprintf(on, sizeof(on), "%s%s%s%s", dev ? dev->name : "", route[0] ? " (" : "", route,
                  route[0] ? ")" : "");
@@ -263,6 +274,7 @@ static void helps_claim(const char *topic, const struct clockevent *dev)
                             "says why)"
                           : !dev->usable && dev->unusable_reason ? dev->unusable_reason
                                                                  : "wakeup-latency has no samples from it");
+        add_note(text, sizeof(text), note);
         claim(topic, "unknown", text, "clockevent", 0);
         return;
     }
@@ -287,6 +299,7 @@ static void helps_claim(const char *topic, const struct clockevent *dev)
     if (other < 0) {
         fmt_snprintf(text, sizeof(text), "%s is the only one-shot device measured: nothing to "
                      "compare with", on);
+        add_note(text, sizeof(text), note);
         claim(topic, "only", text, "result:wakeup-latency:path=callback", 0);
         return;
     }
@@ -313,7 +326,34 @@ static void helps_claim(const char *topic, const struct clockevent *dev)
     n += (size_t)fmt_snprintf(text + n, sizeof(text) - n, " on %s", findings.wake[vs].dev->name);
     if (!b.decided)
         fmt_snprintf(text + n, sizeof(text) - n, ": the 95 %% intervals overlap");
+    add_note(text, sizeof(text), note);
     claim_on(topic, choice, text, "result:wakeup-latency:path=callback", 0, &b);
+}
+
+/* TSC-deadline on a CPU that Linux's errata table names (lapic_timer.h): with a microcode
+ * below the fix, its interrupts may come late or not at all, so the device was not used and
+ * no latency of it is published; under a hypervisor (or with the revision unreadable) the
+ * microcode is unknown, and the measured figures carry that note. */
+static void deadline_claim(void)
+{
+    struct lapic_deadline_erratum e;
+    char text[240], note[160];
+    lapic_timer_deadline_erratum(&cpu_facts, &e);
+    if (cpu_facts.tsc_deadline && e.affected) {
+        fmt_snprintf(text, sizeof(text),
+                     "not measured: known erratum on this microcode (0x%x; minimum 0x%x; "
+                     "Linux's table): its interrupts may come late or not at all, which is "
+                     "the erratum, not this CPU's latency", cpu_facts.microcode, e.min_microcode);
+        claim("tsc_deadline", "erratum", text, "cpu", "clockevent:name=tsc_deadline");
+        return;
+    }
+    if (cpu_facts.tsc_deadline && e.unknown)
+        fmt_snprintf(note, sizeof(note), "; this model has a TSC-deadline erratum below "
+                     "microcode 0x%x (Linux's table) and the microcode here is %s", e.min_microcode,
+                     cpu_facts.hypervisor ? "the hypervisor's: whether it applies is unknown"
+                                          : "unreadable: whether it applies is unknown");
+    helps_claim("tsc_deadline", ce_devices_deadline(0),
+                cpu_facts.tsc_deadline && e.unknown ? note : NULL);
 }
 
 static void sort_small(int64_t *v, unsigned n)
@@ -396,21 +436,22 @@ static void tick_claim(void)
 
 static void tsc_claim(void)
 {
-    char text[240];
+    char text[360], cpus[96];
     if (!findings.tsc_sync_done) {
         claim("tsc_sync", 0, "not measured: tsc-sync did not run or one CPU is online", 0, 0);
         return;
     }
+    smp_coverage(cpus, sizeof(cpus));
     bool synced = findings.tsc_backward == 0 &&
                   (uint64_t)findings.tsc_max_abs_offset_cyc <= findings.tsc_offset_uncertainty_cyc;
     fmt_snprintf(text, sizeof(text),
                  "%s: %llu backward steps over %u CPU pairs (largest %llu cycles); largest "
-                 "offset %lld cycles, to within %llu", synced ? "one clock on every CPU"
-                                                              : "the CPUs' TSCs differ",
+                 "offset %lld cycles, to within %llu; covered: %s", synced
+                 ? "one clock on every CPU started" : "the CPUs' TSCs differ",
                  (unsigned long long)findings.tsc_backward, findings.tsc_pairs,
                  (unsigned long long)findings.tsc_max_backward_cyc,
                  (long long)findings.tsc_max_abs_offset_cyc,
-                 (unsigned long long)findings.tsc_offset_uncertainty_cyc);
+                 (unsigned long long)findings.tsc_offset_uncertainty_cyc, cpus);
     claim("tsc_sync", synced ? "synchronized" : "warped", text, "result:tsc-sync:mode=ipi", 0);
 }
 
@@ -436,8 +477,8 @@ void verdict_report(void)
     environment_claim();
     clocksource_claim();
     claim_clockevent();
-    helps_claim("hpet", ce_devices_hpet_of(0, 0));
-    helps_claim("tsc_deadline", ce_devices_deadline(0));
+    helps_claim("hpet", ce_devices_hpet_of(0, 0), NULL);
+    deadline_claim();
     tick_claim();
     hwlat_claim();
     tsc_claim();

@@ -24,6 +24,9 @@ static struct {
     const struct intr_topology *topo;
     struct intr_stats stats;
     bool lapic_up;
+    const char *firmware_mode;  /* the local APIC as handed over: xapic, x2apic, disabled */
+    const char *mode_reason;    /* why the mode in use (lapic_choose_x2apic) */
+    bool dmar_opt_out;          /* the DMAR's X2APIC_OPT_OUT flag */
     uint8_t next_gsi_vector;
     uint64_t pin_used[TOPO_MAX_IOAPICS][4];    /* a bit per routed pin (240 at most) */
     volatile uint32_t selftest_hits;
@@ -83,12 +86,15 @@ static void report_lapic(const struct intr_topology *topo)
     json_hex(&r.j, "version", st.lapic.version);
     json_u64(&r.j, "max_lvt", st.lapic.max_lvt);
     json_hex(&r.j, "base", st.lapic.base_phys);
+    json_str(&r.j, "firmware_mode", st.firmware_mode);
+    json_str(&r.j, "mode_reason", st.mode_reason);
+    json_bool(&r.j, "dmar_x2apic_opt_out", st.dmar_opt_out);
     if (topo->valid)
         json_bool(&r.j, "base_matches_madt", topo->lapic_addr == st.lapic.base_phys);
     rec_emit(&r);
-    kprintf("  lapic       %s, id %u, version %#x, %u LVT entries, base %#llx\n",
+    kprintf("  lapic       %s, id %u, version %#x, %u LVT entries, base %#llx (%s)\n",
             st.lapic.x2apic ? "x2APIC" : "xAPIC", st.lapic.id, st.lapic.version,
-            st.lapic.max_lvt, (unsigned long long)st.lapic.base_phys);
+            st.lapic.max_lvt, (unsigned long long)st.lapic.base_phys, st.mode_reason);
 }
 
 static void probe_ioapics(const struct intr_topology *topo)
@@ -166,7 +172,8 @@ static void report_interrupts(bool selftest_ok)
             selftest_ok ? "delivered" : "NOT delivered");
 }
 
-int intr_init(const struct intr_topology *topo, const struct cpu_info *cpu, bool allow_x2apic)
+int intr_init(const struct intr_topology *topo, const struct cpu_info *cpu,
+              bool dmar_x2apic_opt_out)
 {
     st.topo = topo;
     st.next_gsi_vector = VEC_GSI_BASE;
@@ -180,10 +187,14 @@ int intr_init(const struct intr_topology *topo, const struct cpu_info *cpu, bool
         rec_error("lapic", "CPUID says there is no local APIC");
         return -ENODEV;
     }
-    uint64_t base = rdmsr(MSR_APIC_BASE) & APIC_BASE_ADDR;
+    uint64_t handed = rdmsr(MSR_APIC_BASE), base = handed & APIC_BASE_ADDR;
+    st.firmware_mode = !(handed & APIC_BASE_ENABLE) ? "disabled"
+                       : handed & APIC_BASE_X2APIC ? "x2apic" : "xapic";
+    st.dmar_opt_out = dmar_x2apic_opt_out;
+    bool x2 = lapic_choose_x2apic(cpu->x2apic, handed & APIC_BASE_X2APIC, dmar_x2apic_opt_out,
+                                  &st.mode_reason);
     void *mmio = map_mmio(base, 0x1000);
-    int rc = lapic_init(&st.apic, (uintptr_t)mmio, allow_x2apic && cpu->x2apic, VEC_SPURIOUS,
-                        VEC_LAPIC_ERROR, &st.lapic);
+    int rc = lapic_init(&st.apic, (uintptr_t)mmio, x2, VEC_SPURIOUS, VEC_LAPIC_ERROR, &st.lapic);
     if (rc) {
         rec_error("lapic", "the local APIC did not come up enabled");
         return rc;

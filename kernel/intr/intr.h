@@ -45,11 +45,13 @@ struct intr_stats {
     uint32_t last_esr;
 };
 
-/* Brings up the LAPIC (x2APIC when the CPU has it and allow_x2apic) and every IOAPIC the
+/* Brings up the LAPIC (x2APIC as lapic_choose_x2apic() decides from CPUID, the mode the
+ * firmware handed over in, and dmar_x2apic_opt_out: the DMAR's flag) and every IOAPIC the
  * topology names, masks the 8259s, installs the spurious/error handlers, and proves
  * delivery with a self IPI (bounded by the TSC). Reports `lapic`, `ioapic` and `interrupts`
  * records. Returns 0 or a negative errno when the LAPIC could not be enabled. */
-int intr_init(const struct intr_topology *topo, const struct cpu_info *cpu, bool allow_x2apic);
+int intr_init(const struct intr_topology *topo, const struct cpu_info *cpu,
+              bool dmar_x2apic_opt_out);
 
 /* Routes ISA IRQ irq (0..15) to vector and installs fn. Left masked. -EBUSY when its IOAPIC
  * pin is routed already (one owner per pin, until intr_release()). */

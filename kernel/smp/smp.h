@@ -7,6 +7,7 @@
 #ifndef TICKLAB_ARCH_SMP_H
 #define TICKLAB_ARCH_SMP_H
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "kernel/arch/cpu.h"
@@ -68,9 +69,17 @@ void smp_set_hooks(const struct smp_hooks *hooks);
  * tsc_hz: the calibrated TSC rate its bounds are measured in. Returns how many are online,
  * the boot CPU included. */
 unsigned smp_start(unsigned max_cpus, bool start_page_is_ram, uint64_t tsc_hz);
+/* Test aids, 0: none. smp_abandon= (cpu): smp_start gives up on CPU `cpu` (its index, 1..)
+ * before its STARTUP IPI, so that its answer is late for certain: it must halt in the start
+ * page (a `cpu_late` record) and the CPU started after it must run with its own parameters.
+ * smp_slow_ap= (slow): CPU `slow`, having taken its parameters, waits in ap_entry until the
+ * boot CPU gives up on it (the ordinary bounds: about 300 ms), then must halt there. */
+void smp_test_abandon(unsigned cpu, unsigned slow);
 /* Online CPUs (the boot CPU included) and the MADT's count of usable CPUs. */
 unsigned smp_online(void);
 unsigned smp_listed(void);
+/* What was covered, for the summary: "16 of 64 CPUs online, 2 packages: 8 + 8". */
+void smp_coverage(char *buf, size_t size);
 
 /* Runs fn(arg) on `cpu` (0: here, at once) and waits for it in HLT, bounded by bound_ns of
  * TSC time, waking that CPU every 50 ms so that its own waits can end by their bounds.

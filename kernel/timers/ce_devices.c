@@ -7,6 +7,7 @@
 #include "kernel/discover/irq_check.h"
 #include "kernel/intr/intr.h"
 #include "kernel/report/console.h"
+#include "kernel/report/record.h"
 #include "kernel/timers/clock_report.h"
 #include "kernel/timers/clocks.h"
 #include "ticklab/errno.h"
@@ -107,6 +108,30 @@ static void lapic_irq(struct trap_frame *tf, void *ctx)
     intr_eoi_local();
 }
 
+/* What Linux's TSC-deadline errata table says of this CPU: on the tsc_deadline record. */
+static void erratum_members(struct json *j, const struct lapic_timer_ce *t)
+{
+    const struct lapic_deadline_erratum *e = &t->erratum;
+    json_str(j, "erratum", !e->listed ? "none" : e->affected ? "affected"
+                           : e->unknown ? "unknown" : "fixed");
+    if (e->listed)
+        json_hex(j, "erratum_min_microcode", e->min_microcode);
+}
+
+/* The CPU has the timer, but a microcode with a known erratum: present, not usable. */
+static void erratum_record(const struct lapic_timer_ce *t)
+{
+    struct rec r;
+    rec_begin(&r, "clockevent");
+    json_str(&r.j, "name", "tsc_deadline");
+    json_bool(&r.j, "present", true);
+    json_bool(&r.j, "usable", false);
+    json_str(&r.j, "reason", t->deadline.unusable_reason);
+    erratum_members(&r.j, t);
+    rec_emit(&r);
+    kprintf("  %-12s NOT used: %s\n", "tsc_deadline", t->deadline.unusable_reason);
+}
+
 static void lapic_init_cpu(unsigned cpu)
 {
     struct lapic_timer_ce *t = &lapic_timers[cpu];
@@ -124,10 +149,12 @@ static void lapic_init_cpu(unsigned cpu)
         absent("lapic", t->lapic.unusable_reason);
     else if (t->lapic.usable)
         add(&t->lapic);
-    if (!t->deadline.usable && cpu == 0)
-        absent("tsc_deadline", t->deadline.unusable_reason);
-    else if (t->deadline.usable)
+    if (t->deadline.usable)
         add(&t->deadline);
+    else if (cpu == 0 && t->erratum.affected && cpu_facts.tsc_deadline)
+        erratum_record(t);
+    else if (cpu == 0)
+        absent("tsc_deadline", t->deadline.unusable_reason);
 }
 
 struct clockevent *ce_devices_pit(void)
@@ -319,6 +346,9 @@ static const struct hpet_slot *hpet_slot_of(const struct clockevent *ce)
 
 void ce_devices_describe(struct json *j, const struct clockevent *ce)
 {
+    for (unsigned cpu = 0; cpu < CPU_MAX; cpu++)
+        if (ce == &lapic_timers[cpu].deadline)
+            erratum_members(j, &lapic_timers[cpu]);
     const struct hpet_slot *s = hpet_slot_of(ce);
     if (!s)
         return;

@@ -12,7 +12,7 @@ HOST_CFLAGS := -std=c11 -O1 -g -Wall -Wextra -Werror -fsanitize=address,undefine
 
 HOST_LIB_SRCS := lib/crc32.c lib/fmt.c lib/json.c lib/kstring.c lib/cmdline.c
 HOST_TEST_SRCS := $(wildcard tests/host/test_*.c) tests/host/main.c
-HOST_LIB_SRCS += kernel/intr/topology.c kernel/boot/bootinfo.c
+HOST_LIB_SRCS += kernel/intr/topology.c kernel/boot/bootinfo.c kernel/smp/cpu_plan.c
 # The EFI application's handoff block (plain C), round-tripped through bootinfo.c.
 HOST_LIB_SRCS += boot/efi/handoff.c
 # One command compiles everything, so any header change rebuilds it all: simple, and the

@@ -582,3 +582,117 @@ TEST(drv_lapic_timer_ce_unusable_without_calibration)
     CHECK(clockevent_select(NULL, CE_ONESHOT, 0, NULL, NULL, 0) == NULL);
     CHECK(clockevent_select(NULL, CE_ONESHOT, 1, NULL, NULL, 0) == NULL);
 }
+
+/* ---- TSC-deadline errata (Linux's deadline_match[] as facts) ---------------------------- */
+
+static struct cpu_info erratum_cpu(const char *vendor, uint32_t family, uint32_t model,
+                                   uint32_t stepping, uint32_t microcode)
+{
+    struct cpu_info ci;
+    memset(&ci, 0, sizeof(ci));
+    strcpy(ci.vendor, vendor);
+    ci.family = family, ci.model = model, ci.stepping = stepping;
+    ci.microcode_valid = true, ci.microcode = microcode;
+    ci.tsc_deadline = true;
+    return ci;
+}
+
+static const char *erratum_state(const struct cpu_info *ci, uint32_t *min)
+{
+    struct lapic_deadline_erratum e;
+    memset(&e, 0xA5, sizeof(e));
+    lapic_timer_deadline_erratum(ci, &e);
+    *min = e.min_microcode;
+    CHECK(!(e.affected && e.unknown));
+    CHECK(e.listed || (!e.affected && !e.unknown && e.min_microcode == 0));
+    return !e.listed ? "none" : e.affected ? "affected" : e.unknown ? "unknown" : "fixed";
+}
+
+/* A Haswell (06-3C) needs microcode 0x22: one below is affected, 0x22 is fixed; the same
+ * model under a hypervisor, or with the revision unreadable, is unknown, never "fixed". */
+TEST(drv_lapic_timer_deadline_erratum_haswell_by_microcode)
+{
+    uint32_t min;
+    struct cpu_info ci = erratum_cpu("GenuineIntel", 6, 0x3C, 3, 0x21);
+    CHECK_EQ_STR(erratum_state(&ci, &min), "affected");
+    CHECK_EQ_U64(min, 0x22);
+    ci.microcode = 0x22;
+    CHECK_EQ_STR(erratum_state(&ci, &min), "fixed");
+    ci.microcode = 0x21, ci.hypervisor = true;
+    CHECK_EQ_STR(erratum_state(&ci, &min), "unknown");
+    ci.hypervisor = false, ci.microcode_valid = false;
+    CHECK_EQ_STR(erratum_state(&ci, &min), "unknown");
+}
+
+/* The server parts go by stepping: Haswell-X (06-3F) stepping 2 needs 0x3a, stepping 4
+ * needs 0x0f, stepping 3 is not listed; Skylake-X (06-55) from stepping 5 (Cascade Lake,
+ * Cooper Lake) is listed with minimum 0: fixed on any microcode, also under a hypervisor. */
+TEST(drv_lapic_timer_deadline_erratum_server_parts_by_stepping)
+{
+    uint32_t min;
+    struct cpu_info ci = erratum_cpu("GenuineIntel", 6, 0x3F, 2, 0x39);
+    CHECK_EQ_STR(erratum_state(&ci, &min), "affected");
+    CHECK_EQ_U64(min, 0x3a);
+    ci.stepping = 4;
+    CHECK_EQ_STR(erratum_state(&ci, &min), "fixed");
+    CHECK_EQ_U64(min, 0x0f);
+    ci.stepping = 3;
+    CHECK_EQ_STR(erratum_state(&ci, &min), "none");
+    ci = erratum_cpu("GenuineIntel", 6, 0x55, 4, 0x02000013);
+    CHECK_EQ_STR(erratum_state(&ci, &min), "affected");
+    CHECK_EQ_U64(min, 0x02000014);
+    ci = erratum_cpu("GenuineIntel", 6, 0x55, 7, 0);
+    CHECK_EQ_STR(erratum_state(&ci, &min), "fixed");
+    ci.hypervisor = true;
+    CHECK_EQ_STR(erratum_state(&ci, &min), "fixed");
+}
+
+/* Not Intel family 6, or a model the table does not name: no known erratum. */
+TEST(drv_lapic_timer_deadline_erratum_none_for_other_cpus)
+{
+    uint32_t min;
+    struct cpu_info ci = erratum_cpu("AuthenticAMD", 6, 0x3C, 3, 0x1);
+    CHECK_EQ_STR(erratum_state(&ci, &min), "none");
+    ci = erratum_cpu("GenuineIntel", 15, 0x3C, 3, 0x1);
+    CHECK_EQ_STR(erratum_state(&ci, &min), "none");
+    ci = erratum_cpu("GenuineIntel", 6, 0x97, 2, 0x1);        /* Alder Lake */
+    CHECK_EQ_STR(erratum_state(&ci, &min), "none");
+    ci.hypervisor = true, ci.microcode_valid = false;
+    CHECK_EQ_STR(erratum_state(&ci, &min), "none");
+}
+
+/* On an affected CPU "tsc_deadline" is present but unusable, with a reason naming both
+ * revisions; nothing is written to the LVT and the device cannot be claimed. On a fixed
+ * one it is usable as before. */
+TEST(drv_lapic_timer_deadline_device_unusable_on_erratum_microcode)
+{
+    struct cpu_info ci;
+    static int owner;
+    REQUIRE(setup(false));
+    deadline_cpu();
+    cpu_probe(&ci);
+    REQUIRE(ci.tsc_deadline);
+    strcpy(ci.vendor, "GenuineIntel");
+    ci.family = 6, ci.model = 0x5E, ci.stepping = 3;
+    ci.hypervisor = false, ci.microcode_valid = true, ci.microcode = 0xb1;
+    clocksource_test_reset();
+    clockevent_test_reset();
+    struct clocksource *tsc = calibrated_tsc(&ci);
+    REQUIRE(clocksource_register(tsc) == 0);
+    REQUIRE(clocksource_set_freq(tsc, FAKE_TSC_DEFAULT_HZ) == 0);
+    uint32_t lvt = lapic_read(&the_apic, LAPIC_LVT_TIMER);
+    lapic_timer_ce_init(&lt, &the_apic, 0, VEC, 1000000000, tsc, &ci);
+    CHECK(lt.erratum.affected);
+    CHECK(!lt.deadline.usable);
+    CHECK_EQ_STR(lt.deadline.unusable_reason,
+                 "known erratum on this microcode (0xb1; minimum 0xb2; Linux's table)");
+    REQUIRE(clockevent_register(&lt.deadline) == 0);
+    CHECK_EQ_I64(clockevent_claim(&lt.deadline, count_event, &owner), -ENODEV);
+    CHECK_EQ_U64(lapic_read(&the_apic, LAPIC_LVT_TIMER), lvt);
+    CHECK(lt.lapic.usable);
+    ci.microcode = 0xb2;
+    clockevent_test_reset();
+    lapic_timer_ce_init(&lt, &the_apic, 0, VEC, 1000000000, tsc, &ci);
+    CHECK(!lt.erratum.affected && lt.erratum.listed);
+    CHECK(lt.deadline.usable);
+}

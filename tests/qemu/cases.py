@@ -626,6 +626,46 @@ ALL = [
              lambda ctx: None if any(r.get("status") == "skip" for r in
                                      exp_checks.results(ctx, "tsc-sync"))
              else "tsc-sync did not skip with one CPU"]),
+    # Issue 31, the late AP race: CPU 1 answers after the boot CPU gave up on it (the test
+    # aid gives up before its STARTUP IPI). Before, it took the start page's one set of
+    # parameters, by then CPU 2's: two CPUs on one stack. Now it finds its own slot
+    # abandoned and halts, named in a cpu_late record, and CPUs 2 and 3 run as themselves.
+    Case("smp4-late-ap-halted", "-smp 4 smp_abandon=1: CPU 1 answers after the boot CPU gave "
+         "up on it and halts (cpu_late); CPUs 2 and 3 start with their own parameters, their "
+         "timers fire on them", smp=4, args="exp=none smp_abandon=1",
+         checks=[end_status("ok"), no_errors,
+                 lambda ctx: None if [(r["cpu"], r["online"]) for r in ctx.recs("cpu_start")] == [
+                     (0, True), (1, False), (2, True), (3, True)]
+                 else "cpu_start %r" % [dict(r) for r in ctx.recs("cpu_start")],
+                 lambda ctx: None if [(r.get("cpu"), r.get("apic_id")) for r in
+                                      ctx.recs("cpu_late")] == [(1, 1)]
+                 else "cpu_late %r" % [dict(r) for r in ctx.recs("cpu_late")],
+                 lambda ctx: None if sorted((r["cpu"], r["apic_id"], r["on_own_cpu"])
+                                            for r in ctx.recs("percpu_timer_check")
+                                            if r["device"] == "lapic") == [(2, 2, 10), (3, 3, 10)]
+                 else "percpu_timer_check %r" % [dict(r) for r in ctx.recs("percpu_timer_check")]]),
+    # The other half: CPU 2 takes its parameters, then (test aid) stalls before coming online
+    # until the boot CPU, after its bounds and 100 ms of grace, gives up on it: it must halt in
+    # ap_entry instead of coming online behind the boot CPU's back.
+    Case("smp4-slow-ap-halted", "-smp 4 smp_slow_ap=2: CPU 2 stalls after taking its start "
+         "parameters; the boot CPU gives up, CPU 2 halts in ap_entry (cpu_late), 1 and 3 run",
+         smp=4, args="exp=none smp_slow_ap=2",
+         checks=[end_status("ok"), no_errors,
+                 lambda ctx: None if [(r["cpu"], r["online"], r["reason"])
+                                      for r in ctx.recs("cpu_start")] == [
+                     (0, True, None), (1, True, None),
+                     (2, False, "it took its start parameters but did not come online within "
+                                "100 ms more: told to halt"), (3, True, None)]
+                 else "cpu_start %r" % [dict(r) for r in ctx.recs("cpu_start")],
+                 lambda ctx: None if [(r.get("cpu"), r["reason"].split(":")[1].strip())
+                                      for r in ctx.recs("cpu_late")] == [
+                     (2, "halted in the kernel's entry for it, on its own stack, interrupts off; "
+                         "not used")]
+                 else "cpu_late %r" % [dict(r) for r in ctx.recs("cpu_late")],
+                 lambda ctx: None if sorted(r["cpu"] for r in ctx.recs("percpu_timer_check")
+                                            if r["device"] == "lapic" and
+                                            r["on_own_cpu"] == 10) == [1, 3]
+                 else "percpu_timer_check %r" % [dict(r) for r in ctx.recs("percpu_timer_check")]]),
     Case("iso-seabios-q35", "GRUB image (Multiboot2) under SeaBIOS", boot="iso",
          args="exp=none", checks=[boot_is("multiboot2", "bios")] + CLEAN),
     Case("iso-seabios-pc", "GRUB image (Multiboot2) under SeaBIOS on pc", boot="iso",

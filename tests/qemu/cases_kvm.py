@@ -12,6 +12,7 @@ The timeouts are generous bounds on a hang, not measurements.
 from cases import (Case, boot_is, cpu_flags, end_status, hpet_table_qemu, inventory_core,
                    madt_qemu, no_errors, pm_timer_qemu, routed_through_ioapic)
 from cases_efi import efi_boot
+import cases_platform
 import exp_checks
 
 # The paths wakeup-latency measures for every one-shot device in the quick profile.
@@ -117,6 +118,17 @@ KVM_CASES = [
     Case("kvm-grub-ovmf", "KVM, the GRUB image (Multiboot2) under OVMF: a clean end",
          accel="kvm", firmware="uefi", boot="iso", args="exp=none", timeout_s=300,
          checks=[boot_is("multiboot2", "uefi"), no_errors] + KVM_TRUE),
+    # Issue 31: KVM offers x2APIC, the DMAR opts out, the firmware hands over in xAPIC mode:
+    # every CPU stays in xAPIC mode and the lapic record says why.
+    Case("kvm-dmar-x2apic-opt-out", "KVM with a DMAR whose X2APIC_OPT_OUT is set: the boot "
+         "CPU and the others in xAPIC mode, the DMAR named as the reason", accel="kvm", smp=2,
+         args="exp=none", timeout_s=180, qemu_extra=cases_platform.DMAR_OPT_OUT,
+         checks=[end_status("ok"), no_errors, boot_says_kvm,
+                 cases_platform.lapic_mode("xapic", "the DMAR table's X2APIC_OPT_OUT flag: "
+                                                    "the firmware asks for xAPIC mode"),
+                 lambda ctx: None if all(r.get("lapic_mode") == "xapic"
+                                         for r in ctx.recs("cpu_start") if r.get("online"))
+                 else "a CPU in x2APIC mode: %r" % [dict(r) for r in ctx.recs("cpu_start")]]),
     Case("kvm-inventory", "KVM, exp=none: KVM's CPUID (TSC-deadline, x2APIC), the LAPIC in "
          "x2APIC mode, TSC-deadline fires, the boot record names KVM", accel="kvm",
          args="exp=none", timeout_s=180,

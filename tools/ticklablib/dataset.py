@@ -65,6 +65,7 @@ RECORD_ROW_KEYS = {
     "acpi": ("sig",),  # where a table sits (phys) moves between boots; it is not its name
     "ioapic": ("madt_id",),
     "cpu_start": ("cpu",),
+    "cpu_dropped": ("entry",),
     "percpu_timer_check": ("cpu", "device"),
     "exp_start": ("exp",),
     "exp_end": ("exp",),
@@ -83,7 +84,7 @@ RECORD_ROW_KEYS = {
     "boot": (), "cpu": (), "memory": (), "console": (), "paging": (), "lapic": (),
     "interrupts": (), "irq_check": (), "irq_stats": (), "acpi_summary": (), "fadt": (),
     "hpet_table": (), "hpet_boot_state": (), "madt": (), "environment": (), "clocksource_selected": (),
-    "hrtimer_base": (),
+    "hrtimer_base": (), "cpu_plan": (), "dmar": (),
 }
 # Keys that name a row whatever its type (the kernel's coming `variant`: faithful/ticklab).
 ALWAYS_ROW_KEYS = ("variant",)

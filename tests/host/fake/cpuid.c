@@ -68,8 +68,51 @@ static void put_brand(const char *s)
             (struct cpuid_regs){ w[4 * i], w[4 * i + 1], w[4 * i + 2], w[4 * i + 3] });
 }
 
+/* ---- MSR 0x8B: the microcode revision -------------------------------------------------- */
+
+static struct {
+    enum fake_ucode kind;
+    uint32_t revision;
+    uint64_t msr;            /* what a read returns now */
+} ucode;
+
+static int ucode_read(void *ctx, uint32_t msr, uint64_t *v)
+{
+    (void)ctx, (void)msr;
+    if (ucode.kind == FAKE_UCODE_ABSENT)
+        return -1;
+    *v = ucode.kind == FAKE_UCODE_AMD ? ucode.revision : ucode.msr;
+    return 0;
+}
+
+static int ucode_write(void *ctx, uint32_t msr, uint64_t v)
+{
+    (void)ctx, (void)msr;
+    if (ucode.kind != FAKE_UCODE_INTEL)
+        return -1;
+    ucode.msr = v;
+    return 0;
+}
+
+static const struct fake_msr_ops ucode_ops = { ucode_read, ucode_write };
+
+void fake_cpuid_set_microcode(enum fake_ucode kind, uint32_t revision)
+{
+    ucode.kind = kind;
+    ucode.revision = revision;
+    ucode.msr = 0x5A5A5A5Aull;   /* firmware's leftover: not the revision */
+}
+
+void fake_cpuid_executed(uint32_t leaf)
+{
+    if (leaf == 1 && ucode.kind == FAKE_UCODE_INTEL)
+        ucode.msr = (uint64_t)ucode.revision << 32;
+}
+
 void fake_cpuid_reset(void)
 {
+    fake_cpuid_set_microcode(FAKE_UCODE_INTEL, 0x1f);
+    fake_msr_register(0x8B, 1, &ucode_ops, NULL);
     nentries = 0;
     /* "GenuineIntel" is EBX, EDX, ECX */
     put(0x0, FAKE_CPUID_ANY, (struct cpuid_regs){ 0xD, 0x756e6547, 0x6c65746e, 0x49656e69 });

@@ -371,6 +371,7 @@ struct cpuid_regs cpuid(uint32_t leaf, uint32_t subleaf)
     spend(fake_cost.cpuid_ns);
     fake_stats.cpuid_calls++;
     r = fake_cpuid_lookup(leaf, subleaf);
+    fake_cpuid_executed(leaf);
     settle();
     return r;
 }

@@ -125,6 +125,15 @@ void fake_cpuid_remove(uint32_t leaf, uint32_t subleaf);
 /* Sets or clears one feature bit of the (leaf, FAKE_CPUID_ANY) entry. */
 void fake_cpuid_set_bit(uint32_t leaf, enum fake_cpuid_reg reg, unsigned bit, bool on);
 struct cpuid_regs fake_cpuid_lookup(uint32_t leaf, uint32_t subleaf);   /* no cost */
+/* MSR 0x8B, the microcode revision (default: Intel, revision 0x1f). INTEL: a write stores
+ * its value and CPUID(1) then loads the revision into bits 63:32 (SDM vol. 3A 10.11.7.1),
+ * so a read without write-0-CPUID(1) shows whatever was there. AMD: reads the patch level
+ * in bits 31:0; a write is a #GP (a driver that writes it on AMD is wrong). ABSENT: reads
+ * and writes #GP (an emulator without the MSR). */
+enum fake_ucode { FAKE_UCODE_INTEL, FAKE_UCODE_AMD, FAKE_UCODE_ABSENT };
+void fake_cpuid_set_microcode(enum fake_ucode kind, uint32_t revision);
+/* Called by the cpuid() primitive for each CPUID it executes. */
+void fake_cpuid_executed(uint32_t leaf);
 #define FAKE_CPUID1_ECX_X2APIC       21
 #define FAKE_CPUID1_ECX_TSC_DEADLINE 24
 #define FAKE_CPUID1_ECX_HYPERVISOR   31
