@@ -96,12 +96,17 @@ def test_page_says_what_a_figure_leaves_out_and_what_is_absent(full_report):
 
 def test_published_beside_this_machine(full_report):
     text = page_of(full_report[0]).text
-    # the published figure in the column right after the measured one, its source below
-    assert ("jiffies_linux 4 24,058,355 +24 ms per period (250 jiffies rounded up to 256 by "
-            "the wheel's level granularity) [1] 10") in text
-    assert "[1] Linux at HZ=250, as quoted in docs/experiments.md" in text
-    assert "Published: means over 1e6 operations: 13 cycles to insert into the queue, 48 to " \
-           "restart" in text
+    # the published figure in the column right after the measured one, its source below,
+    # ticklab's own explanation apart from it, labelled as ticklab's
+    assert "jiffies_linux 250 4 24,058,355 errors +23,009,118 to +24,653,903 ns [1] 10" in text
+    assert "[1] an article comparing Linux's low- and high-precision timers" in text
+    assert "(shared/sources/hrtimer-vs-jiffies-1s.txt)" in text
+    assert "ticklab's note on [1], not the source's words: the article re-arms" in text
+    assert "256 ticks later" in text and "(250 jiffies rounded up to 256" not in text
+    # the source's own words, word for word, folded away
+    assert "\u201c[ 1815.080117] 2 : delta_ns 1000985662 error 985662\u201d" in text
+    # a figure measured for scale is not a publication
+    assert "For scale, not a publication: Linux 6.1 under the same QEMU settings" in text
 
 
 def test_csv_and_jsonl_match_the_records(full_report):
@@ -453,7 +458,7 @@ def test_kernel_keys_that_are_coming_are_shown(tmp_path):
     assert "lapic irq hlt ticklab 173" in page.text  # the variant column
     assert "+-: the resolution of each figure (measured cost of the clock reads (the record's " \
         "own))" in page.text and "lapic irq hlt ticklab 173 182 191 191 500 0 0 12" in page.text
-    assert "hrtimer 4 582 1000 ns [1] 26" in page.text  # the kernel's own published figure
+    assert "hrtimer 250 4 582 1000 ns [1] 26" in page.text  # the kernel's own published figure
     assert "[1] the kernel's own source table" in page.text
     assert "device  path      wait  variant  min" in text
 
@@ -485,13 +490,20 @@ def test_dollar_signs_in_names_are_text_not_tex(tmp_path):
 # one per reproduced row of experiments E1-E6: each finds its published figure, and only the
 # faithful variant where the experiment has two.
 KERNEL_ROWS = [
-    ("period-compare", {"timer": "jiffies_linux", "hz": 250, "err_mean_ns": 24000253}),
-    ("period-compare", {"timer": "hrtimer", "hz": 250, "err_mean_ns": 3}),
-    ("periodic-jitter", {"set": "ten", "timer": 0, "hres_ns": 5000, "stddev_ns": 1370}),
-    ("periodic-jitter", {"set": "alone", "timer": 0, "hres_ns": 5000, "stddev_ns": 1090}),
-    ("itimer-error", {"mode": "tick", "period_us": 10000, "error_pct": "-9.0766"}),
-    ("itimer-error", {"mode": "tick", "period_us": 1000, "error_pct": "-49.9924"}),
-    ("itimer-error", {"mode": "ns", "period_us": 9998, "error_pct": "0.0000"}),
+    ("period-compare", {"timer": "jiffies_linux", "hz": 250, "period_ns": 1000000000,
+                        "err_mean_ns": 24000253}),
+    ("period-compare", {"timer": "hrtimer", "hz": 250, "period_ns": 1000000000,
+                        "err_mean_ns": 3}),
+    ("periodic-jitter", {"set": "ten", "timer": 0, "hres_ns": 5000, "grid": True,
+                         "period_ns": 500000, "stddev_ns": 1370}),
+    ("periodic-jitter", {"set": "alone", "timer": 0, "hres_ns": 800, "grid": True,
+                         "period_ns": 600000, "stddev_ns": 1090}),
+    ("itimer-error", {"mode": "tick", "period_us": 10000, "tick_ns": 999847,
+                      "error_pct": "-9.0766"}),
+    ("itimer-error", {"mode": "tick", "period_us": 1000, "tick_ns": 999847,
+                      "error_pct": "-49.9924"}),
+    ("itimer-error", {"mode": "ns", "period_us": 9998, "tick_ns": 999847,
+                      "error_pct": "0.0000"}),
     ("sleep-accuracy", {"variant": "faithful", "start": "back_to_back", "mode": "select",
                         "tick_ns": 1000000, "request_ns": 1000000, "mean_err_ns": 999515}),
     ("tick-overhead", {"variant": "faithful", "baseline": "tick_10ms", "tick_ns": 100000,

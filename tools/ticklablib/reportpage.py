@@ -171,6 +171,12 @@ def experiment_table(name, rows, stems, partial=False):
         out.append(plain_table(t.header, t.rows, numeric=t.numeric, lines=t.lines, pub=pub,
                                row_class="partial" if partial else None))
     out += ["<p class=\"note\">%s</p>" % esc(n) for n in t.notes]
+    if t.quotes:
+        out.append(htmlpage.details(
+            "<span class=\"note\">The sources' own words behind each published figure "
+            "(%d quotations)</span>" % len(t.quotes),
+            [plain_table(["source", "quoted from its file, word for word"],
+                         [[m, "\u201c%s\u201d" % q] for m, q in t.quotes])]))
     out.append("<p class=\"note\">Every key of every row: <a href=\"data/%s.csv\">data/%s.csv"
                "</a>.</p>" % (esc(stems.get(name, "")), esc(stems.get(name, ""))))
     return out
@@ -255,6 +261,9 @@ def experiment_sections(data, figures, stems):
             esc(about), cls, esc(st.describe()[0].upper() + st.describe()[1:])))
         for text, source in published.notes(st.name):
             out.append("<p class=\"note\">Published: %s (%s).</p>" % (esc(text), esc(source)))
+        for text, where in published.references(st.name):
+            out.append("<p class=\"note\">For scale, not a publication: %s (%s).</p>" % (
+                esc(text), esc(where)))
         for err in st.errors:
             out.append("<p class=\"bad\">error record (line %d): %s</p>" % (
                 err.line, esc(" ".join("%s=%s" % (k, dataset.cell(v)) for k, v in err.items()
