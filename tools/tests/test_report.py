@@ -530,3 +530,72 @@ def test_published_figures_go_to_the_faithful_variant_only():
                                                 "request_ns": 1000000}) is None
     assert published.for_row("tick-overhead", {"variant": "ticklab", "tick_ns": 100000}) is None
     assert published.for_row("period-compare", {"timer": "jiffies"}) is None  # exact wheel
+
+
+# --- verdicts that carry their uncertainty (issue 26) ------------------------------------
+
+METHOD = ("order-statistic 95 % interval of each p99 (distribution-free: ranks 1.96 binomial "
+          "standard deviations either side of 0.99 n); decided only when the intervals do "
+          "not overlap")
+
+
+def verdict_run(verdicts):
+    from fullrun import small_run_records
+    recs = [r for r in small_run_records() if r["type"] not in ("verdict", "end")]
+    recs += verdicts
+    recs.append({"type": "end", "records": len(recs), "status": "ok"})
+    return join(record(r) for r in recs)
+
+
+def test_verdict_shows_its_intervals_and_method_and_says_too_close(tmp_path):
+    close = {"type": "verdict", "topic": "hpet", "choice": "too_close",
+             "claim": "too close to call here: hrtimer callback p99 2924872 ns [2801000, "
+                      "3120000] on hpet against p99 2948212 ns [2850000, 3300000] on lapic: "
+                      "the 95 % intervals overlap",
+             "evidence": ["result:wakeup-latency:path=callback"], "decided": False,
+             "method": METHOD,
+             "intervals": [{"what": "hpet callback p99", "value_ns": 2924872,
+                            "lo_ns": 2801000, "hi_ns": 3120000},
+                           {"what": "lapic callback p99", "value_ns": 2948212,
+                            "lo_ns": 2850000, "hi_ns": 3300000}]}
+    tick = {"type": "verdict", "topic": "tick_rate", "choice": "29673",
+            "claim": "one tick on lapic costs 337 ns, within [330, 337] (the repeats' spread)",
+            "evidence": ["result:tick-overhead"], "decided": True,
+            "method": "the spread of the repeats: at each tick size one tick's cost lies "
+                      "within the estimate +- the range of the repeats' differences",
+            "intervals": [{"what": "one tick on lapic", "value_ns": 337, "lo_ns": 330,
+                           "hi_ns": 337}], "hz_safe": 29673, "hz_over": 30304}
+    # the brief's other shape: {device: [lo, hi]}, and a verdict saying only "too_close"
+    bare = {"type": "verdict", "topic": "clockevent", "choice": "too_close",
+            "claim": "hpet against lapic", "intervals": {"hpet": [10, 20], "lapic": [15, 30]},
+            "method": METHOD}
+    code, text, out = report(tmp_path, verdict_run([close, tick, bare]), "--summary")
+    assert code == 0, text
+    page = page_of(out).text
+    assert "hpet callback p99 2924872 ns in [2801000, 3120000] ns; lapic callback p99 " \
+        "2948212 ns in [2850000, 3300000] ns; not decided: too close to call here" in page
+    assert "order-statistic 95 % interval of each p99 [m1]" in page
+    assert "[m1] " + METHOD in page
+    assert "surely under 1 % of the CPU at HZ=29673 or less; surely more above HZ=30304" in page
+    assert "too close to call here: hpet against lapic" in page
+    assert "hpet in [10, 20] ns; lapic in [15, 30] ns" in page
+    assert "Too close to call here: does the HPET help, fastest clock event device." in page
+    # the terminal summary says the same
+    assert "rests on: hpet callback p99 2924872 ns in [2801000, 3120000] ns" in text
+    assert "method: " + METHOD in text
+    summary = json.loads((out / "summary.json").read_text())
+    hpet = next(v for v in summary["verdict"] if v["topic"] == "hpet")
+    assert hpet["decided"] is False and hpet["intervals"][1]["hi_ns"] == 3300000
+
+
+def test_an_older_kernel_s_verdicts_still_read(tmp_path):
+    old = {"type": "verdict", "topic": "hpet", "choice": "helps",
+           "claim": "helps: hrtimer callback p99 217 ns on hpet against 314 ns on lapic",
+           "evidence": ["result:wakeup-latency:path=callback"]}
+    odd = {"type": "verdict", "topic": "clockevent", "choice": "lapic", "decided": "yes",
+           "intervals": [{"what": "x", "lo_ns": "a"}, 7, None], "method": 3}
+    code, text, out = report(tmp_path, verdict_run([old, odd]), "--summary")
+    assert code == 0, text
+    page = page_of(out).text
+    assert "helps: hrtimer callback p99 217 ns on hpet" in page
+    assert "rests on" not in page and "too close" not in page.lower()

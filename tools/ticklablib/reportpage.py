@@ -9,6 +9,7 @@ import json
 
 from . import check, dataset, htmlpage, published, samples, tables
 from .htmlpage import esc, key_values, plain_table, state, table
+from .summary import basis_words
 
 # Inventory records shown as key/value tables, in order, when present.
 INVENTORY_ONE = ("boot", "cpu", "memory", "console", "paging", "lapic", "interrupts",
@@ -124,8 +125,27 @@ def verdict_section(lines):
         out.append("<p class=\"warn\">No verdict record in this run (the kernel sends them "
                    "after its experiments).</p>")
         return out
-    out.append(plain_table(["question", "answer", "from"],
-                           [[v["label"], v["claim"], v["from"] or "-"] for v in lines]))
+    methods = list(dict.fromkeys(v["method"] for v in lines if v.get("method")))
+
+    def method_cell(m):  # its first words beside the verdict, the whole sentence below
+        if not m:
+            return "-"
+        return "%s [m%d]" % (m.split(" (")[0].split(";")[0].split(":")[0],
+                             methods.index(m) + 1)
+    rows = [[v["label"], v["claim"], basis_words(v) or "-", method_cell(v.get("method")),
+             v["from"] or "-"] for v in lines]
+    header = ["question", "answer", "rests on (95 % intervals)", "method", "from"]
+    if not any(v.get("intervals") or v.get("method") or v.get("decided") is not None
+               for v in lines):  # an older kernel's verdicts: they say nothing of it
+        header = [header[0], header[1], header[4]]
+        rows = [[r[0], r[1], r[4]] for r in rows]
+    out.append(plain_table(header, rows))
+    out += ["<p class=\"note\">[m%d] %s</p>" % (i, esc(m)) for i, m in enumerate(methods, 1)]
+    undecided = [v["label"] for v in lines if v.get("decided") is False]
+    if undecided:
+        out.append("<p class=\"note\">Too close to call here: %s. The intervals overlap, "
+                   "so this run cannot tell the figures apart; a longer run (more samples) "
+                   "or a quieter machine narrows them.</p>" % esc(", ".join(undecided)))
     return out
 
 

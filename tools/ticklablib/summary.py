@@ -80,10 +80,60 @@ def verdict_lines(data):
         if not isinstance(claim, str) or not claim:
             claim = "; ".join("%s %s" % (k, dataset.cell(v)) for k, v in rec.items()
                               if k not in ("type", "line")) or "(empty)"
+        decided = rec.get("decided")
+        decided = decided if isinstance(decided, bool) else None
+        if rec.get("choice") == "too_close":
+            decided = False
+        if decided is False and "too close to call" not in claim:
+            claim = "too close to call here: " + claim
+        method = rec.get("method")
         out.append({"topic": topic, "label": label, "choice": rec.get("choice"),
                     "claim": claim, "from": evidence_words(rec.get("evidence")),
-                    "measured": rec.get("choice") is not None})
+                    "measured": rec.get("choice") is not None, "decided": decided,
+                    "method": method if isinstance(method, str) and method else None,
+                    "intervals": intervals_of(rec.get("intervals")),
+                    "hz_safe": num(rec.get("hz_safe")), "hz_over": num(rec.get("hz_over"))})
     return out
+
+
+def intervals_of(value):
+    """A verdict's `intervals` as [{"what", "value_ns", "lo_ns", "hi_ns"}], from the
+    kernel's list of objects or from {what: [lo, hi]}; whatever is unusable left out."""
+    items = []
+    if isinstance(value, list):
+        items = [(v.get("what"), v.get("value_ns"), v.get("lo_ns"), v.get("hi_ns"))
+                 for v in value if isinstance(v, dict)]
+    elif isinstance(value, dict):
+        items = [(k, None, v[0], v[1]) for k, v in value.items()
+                 if isinstance(v, list) and len(v) == 2]
+    out = []
+    for what, mid, lo, hi in items:
+        lo, hi = num(lo), num(hi)
+        if lo is None or hi is None:
+            continue
+        out.append({"what": dataset.cell(what) if what is not None else "?",
+                    "value_ns": num(mid), "lo_ns": lo, "hi_ns": hi})
+    return out
+
+
+def basis_words(v):
+    """What a verdict rests on, in words: each interval, the rates for the tick, and how
+    it was decided; "" for a verdict that says nothing of it (an older kernel's, or not a
+    comparison)."""
+    parts = []
+    if v.get("intervals"):
+        parts.append("; ".join(
+            "%s %s%s" % (i["what"], "%s ns " % fmt(i["value_ns"])
+                         if i["value_ns"] is not None else "",
+                         "in [%s, %s] ns" % (fmt(i["lo_ns"]), fmt(i["hi_ns"])))
+            for i in v["intervals"]))
+    if v.get("hz_safe") is not None:
+        parts.append("surely under 1 %% of the CPU at HZ=%s or less" % fmt(v["hz_safe"])
+                     + ("; surely more above HZ=%s" % fmt(v["hz_over"])
+                        if v.get("hz_over") is not None else ""))
+    if v.get("decided") is not None:
+        parts.append("decided" if v["decided"] else "not decided: too close to call here")
+    return "; ".join(parts)
 
 
 def settings(data):
@@ -258,7 +308,13 @@ def terminal_lines(summary, brief=False):
     elif summary["verdict"]:
         out.append("verdict:")
         width = max(len(v["label"]) for v in summary["verdict"])
-        out += ["  %s  %s" % (v["label"].ljust(width), v["claim"]) for v in summary["verdict"]]
+        for v in summary["verdict"]:
+            out.append("  %s  %s" % (v["label"].ljust(width), v["claim"]))
+            basis = basis_words(v)
+            if basis:
+                out.append("  %s    rests on: %s" % (" " * width, basis))
+            if v.get("method"):
+                out.append("  %s    method: %s" % (" " * width, v["method"]))
     else:
         out.append("verdict: none sent (the kernel sends one after its experiments)")
     exps = summary["experiments"]
