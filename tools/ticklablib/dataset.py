@@ -344,20 +344,29 @@ def clock_of(data, row):
     resolution comes from)."""
     clock = row.get("clock")
     own = num(row.get("resolution_ns"))
+    own_from = "measured cost of the clock reads (the record's own)"
+    if own is None and num(row.get("clock_resolution_ns")) is not None:
+        own = num(row.get("clock_resolution_ns"))
+        own_from = "the clock's resolution as the record gives it"
+    device = row.get("clock_device")  # the device behind the clock, where the row names it
+    device = device if isinstance(device, str) and device else None
     if clock == "time_ns":
-        source = data.one("clocksource_selected").get("name")
+        source = device or data.one("clocksource_selected").get("name")
         words = "time_ns() on %s" % source if source else "time_ns() (source unknown)"
         cs = clocksource(data, source) if source else {}
-    elif clock == "tsc":
+    elif clock == "tsc" and device in (None, "tsc"):
         cs = clocksource(data, "tsc")
         hz = num(cs.get("freq_hz"))
         words = "TSC" + (" at %.6g MHz" % (hz / 1e6) if hz else "")
+    elif device is not None:
+        cs = clocksource(data, device)
+        words = device if clock in (None, device) else "%s on %s" % (cell(clock), device)
     elif isinstance(clock, str) and clock:
         cs, words = clocksource(data, clock), clock
     else:
         return None, "clock not named in the record", own, "the record" if own else None
     if own is not None:
-        return clock, words, own, "measured cost of the clock reads (the record's own)"
+        return clock, words, own, own_from
     step = num(cs.get("resolution_ns"))
     if step is not None:
         return clock, words, step, "smallest step of %s" % cs.get("name")

@@ -156,7 +156,7 @@ def seconds(ns):
     for unit, scale in (("s", 1e9), ("ms", 1e6), ("us", 1e3)):
         if abs(ns) >= scale:
             return "%.3g %s" % (ns / scale, unit)
-    return "%d ns" % ns
+    return "%d ns" % round(ns)  # rounded, never truncated
 
 
 def experiment_list(s):
