@@ -345,7 +345,7 @@ def test_sources_are_named_and_the_peer_measurement_is_not_a_publication():
     assert "not named" not in names
     assert not [e for e in TABLE if e.exp == "wakeup-latency"]
     (text, where), = published.references("wakeup-latency")
-    assert "not a publication" in where and "Linux 6.1" in text
+    assert "measured for ticklab" in where and "Linux 6.1" in text
     irq = published.for_row("hrtimer-cost", {"op": "irq_save_restore", "variant": "batch"})
     assert irq["value"] == 35
 

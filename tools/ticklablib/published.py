@@ -379,7 +379,7 @@ REFERENCES = (
     ("wakeup-latency",
      "Linux 6.1 under the same QEMU settings: a cyclictest thread wakes in 3.8 us (p99 "
      "4.35 us); timerlat sees the timer IRQ 0.73 us after the deadline (p99 0.78 us)",
-     "measured for ticklab (issue 7, docs/experiments.md), not a publication"),
+     "measured for ticklab: issue 7, docs/experiments.md"),
 )
 
 
