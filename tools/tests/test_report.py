@@ -599,3 +599,27 @@ def test_an_older_kernel_s_verdicts_still_read(tmp_path):
     page = page_of(out).text
     assert "helps: hrtimer callback p99 217 ns on hpet" in page
     assert "rests on" not in page and "too close" not in page.lower()
+
+
+def test_a_tick_dearer_than_its_period_and_an_early_select_are_impossible(tmp_path):
+    """issue 26: under plain TCG a tick-overhead row passed with 1,113,385 ns per tick at a
+    1 ms tick, and a select sleep ended 112 us early; the summary flags both."""
+    extra = [{"type": "result", "exp": "tick-overhead", "variant": "ticklab",
+              "tick_ns": 1000000, "per_tick_ns": 1113385, "overhead_pct": "111.3385",
+              "below_resolution": False, "clock": "tsc"},
+             {"type": "result", "exp": "tick-overhead", "variant": "ticklab",
+              "tick_ns": 300000, "per_tick_ns": 250, "below_resolution": False},
+             {"type": "result", "exp": "sleep-accuracy", "variant": "faithful",
+              "mode": "select", "tick_ns": 100000, "request_ns": 100000000,
+              "mean_err_ns": 743915, "min_err_ns": -112000, "max_err_ns": 1551990},
+             {"type": "result", "exp": "sleep-accuracy", "variant": "faithful",
+              "mode": "tick", "tick_ns": 100000, "request_ns": 100000000,
+              "mean_err_ns": -500, "min_err_ns": -500, "max_err_ns": -500}]
+    code, text, out = report(tmp_path, verdict_run(extra), "--summary")
+    assert code == 0, text
+    assert "a tick costing more than its period, an early sleep): 2 row(s)" in text
+    assert "per_tick_ns=1113385, more than the tick's period (tick_ns=1000000)" in text
+    assert "min_err_ns=-112000, a select sleep that ended before its request" in text
+    assert "min_err_ns=-500" not in text  # tick mode may end early: its contract
+    assert "a tick costing more than its period, a sleep earlier than its contract" in \
+        page_of(out).text

@@ -54,8 +54,9 @@ def summary_section(s):
                                              s["capture_verdict"] == "ok"), s["return_code"]))
     if s["impossible"]:
         out.append("<p class=\"bad\">Impossible figures: %d, a negative latency, cost or "
-                   "overhead, or a tick rate no PC runs (a defect of the kit or of the "
-                   "machine's clocks):</p>"
+                   "overhead, a tick costing more than its period, a sleep earlier than its "
+                   "contract, or a tick rate no PC runs (a defect of the kit, of the "
+                   "machine's clocks, or a host that held the guest):</p>"
                    "<ul class=\"bad\">%s</ul>" % (len(s["impossible"]), "".join(
                        "<li>%s</li>" % esc(x) for x in s["impossible"])))
     # the per-device table and the list of experiments side by side where the width

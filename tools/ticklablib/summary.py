@@ -183,8 +183,9 @@ HZ_BEYOND_BELIEF = 100000
 
 
 def impossible(data):
-    """["<exp> <row>: key=value", ...] for every negative latency, cost or overhead, and a
-    tick-rate verdict beyond HZ_BEYOND_BELIEF."""
+    """["<exp> <row>: key=value", ...] for every negative latency, cost or overhead, a
+    tick costing more than its period, a select or hrtimer sleep ending before its request,
+    and a tick-rate verdict beyond HZ_BEYOND_BELIEF."""
     out = []
     for exp, keys in NEVER_NEGATIVE.items():
         rows = data.results.get(exp, [])
@@ -192,6 +193,23 @@ def impossible(data):
             bad = ["%s=%s" % (k, row.get(k)) for k in keys if (num(row.get(k)) or 0) < 0]
             if bad:
                 out.append("%s %s: %s" % (exp, name, ", ".join(bad)))
+    # a tick that costs more than its period, a sleep earlier than its contract (select
+    # and hrtimer sleeps never end before their request; `tick` mode may, by design)
+    rows = data.results.get("tick-overhead", [])
+    for name, row in zip(dataset.row_names("tick-overhead", rows), rows):
+        cost, period = num(row.get("per_tick_ns")), num(row.get("tick_ns"))
+        if cost is not None and period and cost > period and row.get("below_resolution") \
+                is not True:
+            out.append("tick-overhead %s: per_tick_ns=%s, more than the tick's period "
+                       "(tick_ns=%s): ticks went missing while it was measured"
+                       % (name, row.get("per_tick_ns"), row.get("tick_ns")))
+    rows = data.results.get("sleep-accuracy", [])
+    for name, row in zip(dataset.row_names("sleep-accuracy", rows), rows):
+        early = num(row.get("min_err_ns"))
+        if row.get("mode") in ("select", "hrtimer") and early is not None and early < 0:
+            out.append("sleep-accuracy %s: min_err_ns=%s, a %s sleep that ended before its "
+                       "request, which it never does" % (name, row.get("min_err_ns"),
+                                                         row.get("mode")))
     for rec in data.by_type.get("verdict", []):
         hz = num(rec.get("choice"))
         if rec.get("topic") == "tick_rate" and hz is not None and hz > HZ_BEYOND_BELIEF:
@@ -300,7 +318,8 @@ def terminal_lines(summary, brief=False):
                               if isinstance(r.get("path"), str))
         out += ["  path %s: %s" % (p, dataset.PATHS[p]) for p in shown if p in dataset.PATHS]
     if summary["impossible"]:
-        out.append("IMPOSSIBLE FIGURES (negative latency, cost or overhead): %d row(s)"
+        out.append("IMPOSSIBLE FIGURES (negative latency, cost or overhead, a tick costing "
+                   "more than its period, an early sleep): %d row(s)"
                    % len(summary["impossible"]))  # tick-rate verdicts beyond belief too
         out += ["  " + line for line in summary["impossible"][:10]]
     if brief:
