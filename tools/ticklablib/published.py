@@ -19,7 +19,7 @@ A result row may also carry its own `published` object (the kernel's, e.g.
 
 from dataclasses import dataclass
 
-from .dataset import num
+from .dataset import cell, num
 
 
 @dataclass(frozen=True)
@@ -408,8 +408,10 @@ def for_row(exp, row, key=None):
         if key is not None and own.get("key") not in (None, key):
             return None
         value = own.get("value")
-        text = own.get("text") or ("%s %s" % (value, own.get("unit") or "")).strip()
-        return {"source": str(own.get("source") or "the kernel's record"), "text": text,
+        text = own.get("text")
+        if not isinstance(text, str) or not text:  # any JSON may come: text it is
+            text = ("%s %s" % (cell(value), cell(own.get("unit") or ""))).strip()
+        return {"source": cell(own.get("source") or "the kernel's record"), "text": text,
                 "key": own.get("key"), "value": num(value), "lo": None, "hi": None,
                 "quote": (), "file": None, "note": ""}
     for entry in TABLE:
