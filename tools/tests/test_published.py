@@ -34,9 +34,11 @@ def find_sources():
 SOURCES = find_sources()
 needs_sources = pytest.mark.skipif(
     SOURCES is None or not SOURCES.is_dir(),
-    reason="SKIP: the publications are not beside this checkout (no shared/sources in %s or "
-           "above it, and TICKLAB_SOURCES unset): their figures cannot be checked against "
-           "their text here" % REPO.parent)
+    reason="SKIP: the publications are not here (%s): their figures cannot be checked "
+           "against their text" % (
+               "TICKLAB_SOURCES=%s is not a folder" % SOURCES if SOURCES is not None else
+               "no shared/sources beside this checkout, in %s or above it, and "
+               "TICKLAB_SOURCES unset" % REPO.parent))
 
 
 def flat(text):
