@@ -623,3 +623,30 @@ def test_a_tick_dearer_than_its_period_and_an_early_select_are_impossible(tmp_pa
     assert "min_err_ns=-500" not in text  # tick mode may end early: its contract
     assert "a tick costing more than its period, a sleep earlier than its contract" in \
         page_of(out).text
+
+
+def test_rows_the_kernel_marked_invalid_are_said_never_shown_as_figures(tmp_path):
+    """The kernel sends a row whose figure could not be true as "status":"invalid" with its
+    reason and raw counts (tick-overhead, sleep-accuracy): the report shows the reason, no
+    figure, and the experiment says how many."""
+    from fullrun import small_run_records
+    recs = [r for r in small_run_records() if r["type"] != "end"]
+    recs += [{"type": "exp_start", "exp": "tick-overhead", "summary": "the tick's cost"},
+             {"type": "result", "exp": "tick-overhead", "variant": "ticklab",
+              "tick_ns": 1000000, "device": "lapic", "mode": "periodic", "ticks": 328,
+              "overhead_pct": "0.0330", "per_tick_ns": 330, "clock": "tsc"},
+             {"type": "result", "exp": "tick-overhead", "status": "invalid",
+              "reason": "51 of 189 ticks arrived: the host held the guest",
+              "variant": "ticklab", "tick_ns": 300000, "device": "lapic", "ticks": 51,
+              "ticks_expected": 189, "clock": "tsc"},
+             {"type": "exp_end", "exp": "tick-overhead", "duration_ns": 1000000000}]
+    recs.append({"type": "end", "records": len(recs), "status": "ok"})
+    code, text, out = report(tmp_path, join(record(r) for r in recs), "--summary")
+    assert code == 0, text
+    page = page_of(out).text
+    assert "not a measurement, its figure could not be true: ticklab 300000 lapic (51 of " \
+        "189 ticks arrived: the host held the guest)" in page
+    assert "1 row(s) not a measurement" in page and "1 row(s) not a measurement" in text
+    table = page[page.index("overhead (%)"):]
+    assert "300,000" not in table.split("not a measurement")[0]  # no row of figures for it
+    assert "1,000,000" in table.split("not a measurement")[0]

@@ -207,7 +207,16 @@ class ExpState:
             reasons = sorted({str(r.get("reason")) for r in self.rows if r.get("reason")})
             return "ran; every row is a skip row: %s" % ("; ".join(reasons) or "no reason")
         d = self.duration_ns
-        return "done in %.3g s (machine time)" % (d / 1e9) if d is not None else "done"
+        text = "done in %.3g s (machine time)" % (d / 1e9) if d is not None else "done"
+        if self.invalid:
+            text += "; %d row(s) not a measurement: the kernel found their figure could not " \
+                "be true (the table says why)" % self.invalid
+        return text
+
+    @property
+    def invalid(self):
+        """Rows the kernel measured but sent without figures (`status` invalid)."""
+        return sum(r.get("status") == "invalid" for r in self.rows)
 
 
 @dataclass
@@ -337,6 +346,18 @@ def clocksource(data, name):
         if rec.get("name") == name:
             return rec
     return {}
+
+
+# A result row's `status` when it holds no figure: `skip` (not measured: absent or unusable
+# hardware, with its reason) and `invalid` (measured, but its figure could not be true: a
+# tick dearer than its period, ticks gone missing, a sleep earlier than its contract; the
+# kernel sends the raw counts and its reason, never the figure).
+NOT_MEASURED = ("skip", "invalid")
+
+
+def measured(rows):
+    """The rows that carry figures."""
+    return [r for r in rows if r.get("status") not in NOT_MEASURED]
 
 
 def clock_of(data, row):

@@ -168,7 +168,7 @@ def experiment_list(s):
     for e in s["experiments"]:
         name = esc(e["exp"])
         link = "<a href=\"#exp-%s\">%s</a>" % (name, name) if e["state"] != "absent" else name
-        note = e["note"] if e["state"] != "done" else ""
+        note = e["note"] if e["state"] != "done" or e.get("invalid") else ""
         if e["errors"]:
             note = ("%s error record(s). " % e["errors"]) + note
         cells = [link, state(e["state"], e["state"] in ("done", "skipped")),
@@ -206,7 +206,7 @@ def experiment_table(name, rows, stems, partial=False):
 def samples_section(data):
     """What the raw samples are, and the worst wake-ups with where their time went."""
     series = samples.collect(data)
-    rows = [r for r in data.results.get("wakeup-latency", []) if r.get("status") != "skip"]
+    rows = dataset.measured(data.results.get("wakeup-latency", []))
     if not rows:
         return []
     if not series:

@@ -28,7 +28,7 @@ def latency_rows(data):
     partial = data.partial("wakeup-latency")
     out = []
     for row in data.results.get("wakeup-latency", []):
-        if row.get("status") == "skip":
+        if row.get("status") in dataset.NOT_MEASURED:
             continue
         clock, words, res, where = dataset.clock_of(data, row)
         entry = {k: row.get(k) for k in ("device", "path", "wait", "variant") if k in row}
@@ -245,7 +245,8 @@ def build(data, runs, capture, capture_problem=None, log=None):
         "experiments_planned_from": planned_from,
         "experiments": [{"exp": s.name, "title": s.title, "state": s.state,
                          "note": s.describe(), "rows": len(s.rows),
-                         "duration_ns": s.duration_ns, "errors": len(s.errors)}
+                         "duration_ns": s.duration_ns, "errors": len(s.errors),
+                         "invalid": s.invalid}
                         for s in exps],
         "problems": [{"line": p.line, "kind": p.kind, "message": p.message}
                      for p in data.run.problems],
@@ -341,6 +342,6 @@ def terminal_lines(summary, brief=False):
     out.append("experiments: %d of %d ran to their end (planned from %s)" % (
         done, len(exps), summary["experiments_planned_from"]))
     out += ["  %s: %s" % (e["exp"], e["note"]) for e in exps
-            if e["state"] not in ("done",) or e["errors"]]
+            if e["state"] not in ("done",) or e["errors"] or e.get("invalid")]
     out += ["NOT DONE: " + line for line in summary.get("unmet", [])]
     return out

@@ -123,21 +123,27 @@ def pub_text(pub, sources):
 
 
 def skip_notes(rows, keys):
-    """One line per reason for the skip rows: "skipped (idle=poll ...): lapic hlt, pit hlt"."""
+    """One line per reason for the skip rows ("skipped: lapic hlt, pit hlt (idle=poll
+    ...)") and for the rows the kernel measured but whose figure cannot be true ("not a
+    measurement: ticklab 1000000 (51 of 189 ticks arrived ...)": `status` invalid, shown
+    without figures)."""
     by_reason = {}
     for r in rows:
-        if r.get("status") == "skip":
+        status = r.get("status")
+        if status in dataset.NOT_MEASURED:
             name = " ".join(dataset.cell(r.get(k)) for k in keys if r.get(k) is not None)
-            by_reason.setdefault(dataset.cell(r.get("reason")) or "no reason", []).append(
-                name or "a row")
-    return ["skipped: %s (%s)" % (", ".join(names), reason)
-            for reason, names in by_reason.items()]
+            by_reason.setdefault((status, dataset.cell(r.get("reason")) or "no reason"),
+                                 []).append(name or "a row")
+    return ["%s: %s (%s)" % ("skipped" if status == "skip" else
+                             "not a measurement, its figure could not be true",
+                             ", ".join(names), reason)
+            for (status, reason), names in by_reason.items()]
 
 
 def plain(exp, rows, keys):
     """One row per measured record, the given keys (those any row has), the published
     figure right after the key it compares with."""
-    measured = [r for r in rows if r.get("status") != "skip"]
+    measured = dataset.measured(rows)
     keys = [k for k in keys if any(k in r for r in measured)]
     sources = Sources()
     pubs = [published.for_row(exp, r) for r in measured]
@@ -179,7 +185,7 @@ def cell_of(exp, row, key):
 def generic(exp, rows):
     """An experiment this tool has no table for: its identifying keys and its scalar
     numbers, in order of first appearance."""
-    measured = [r for r in rows if r.get("status") != "skip"]
+    measured = dataset.measured(rows)
     keys = []
     for r in measured:
         for k, v in r.items():
@@ -197,7 +203,7 @@ def sleep_accuracy(rows):
     """One row per variant, mode and tick size; one column per request: the mean error;
     then the publication's figures for that tick size, each naming its requests."""
     exp = "sleep-accuracy"
-    measured = [r for r in rows if r.get("status") != "skip"]
+    measured = dataset.measured(rows)
     variants = list(dict.fromkeys(dataset.cell(r.get("variant")) for r in measured))
     only = None
     if "faithful" in variants and len(variants) > 1:
@@ -264,7 +270,7 @@ def periodic_jitter(rows):
     source's), each with the source's figures for the same set and resolution beside it,
     and the overruns."""
     exp = "periodic-jitter"
-    measured = [r for r in rows if r.get("status") != "skip"]
+    measured = dataset.measured(rows)
     groups = {}
     for r in measured:
         groups.setdefault((dataset.cell(r.get("set")), grid_words(r)), []).append(r)
@@ -335,7 +341,7 @@ def hrtimer_cost(rows):
     uncertainty, or a bound below resolution) or the per-operation median, in the rows'
     unit (TSC cycles, or instructions under -icount), NuttX's figure beside it."""
     exp = "hrtimer-cost"
-    measured = [r for r in rows if r.get("status") != "skip"]
+    measured = dataset.measured(rows)
     devices = list(dict.fromkeys(dataset.cell(r.get("device")) for r in measured))
     groups = {}
     for r in measured:
