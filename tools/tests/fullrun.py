@@ -80,15 +80,15 @@ def experiment_rows(scale=1.0):
             rows[-1]["hist"] = {"lo_ns": -20000, "bucket_ns": 1000,
                                 "counts": [2] + [0] * 15 + [90, 800, 95] + [1] * 21 + [3]}
     rows.append({"type": "result", "exp": "period-compare", "timer": "hrtimer",
-                 "clock": "time_ns", "samples": 4, "period_ns": 1000000000,
+                 "clock": "time_ns", "hz": 250, "samples": 4, "period_ns": 1000000000,
                  "err_ns": [540, 610, 580, 600], "err_mean_ns": 582, "err_stddev_ns": 26,
                  "err_min_ns": 540, "err_max_ns": 610})
     rows.append({"type": "result", "exp": "period-compare", "timer": "jiffies",
-                 "clock": "time_ns", "samples": 4, "period_ns": 1000000000,
+                 "clock": "time_ns", "hz": 250, "samples": 4, "period_ns": 1000000000,
                  "err_ns": [56990, 56990, 56991, 56990], "err_mean_ns": 56990,
                  "err_stddev_ns": 0, "err_min_ns": 56990, "err_max_ns": 56991})
     rows.append({"type": "result", "exp": "period-compare", "timer": "jiffies_linux",
-                 "clock": "time_ns", "samples": 4, "period_ns": 1000000000,
+                 "clock": "time_ns", "hz": 250, "samples": 4, "period_ns": 1000000000,
                  "err_ns": [24058360, 24058360, 24058360, 24058340], "err_mean_ns": 24058355,
                  "err_stddev_ns": 10, "err_min_ns": 24058340, "err_max_ns": 24058360})
     for mode in ("tick", "ns"):

@@ -244,3 +244,20 @@ def test_internal_values_are_not_ranked(real_logs):
     assert " mult " not in changes and "vectors." not in changes
     internal = out[out.index("internal: "):out.index("absent: ")]
     assert "clocksource" in internal and " mult " in internal
+
+
+def test_a_verdict_too_close_to_call_contradicts_nothing(tmp_path):
+    """issue 26: "too close to call" may stand against any decided verdict; two decided
+    verdicts that differ still count."""
+    base = small_run_records()
+    close = copy.deepcopy(base)
+    next(r for r in close if r["type"] == "verdict").update(
+        choice="too_close", decided=False, claim="too close to call here: lapic against hpet",
+        intervals=[{"what": "lapic callback p99", "value_ns": 402, "lo_ns": 390,
+                    "hi_ns": 420}, {"what": "hpet callback p99", "value_ns": 405,
+                                    "lo_ns": 395, "hi_ns": 430}])
+    _, out = compare(write(tmp_path / "a.log", base), write(tmp_path / "b.log", close))
+    verdicts = section(out, "verdicts")
+    assert verdicts[0] == "verdicts (0 differ, * ):"
+    assert verdicts[1].startswith("  (~: only a verdict too close to call differs")
+    assert verdicts[3].split()[:2] == ["~", "fastest"]

@@ -116,3 +116,19 @@ def test_tick_overhead_names_the_tsc(icount):
     d = drawn(plots_exp.tick_overhead, icount)
     assert d.fig.axes[1].get_xlabel() == "TSC cycles per tick interrupt (median)"
     assert d.clock.startswith("clock: TSC at ")
+
+
+def test_a_record_s_clock_device_names_the_clock(icount):
+    """Where a row names the device behind its clock (`clock_device`) and its resolution,
+    the figure says them; rows without them name the selected source, as before."""
+    plain = {"clock": "time_ns"}
+    assert dataset.clock_of(icount, plain)[1] == "time_ns() on hpet"
+    named = {"clock": "time_ns", "clock_device": "acpi_pm", "clock_resolution_ns": 280}
+    clock, words, res, where = dataset.clock_of(icount, named)
+    assert (words, res) == ("time_ns() on acpi_pm", 280) and "record" in where
+    assert figdata.clock_words(icount, [named]).startswith(
+        "clock: time_ns() on acpi_pm, resolution 280 ns")
+    other = {"clock": "counter", "clock_device": "pit"}
+    assert dataset.clock_of(icount, other)[1] == "counter on pit"
+    assert dataset.clock_of(icount, {"clock": "tsc", "clock_device": "tsc"})[1].startswith("TSC")
+    assert dataset.clock_of(icount, {"clock_device": "hpet"})[1] == "hpet"

@@ -30,7 +30,10 @@ KEYS = st.sampled_from(["device", "path", "wait", "clock", "samples", "min_ns", 
                         "published", "resolution_ns", "lost", "stale", "early", "cpu",
                         "load", "duration_ns", "topic", "choice", "claim", "evidence",
                         "name", "freq_hz", "disagreement_ppb", "uncertainty_ppb", "chosen",
-                        "experiments", "hypervisor", "target", "method", "ref"])
+                        "experiments", "hypervisor", "target", "method", "ref",
+                        "decided", "intervals", "hz_safe", "hz_over", "unit",
+                        "clock_device", "clock_resolution_ns", "p_within_5us",
+                        "p_within_10us", "per_tick_ns"])
 HIST = st.one_of(st.fixed_dictionaries({"edges_ns": st.lists(st.integers(-5, 2 ** 30),
                                                              max_size=8),
                                         "counts": st.lists(st.integers(-2, 1000),

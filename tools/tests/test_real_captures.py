@@ -53,7 +53,8 @@ def test_plain_emulation_summary_says_host_noise_and_flags_the_impossible(logs):
     s = summary.build(datas[0], runs, capture, problem, "tcg-quick.log")
     out = "\n".join(summary.terminal_lines(s))
     assert out.splitlines()[1] == "environment: plain emulation (TCG): figures are host noise"
-    assert "IMPOSSIBLE FIGURES (negative latency, cost or overhead): 6 row(s)" in out
+    assert "IMPOSSIBLE FIGURES (negative latency, cost or overhead, a tick costing more " \
+        "than its period, an early sleep): 6 row(s)" in out
     assert "verdict tick_rate: HZ=10000000 keeps the tick under 1 %" in out
     assert "wakeup-latency device=hpet path=hrtimer_irq wait=hlt: min_ns=-98442" in out
     page = parse_html(reportpage.build(datas[0], runs, s, [], [], [], "tcg-quick.log"))

@@ -96,12 +96,17 @@ def test_page_says_what_a_figure_leaves_out_and_what_is_absent(full_report):
 
 def test_published_beside_this_machine(full_report):
     text = page_of(full_report[0]).text
-    # the published figure in the column right after the measured one, its source below
-    assert ("jiffies_linux 4 24,058,355 +24 ms per period (250 jiffies rounded up to 256 by "
-            "the wheel's level granularity) [1] 10") in text
-    assert "[1] Linux at HZ=250, as quoted in docs/experiments.md" in text
-    assert "Published: means over 1e6 operations: 13 cycles to insert into the queue, 48 to " \
-           "restart" in text
+    # the published figure in the column right after the measured one, its source below,
+    # ticklab's own explanation apart from it, labelled as ticklab's
+    assert "jiffies_linux 250 4 24,058,355 errors +23,009,118 to +24,653,903 ns [1] 10" in text
+    assert "[1] an article comparing Linux's low- and high-precision timers" in text
+    assert "(shared/sources/hrtimer-vs-jiffies-1s.txt)" in text
+    assert "ticklab's note on [1], not the source's words: the article re-arms" in text
+    assert "256 ticks later" in text and "(250 jiffies rounded up to 256" not in text
+    # the source's own words, word for word, folded away
+    assert "\u201c[ 1815.080117] 2 : delta_ns 1000985662 error 985662\u201d" in text
+    # a figure measured for scale is not a publication
+    assert "For scale, not a publication: Linux 6.1 under the same QEMU settings" in text
 
 
 def test_csv_and_jsonl_match_the_records(full_report):
@@ -453,7 +458,7 @@ def test_kernel_keys_that_are_coming_are_shown(tmp_path):
     assert "lapic irq hlt ticklab 173" in page.text  # the variant column
     assert "+-: the resolution of each figure (measured cost of the clock reads (the record's " \
         "own))" in page.text and "lapic irq hlt ticklab 173 182 191 191 500 0 0 12" in page.text
-    assert "hrtimer 4 582 1000 ns [1] 26" in page.text  # the kernel's own published figure
+    assert "hrtimer 250 4 582 1000 ns [1] 26" in page.text  # the kernel's own published figure
     assert "[1] the kernel's own source table" in page.text
     assert "device  path      wait  variant  min" in text
 
@@ -485,13 +490,20 @@ def test_dollar_signs_in_names_are_text_not_tex(tmp_path):
 # one per reproduced row of experiments E1-E6: each finds its published figure, and only the
 # faithful variant where the experiment has two.
 KERNEL_ROWS = [
-    ("period-compare", {"timer": "jiffies_linux", "hz": 250, "err_mean_ns": 24000253}),
-    ("period-compare", {"timer": "hrtimer", "hz": 250, "err_mean_ns": 3}),
-    ("periodic-jitter", {"set": "ten", "timer": 0, "hres_ns": 5000, "stddev_ns": 1370}),
-    ("periodic-jitter", {"set": "alone", "timer": 0, "hres_ns": 5000, "stddev_ns": 1090}),
-    ("itimer-error", {"mode": "tick", "period_us": 10000, "error_pct": "-9.0766"}),
-    ("itimer-error", {"mode": "tick", "period_us": 1000, "error_pct": "-49.9924"}),
-    ("itimer-error", {"mode": "ns", "period_us": 9998, "error_pct": "0.0000"}),
+    ("period-compare", {"timer": "jiffies_linux", "hz": 250, "period_ns": 1000000000,
+                        "err_mean_ns": 24000253}),
+    ("period-compare", {"timer": "hrtimer", "hz": 250, "period_ns": 1000000000,
+                        "err_mean_ns": 3}),
+    ("periodic-jitter", {"set": "ten", "timer": 0, "hres_ns": 5000, "grid": True,
+                         "period_ns": 500000, "stddev_ns": 1370}),
+    ("periodic-jitter", {"set": "alone", "timer": 0, "hres_ns": 800, "grid": True,
+                         "period_ns": 600000, "stddev_ns": 1090}),
+    ("itimer-error", {"mode": "tick", "period_us": 10000, "tick_ns": 999847,
+                      "error_pct": "-9.0766"}),
+    ("itimer-error", {"mode": "tick", "period_us": 1000, "tick_ns": 999847,
+                      "error_pct": "-49.9924"}),
+    ("itimer-error", {"mode": "ns", "period_us": 9998, "tick_ns": 999847,
+                      "error_pct": "0.0000"}),
     ("sleep-accuracy", {"variant": "faithful", "start": "back_to_back", "mode": "select",
                         "tick_ns": 1000000, "request_ns": 1000000, "mean_err_ns": 999515}),
     ("tick-overhead", {"variant": "faithful", "baseline": "tick_10ms", "tick_ns": 100000,
@@ -518,3 +530,123 @@ def test_published_figures_go_to_the_faithful_variant_only():
                                                 "request_ns": 1000000}) is None
     assert published.for_row("tick-overhead", {"variant": "ticklab", "tick_ns": 100000}) is None
     assert published.for_row("period-compare", {"timer": "jiffies"}) is None  # exact wheel
+
+
+# --- verdicts that carry their uncertainty (issue 26) ------------------------------------
+
+METHOD = ("order-statistic 95 % interval of each p99 (distribution-free: ranks 1.96 binomial "
+          "standard deviations either side of 0.99 n); decided only when the intervals do "
+          "not overlap")
+
+
+def verdict_run(verdicts):
+    from fullrun import small_run_records
+    recs = [r for r in small_run_records() if r["type"] not in ("verdict", "end")]
+    recs += verdicts
+    recs.append({"type": "end", "records": len(recs), "status": "ok"})
+    return join(record(r) for r in recs)
+
+
+def test_verdict_shows_its_intervals_and_method_and_says_too_close(tmp_path):
+    close = {"type": "verdict", "topic": "hpet", "choice": "too_close",
+             "claim": "too close to call here: hrtimer callback p99 2924872 ns [2801000, "
+                      "3120000] on hpet against p99 2948212 ns [2850000, 3300000] on lapic: "
+                      "the 95 % intervals overlap",
+             "evidence": ["result:wakeup-latency:path=callback"], "decided": False,
+             "method": METHOD,
+             "intervals": [{"what": "hpet callback p99", "value_ns": 2924872,
+                            "lo_ns": 2801000, "hi_ns": 3120000},
+                           {"what": "lapic callback p99", "value_ns": 2948212,
+                            "lo_ns": 2850000, "hi_ns": 3300000}]}
+    tick = {"type": "verdict", "topic": "tick_rate", "choice": "29673",
+            "claim": "one tick on lapic costs 337 ns, within [330, 337] (the repeats' spread)",
+            "evidence": ["result:tick-overhead"], "decided": True,
+            "method": "the spread of the repeats: at each tick size one tick's cost lies "
+                      "within the estimate +- the range of the repeats' differences",
+            "intervals": [{"what": "one tick on lapic", "value_ns": 337, "lo_ns": 330,
+                           "hi_ns": 337}], "hz_safe": 29673, "hz_over": 30304}
+    # the brief's other shape: {device: [lo, hi]}, and a verdict saying only "too_close"
+    bare = {"type": "verdict", "topic": "clockevent", "choice": "too_close",
+            "claim": "hpet against lapic", "intervals": {"hpet": [10, 20], "lapic": [15, 30]},
+            "method": METHOD}
+    code, text, out = report(tmp_path, verdict_run([close, tick, bare]), "--summary")
+    assert code == 0, text
+    page = page_of(out).text
+    assert "hpet callback p99 2924872 ns in [2801000, 3120000] ns; lapic callback p99 " \
+        "2948212 ns in [2850000, 3300000] ns; not decided: too close to call here" in page
+    assert "order-statistic 95 % interval of each p99 [m1]" in page
+    assert "[m1] " + METHOD in page
+    assert "surely under 1 % of the CPU at HZ=29673 or less; surely more above HZ=30304" in page
+    assert "too close to call here: hpet against lapic" in page
+    assert "hpet in [10, 20] ns; lapic in [15, 30] ns" in page
+    assert "Too close to call here: does the HPET help, fastest clock event device." in page
+    # the terminal summary says the same
+    assert "rests on: hpet callback p99 2924872 ns in [2801000, 3120000] ns" in text
+    assert "method: " + METHOD in text
+    summary = json.loads((out / "summary.json").read_text())
+    hpet = next(v for v in summary["verdict"] if v["topic"] == "hpet")
+    assert hpet["decided"] is False and hpet["intervals"][1]["hi_ns"] == 3300000
+
+
+def test_an_older_kernel_s_verdicts_still_read(tmp_path):
+    old = {"type": "verdict", "topic": "hpet", "choice": "helps",
+           "claim": "helps: hrtimer callback p99 217 ns on hpet against 314 ns on lapic",
+           "evidence": ["result:wakeup-latency:path=callback"]}
+    odd = {"type": "verdict", "topic": "clockevent", "choice": "lapic", "decided": "yes",
+           "intervals": [{"what": "x", "lo_ns": "a"}, 7, None], "method": 3}
+    code, text, out = report(tmp_path, verdict_run([old, odd]), "--summary")
+    assert code == 0, text
+    page = page_of(out).text
+    assert "helps: hrtimer callback p99 217 ns on hpet" in page
+    assert "rests on" not in page and "too close" not in page.lower()
+
+
+def test_a_tick_dearer_than_its_period_and_an_early_select_are_impossible(tmp_path):
+    """issue 26: under plain TCG a tick-overhead row passed with 1,113,385 ns per tick at a
+    1 ms tick, and a select sleep ended 112 us early; the summary flags both."""
+    extra = [{"type": "result", "exp": "tick-overhead", "variant": "ticklab",
+              "tick_ns": 1000000, "per_tick_ns": 1113385, "overhead_pct": "111.3385",
+              "below_resolution": False, "clock": "tsc"},
+             {"type": "result", "exp": "tick-overhead", "variant": "ticklab",
+              "tick_ns": 300000, "per_tick_ns": 250, "below_resolution": False},
+             {"type": "result", "exp": "sleep-accuracy", "variant": "faithful",
+              "mode": "select", "tick_ns": 100000, "request_ns": 100000000,
+              "mean_err_ns": 743915, "min_err_ns": -112000, "max_err_ns": 1551990},
+             {"type": "result", "exp": "sleep-accuracy", "variant": "faithful",
+              "mode": "tick", "tick_ns": 100000, "request_ns": 100000000,
+              "mean_err_ns": -500, "min_err_ns": -500, "max_err_ns": -500}]
+    code, text, out = report(tmp_path, verdict_run(extra), "--summary")
+    assert code == 0, text
+    assert "a tick costing more than its period, an early sleep): 2 row(s)" in text
+    assert "per_tick_ns=1113385, more than the tick's period (tick_ns=1000000)" in text
+    assert "min_err_ns=-112000, a select sleep that ended before its request" in text
+    assert "min_err_ns=-500" not in text  # tick mode may end early: its contract
+    assert "a tick costing more than its period, a sleep earlier than its contract" in \
+        page_of(out).text
+
+
+def test_rows_the_kernel_marked_invalid_are_said_never_shown_as_figures(tmp_path):
+    """The kernel sends a row whose figure could not be true as "status":"invalid" with its
+    reason and raw counts (tick-overhead, sleep-accuracy): the report shows the reason, no
+    figure, and the experiment says how many."""
+    from fullrun import small_run_records
+    recs = [r for r in small_run_records() if r["type"] != "end"]
+    recs += [{"type": "exp_start", "exp": "tick-overhead", "summary": "the tick's cost"},
+             {"type": "result", "exp": "tick-overhead", "variant": "ticklab",
+              "tick_ns": 1000000, "device": "lapic", "mode": "periodic", "ticks": 328,
+              "overhead_pct": "0.0330", "per_tick_ns": 330, "clock": "tsc"},
+             {"type": "result", "exp": "tick-overhead", "status": "invalid",
+              "reason": "51 of 189 ticks arrived: the host held the guest",
+              "variant": "ticklab", "tick_ns": 300000, "device": "lapic", "ticks": 51,
+              "ticks_expected": 189, "clock": "tsc"},
+             {"type": "exp_end", "exp": "tick-overhead", "duration_ns": 1000000000}]
+    recs.append({"type": "end", "records": len(recs), "status": "ok"})
+    code, text, out = report(tmp_path, join(record(r) for r in recs), "--summary")
+    assert code == 0, text
+    page = page_of(out).text
+    assert "not a measurement, its figure could not be true: ticklab 300000 lapic (51 of " \
+        "189 ticks arrived: the host held the guest)" in page
+    assert "1 row(s) not a measurement" in page and "1 row(s) not a measurement" in text
+    table = page[page.index("overhead (%)"):]
+    assert "300,000" not in table.split("not a measurement")[0]  # no row of figures for it
+    assert "1,000,000" in table.split("not a measurement")[0]

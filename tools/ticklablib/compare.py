@@ -120,7 +120,9 @@ def setup_values(runs):
 
 
 def verdict_values(runs):
-    """[(topic label, [(choice, claim) per run], differs)]."""
+    """[(topic label, [(choice, claim) per run], differs)]. A verdict too close to call
+    (`decided` false, choice `too_close`) contradicts nothing: it is shown, and marked
+    "~" when it is all that differs, but only decided verdicts that differ count."""
     per = [{v["topic"]: v for v in verdict_lines(r.data)} for r in runs]
     topics = list(dict.fromkeys(t for p in per for t in p))
     out = []
@@ -128,12 +130,22 @@ def verdict_values(runs):
         cells = [(p[topic]["choice"], p[topic]["claim"]) if topic in p else (None, "absent")
                  for p in per]
         label = next(p[topic]["label"] for p in per if topic in p)
-        out.append((label, cells, any(c[0] != cells[0][0] for c in cells[1:])))
+        decided = [p[topic]["choice"] if topic in p else None for p in per
+                   if topic not in p or p[topic].get("decided") is not False]
+        differs = any(c != decided[0] for c in decided[1:])
+        if not differs and any(c[0] != cells[0][0] for c in cells[1:]):
+            differs = "~"
+        out.append((label, cells, differs))
     return out
 
 
 def cell(value):
     return "-" if value is None else dataset.cell(value)
+
+
+def mark(differs):
+    """A verdict row's mark: * decided verdicts differ, ~ only an undecided one does."""
+    return "~" if differs == "~" else "*" if differs else ""
 
 
 def short(text, width=48):
@@ -167,9 +179,11 @@ def print_text(runs, values, show_all, floor):
         print("  " + line)
     verdicts = verdict_values(runs)
     if verdicts:
-        print("\nverdicts (%d differ, * ):" % sum(v[2] for v in verdicts))
+        print("\nverdicts (%d differ, * ):" % sum(v[2] is True for v in verdicts))
+        if any(v[2] == "~" for v in verdicts):
+            print("  (~: only a verdict too close to call differs; it contradicts nothing)")
         for line in aligned(["", "question"] + cols,
-                            [["*" if d else "", t] + [cell(c[0]) for c in cells]
+                            [[mark(d), t] + [cell(c[0]) for c in cells]
                              for t, cells, d in verdicts]):
             print("  " + line)
         for t, cells, d in verdicts:
@@ -282,7 +296,7 @@ def write_html(folder, runs, values, show_all, floor):
         ["*" if d else "", t] + [cell(v) for v in vals] for t, vals, d in setup_values(runs)]))
     body.append("<h2 id=\"verdicts\">Verdicts</h2>")
     body.append(htmlpage.plain_table(["", "question"] + cols, [
-        ["*" if d else "", t] + ["%s: %s" % (cell(c[0]), c[1]) for c in cells]
+        [mark(d), t] + ["%s: %s" % (cell(c[0]), c[1]) for c in cells]
         for t, cells, d in verdict_values(runs)]))
     header = ["section", "row", "key"] + cols + ["%s-[1]" % c for c in cols[1:]] + [
         "noise", "score"]

@@ -208,7 +208,16 @@ class ExpState:
             reasons = sorted({str(r.get("reason")) for r in self.rows if r.get("reason")})
             return "ran; every row is a skip row: %s" % ("; ".join(reasons) or "no reason")
         d = self.duration_ns
-        return "done in %.3g s (machine time)" % (d / 1e9) if d is not None else "done"
+        text = "done in %.3g s (machine time)" % (d / 1e9) if d is not None else "done"
+        if self.invalid:
+            text += "; %d row(s) not a measurement: the kernel found their figure could not " \
+                "be true (the table says why)" % self.invalid
+        return text
+
+    @property
+    def invalid(self):
+        """Rows the kernel measured but sent without figures (`status` invalid)."""
+        return sum(r.get("status") == "invalid" for r in self.rows)
 
 
 @dataclass
@@ -340,25 +349,46 @@ def clocksource(data, name):
     return {}
 
 
+# A result row's `status` when it holds no figure: `skip` (not measured: absent or unusable
+# hardware, with its reason) and `invalid` (measured, but its figure could not be true: a
+# tick dearer than its period, ticks gone missing, a sleep earlier than its contract; the
+# kernel sends the raw counts and its reason, never the figure).
+NOT_MEASURED = ("skip", "invalid")
+
+
+def measured(rows):
+    """The rows that carry figures."""
+    return [r for r in rows if r.get("status") not in NOT_MEASURED]
+
+
 def clock_of(data, row):
     """(clock name as the row says it, words naming it, resolution ns or None, where the
     resolution comes from)."""
     clock = row.get("clock")
     own = num(row.get("resolution_ns"))
+    own_from = "measured cost of the clock reads (the record's own)"
+    if own is None and num(row.get("clock_resolution_ns")) is not None:
+        own = num(row.get("clock_resolution_ns"))
+        own_from = "the clock's resolution as the record gives it"
+    device = row.get("clock_device")  # the device behind the clock, where the row names it
+    device = device if isinstance(device, str) and device else None
     if clock == "time_ns":
-        source = data.one("clocksource_selected").get("name")
+        source = device or data.one("clocksource_selected").get("name")
         words = "time_ns() on %s" % source if source else "time_ns() (source unknown)"
         cs = clocksource(data, source) if source else {}
-    elif clock == "tsc":
+    elif clock == "tsc" and device in (None, "tsc"):
         cs = clocksource(data, "tsc")
         hz = num(cs.get("freq_hz"))
         words = "TSC" + (" at %.6g MHz" % (hz / 1e6) if hz else "")
+    elif device is not None:
+        cs = clocksource(data, device)
+        words = device if clock in (None, device) else "%s on %s" % (cell(clock), device)
     elif isinstance(clock, str) and clock:
         cs, words = clocksource(data, clock), clock
     else:
         return None, "clock not named in the record", own, "the record" if own else None
     if own is not None:
-        return clock, words, own, "measured cost of the clock reads (the record's own)"
+        return clock, words, own, own_from
     step = num(cs.get("resolution_ns"))
     if step is not None:
         return clock, words, step, "smallest step of %s" % cs.get("name")

@@ -168,14 +168,15 @@ def unique_names(names):
 
 
 def rows_of(data, exp, measured=True):
-    """An experiment's rows; `measured`: without its skip rows."""
+    """An experiment's rows; `measured`: without its skip rows and the rows the kernel
+    marked invalid (no figure: it could not be true)."""
     rows = data.results.get(exp)
     if not rows:
         raise Absent("no %s result records in this run" % exp)
     if measured:
-        rows = [r for r in rows if r.get("status") != "skip"]
+        rows = dataset.measured(rows)
         if not rows:
-            raise Absent("every %s row is a skip row" % exp)
+            raise Absent("every %s row is a skip row or not a measurement" % exp)
     return rows
 
 

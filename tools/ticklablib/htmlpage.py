@@ -30,6 +30,7 @@ figcaption { font-size: 12px; color: #444; max-width: 800px; }
 .flow { display: flex; flex-wrap: wrap; gap: 0 18px; align-items: flex-start; }
 .flow > .tab { flex: 0 1 auto; max-width: 100%; min-width: 0; }
 .flow > .tab > p, .flow > .tab > details { width: 0; min-width: 100%; }
+.flow > .tab > p, .flow > .tab > details { margin: .3em 0; }
 .flow > figure { flex: 1 1 540px; max-width: 660px; margin: .6em 0; }
 .flow > figure img { width: 100%; }
 .flow figcaption { max-width: none; }

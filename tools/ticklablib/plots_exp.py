@@ -3,7 +3,7 @@ function each, in the report's order (plots.py has the shared machinery)."""
 
 from matplotlib.ticker import MaxNLocator
 
-from . import published
+from . import published, tables
 from .dataset import num
 from .figdata import (Absent, clock_words, fmt_ns, label, parse_hist, partial_note, rows_of,
                       text_of, unique_names)
@@ -133,17 +133,11 @@ def periodic_jitter(data, options):
             pts = sorted((p, sd) for p, sd, h in stddev if h == hres)
             ax.plot([p / 1000 for p, _ in pts], [sd for _, sd in pts], marker="o",
                     linestyle="none", label=hres)
-        band = False
-        for r in rows:
-            pub = published.for_row("periodic-jitter", r)
-            if pub is None or num(r.get("period_ns")) is None:
-                continue
-            value = num(pub.get("value"))
-            if value is not None:
-                mark_published(ax, [num(r.get("period_ns")) / 1000], [value])
-            elif "4.2-4.7 us" in pub["text"] and not band:  # a range: a band, once
-                band = True
-                ax.axhspan(4200, 4700, color="black", alpha=0.12, label="published (ten)")
+        # the source's stddev of the timer with the same period, set and resolution
+        pub = [(num(r.get("period_ns")) / 1000, published_value("periodic-jitter", r))
+               for r in rows if num(r.get("period_ns")) is not None]
+        pub = [(x, y) for x, y in pub if y is not None]
+        mark_published(ax, [x for x, _ in pub], [y for _, y in pub])
         handles, labels = ax.get_legend_handles_labels()
         keep = dict(zip(labels, handles))  # each label once
         ax.set_title("interval stddev per timer", fontsize=10)
@@ -397,6 +391,8 @@ def hrtimer_cost(data, options):
     pub = 0
     every = list(dict.fromkeys(text_of(r.get("device")) for r in batch + per_op))
     colour = {d: "C%d" % (i % 10) for i, d in enumerate(every)}
+    unit_words, warning = tables.cost_unit(batch + per_op)
+    unit_words = unit_words.split(":")[0]
     for ax, (kind, prows) in zip(panel_axes(fig, len(panels), cols=1), panels):
         ops = list(dict.fromkeys(text_of(r.get("op")) for r in prows))
         devices = [d for d in every if any(text_of(r.get("device")) == d for r in prows)]
@@ -437,7 +433,7 @@ def hrtimer_cost(data, options):
         vals = [num(r.get(key)) for r in prows if (num(r.get(key)) or 0) > 0]
         if vals and max(vals) / min(vals) > 30:
             ax.set_xscale("log")
-        ax.set_xlabel("TSC cycles per operation (%s)" % (
+        ax.set_xlabel("%s per operation (%s)" % (unit_words,
             "mean over the batches, +- half their spread" if kind == "batch"
             else "median, whisker to p99"))
         ax.set_title("%s: %s" % (kind, "means over up to 1e6 operations, as the source"
@@ -447,11 +443,14 @@ def hrtimer_cost(data, options):
     clock = clock_words(data, batch + per_op)
     name_clock(fig, clock)
     return one("hrtimer_cost", "hrtimer operation cost", fig,
-               "TSC cycles of one operation, per device: the source's batch means (top) and "
+               "%s of one operation, per device: the source's batch means (top) and " % (
+                   unit_words[0].upper() + unit_words[1:]) +
                "each operation alone, its median with a whisker to its p99 (the ordered TSC "
                "pair included); a hatched hollow bar: a batch mean below its resolution, drawn "
-               "to its bound" + ("; black stars: the publication's figures." if pub
-                                   else ".") + partial_note(data, "hrtimer-cost"), clock)
+               "to its bound" + ("; black stars: the publication's figures (NuttX, CPU "
+                                   "cycles%s)." % ("; " + warning if warning else "")
+                                   if pub else ".") + partial_note(data, "hrtimer-cost"),
+               clock)
 
 
 FIGURES = (

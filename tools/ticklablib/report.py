@@ -93,7 +93,7 @@ def write_run(folder, data, runs, log, capture, capture_problem, options):
                      "overlapping_labels": [list(o) for o in p.overlaps]} for p in drawn]
     s["figures_not_drawn"] = [{"name": k, "title": t, "why": w} for k, t, w in absent]
     exports.write_summary(s, folder)
-    lat = [r for r in data.results.get("wakeup-latency", []) if r.get("status") != "skip"]
+    lat = dataset.measured(data.results.get("wakeup-latency", []))
     exports.write_histogram_csv(data, folder)
     exports.write_histogram_text(data, folder, figdata.clock_words(data, lat) if lat else "")
     for made in (exports.write_samples_csv(data, folder),

@@ -9,6 +9,7 @@ import json
 
 from . import check, dataset, htmlpage, published, samples, tables
 from .htmlpage import esc, key_values, plain_table, state, table
+from .summary import basis_words
 
 # Inventory records shown as key/value tables, in order, when present.
 INVENTORY_ONE = ("boot", "cpu", "memory", "console", "paging", "lapic", "interrupts",
@@ -53,8 +54,9 @@ def summary_section(s):
                                              s["capture_verdict"] == "ok"), s["return_code"]))
     if s["impossible"]:
         out.append("<p class=\"bad\">Impossible figures: %d, a negative latency, cost or "
-                   "overhead, or a tick rate no PC runs (a defect of the kit or of the "
-                   "machine's clocks):</p>"
+                   "overhead, a tick costing more than its period, a sleep earlier than its "
+                   "contract, or a tick rate no PC runs (a defect of the kit, of the "
+                   "machine's clocks, or a host that held the guest):</p>"
                    "<ul class=\"bad\">%s</ul>" % (len(s["impossible"]), "".join(
                        "<li>%s</li>" % esc(x) for x in s["impossible"])))
     # the per-device table and the list of experiments side by side where the width
@@ -124,8 +126,27 @@ def verdict_section(lines):
         out.append("<p class=\"warn\">No verdict record in this run (the kernel sends them "
                    "after its experiments).</p>")
         return out
-    out.append(plain_table(["question", "answer", "from"],
-                           [[v["label"], v["claim"], v["from"] or "-"] for v in lines]))
+    methods = list(dict.fromkeys(v["method"] for v in lines if v.get("method")))
+
+    def method_cell(m):  # its first words beside the verdict, the whole sentence below
+        if not m:
+            return "-"
+        return "%s [m%d]" % (m.split(" (")[0].split(";")[0].split(":")[0],
+                             methods.index(m) + 1)
+    rows = [[v["label"], v["claim"], basis_words(v) or "-", method_cell(v.get("method")),
+             v["from"] or "-"] for v in lines]
+    header = ["question", "answer", "rests on (95 % intervals)", "method", "from"]
+    if not any(v.get("intervals") or v.get("method") or v.get("decided") is not None
+               for v in lines):  # an older kernel's verdicts: they say nothing of it
+        header = [header[0], header[1], header[4]]
+        rows = [[r[0], r[1], r[4]] for r in rows]
+    out.append(plain_table(header, rows))
+    out += ["<p class=\"note\">[m%d] %s</p>" % (i, esc(m)) for i, m in enumerate(methods, 1)]
+    undecided = [v["label"] for v in lines if v.get("decided") is False]
+    if undecided:
+        out.append("<p class=\"note\">Too close to call here: %s. The intervals overlap, "
+                   "so this run cannot tell the figures apart; a longer run (more samples) "
+                   "or a quieter machine narrows them.</p>" % esc(", ".join(undecided)))
     return out
 
 
@@ -136,7 +157,7 @@ def seconds(ns):
     for unit, scale in (("s", 1e9), ("ms", 1e6), ("us", 1e3)):
         if abs(ns) >= scale:
             return "%.3g %s" % (ns / scale, unit)
-    return "%d ns" % ns
+    return "%d ns" % round(ns)  # rounded, never truncated
 
 
 def experiment_list(s):
@@ -147,7 +168,7 @@ def experiment_list(s):
     for e in s["experiments"]:
         name = esc(e["exp"])
         link = "<a href=\"#exp-%s\">%s</a>" % (name, name) if e["state"] != "absent" else name
-        note = e["note"] if e["state"] != "done" else ""
+        note = e["note"] if e["state"] != "done" or e.get("invalid") else ""
         if e["errors"]:
             note = ("%s error record(s). " % e["errors"]) + note
         cells = [link, state(e["state"], e["state"] in ("done", "skipped")),
@@ -171,6 +192,12 @@ def experiment_table(name, rows, stems, partial=False):
         out.append(plain_table(t.header, t.rows, numeric=t.numeric, lines=t.lines, pub=pub,
                                row_class="partial" if partial else None))
     out += ["<p class=\"note\">%s</p>" % esc(n) for n in t.notes]
+    if t.quotes:
+        out.append(htmlpage.details(
+            "<span class=\"note\">The sources' own words behind each published figure "
+            "(%d quotations)</span>" % len(t.quotes),
+            [plain_table(["source", "quoted from its file, word for word"],
+                         [[m, "\u201c%s\u201d" % q] for m, q in t.quotes])]))
     out.append("<p class=\"note\">Every key of every row: <a href=\"data/%s.csv\">data/%s.csv"
                "</a>.</p>" % (esc(stems.get(name, "")), esc(stems.get(name, ""))))
     return out
@@ -179,7 +206,7 @@ def experiment_table(name, rows, stems, partial=False):
 def samples_section(data):
     """What the raw samples are, and the worst wake-ups with where their time went."""
     series = samples.collect(data)
-    rows = [r for r in data.results.get("wakeup-latency", []) if r.get("status") != "skip"]
+    rows = dataset.measured(data.results.get("wakeup-latency", []))
     if not rows:
         return []
     if not series:
@@ -255,6 +282,9 @@ def experiment_sections(data, figures, stems):
             esc(about), cls, esc(st.describe()[0].upper() + st.describe()[1:])))
         for text, source in published.notes(st.name):
             out.append("<p class=\"note\">Published: %s (%s).</p>" % (esc(text), esc(source)))
+        for text, where in published.references(st.name):
+            out.append("<p class=\"note\">For scale, not a publication: %s (%s).</p>" % (
+                esc(text), esc(where)))
         for err in st.errors:
             out.append("<p class=\"bad\">error record (line %d): %s</p>" % (
                 err.line, esc(" ".join("%s=%s" % (k, dataset.cell(v)) for k, v in err.items()

@@ -28,7 +28,7 @@ def latency_rows(data):
     partial = data.partial("wakeup-latency")
     out = []
     for row in data.results.get("wakeup-latency", []):
-        if row.get("status") == "skip":
+        if row.get("status") in dataset.NOT_MEASURED:
             continue
         clock, words, res, where = dataset.clock_of(data, row)
         entry = {k: row.get(k) for k in ("device", "path", "wait", "variant") if k in row}
@@ -80,10 +80,60 @@ def verdict_lines(data):
         if not isinstance(claim, str) or not claim:
             claim = "; ".join("%s %s" % (k, dataset.cell(v)) for k, v in rec.items()
                               if k not in ("type", "line")) or "(empty)"
+        decided = rec.get("decided")
+        decided = decided if isinstance(decided, bool) else None
+        if rec.get("choice") == "too_close":
+            decided = False
+        if decided is False and "too close to call" not in claim:
+            claim = "too close to call here: " + claim
+        method = rec.get("method")
         out.append({"topic": topic, "label": label, "choice": rec.get("choice"),
                     "claim": claim, "from": evidence_words(rec.get("evidence")),
-                    "measured": rec.get("choice") is not None})
+                    "measured": rec.get("choice") is not None, "decided": decided,
+                    "method": method if isinstance(method, str) and method else None,
+                    "intervals": intervals_of(rec.get("intervals")),
+                    "hz_safe": num(rec.get("hz_safe")), "hz_over": num(rec.get("hz_over"))})
     return out
+
+
+def intervals_of(value):
+    """A verdict's `intervals` as [{"what", "value_ns", "lo_ns", "hi_ns"}], from the
+    kernel's list of objects or from {what: [lo, hi]}; whatever is unusable left out."""
+    items = []
+    if isinstance(value, list):
+        items = [(v.get("what"), v.get("value_ns"), v.get("lo_ns"), v.get("hi_ns"))
+                 for v in value if isinstance(v, dict)]
+    elif isinstance(value, dict):
+        items = [(k, None, v[0], v[1]) for k, v in value.items()
+                 if isinstance(v, list) and len(v) == 2]
+    out = []
+    for what, mid, lo, hi in items:
+        lo, hi = num(lo), num(hi)
+        if lo is None or hi is None:
+            continue
+        out.append({"what": dataset.cell(what) if what is not None else "?",
+                    "value_ns": num(mid), "lo_ns": lo, "hi_ns": hi})
+    return out
+
+
+def basis_words(v):
+    """What a verdict rests on, in words: each interval, the rates for the tick, and how
+    it was decided; "" for a verdict that says nothing of it (an older kernel's, or not a
+    comparison)."""
+    parts = []
+    if v.get("intervals"):
+        parts.append("; ".join(
+            "%s %s%s" % (i["what"], "%s ns " % fmt(i["value_ns"])
+                         if i["value_ns"] is not None else "",
+                         "in [%s, %s] ns" % (fmt(i["lo_ns"]), fmt(i["hi_ns"])))
+            for i in v["intervals"]))
+    if v.get("hz_safe") is not None:
+        parts.append("surely under 1 %% of the CPU at HZ=%s or less" % fmt(v["hz_safe"])
+                     + ("; surely more above HZ=%s" % fmt(v["hz_over"])
+                        if v.get("hz_over") is not None else ""))
+    if v.get("decided") is not None:
+        parts.append("decided" if v["decided"] else "not decided: too close to call here")
+    return "; ".join(parts)
 
 
 def settings(data):
@@ -133,8 +183,9 @@ HZ_BEYOND_BELIEF = 100000
 
 
 def impossible(data):
-    """["<exp> <row>: key=value", ...] for every negative latency, cost or overhead, and a
-    tick-rate verdict beyond HZ_BEYOND_BELIEF."""
+    """["<exp> <row>: key=value", ...] for every negative latency, cost or overhead, a
+    tick costing more than its period, a select or hrtimer sleep ending before its request,
+    and a tick-rate verdict beyond HZ_BEYOND_BELIEF."""
     out = []
     for exp, keys in NEVER_NEGATIVE.items():
         rows = data.results.get(exp, [])
@@ -142,6 +193,25 @@ def impossible(data):
             bad = ["%s=%s" % (k, row.get(k)) for k in keys if (num(row.get(k)) or 0) < 0]
             if bad:
                 out.append("%s %s: %s" % (exp, name, ", ".join(bad)))
+    # a tick that costs more than its period, a sleep earlier than its contract (select
+    # and hrtimer sleeps never end before their request; `tick` mode may, by design)
+    rows = data.results.get("tick-overhead", [])
+    for name, row in zip(dataset.row_names("tick-overhead", rows), rows):
+        cost, period = num(row.get("per_tick_ns")), num(row.get("tick_ns"))
+        if cost is not None and period and cost > period and row.get("below_resolution") \
+                is not True:
+            out.append("tick-overhead %s: per_tick_ns=%s, more than the tick's period "
+                       "(tick_ns=%s): ticks went missing while it was measured"
+                       % (name, row.get("per_tick_ns"), row.get("tick_ns")))
+    rows = data.results.get("sleep-accuracy", [])
+    for name, row in zip(dataset.row_names("sleep-accuracy", rows), rows):
+        early = num(row.get("min_err_ns"))
+        # to within one count of the clock that timed it, as the kernel's contract says
+        res = dataset.clock_of(data, row)[2] or 0
+        if row.get("mode") in ("select", "hrtimer") and early is not None and early < -res:
+            out.append("sleep-accuracy %s: min_err_ns=%s, a %s sleep that ended before its "
+                       "request, which it never does" % (name, row.get("min_err_ns"),
+                                                         row.get("mode")))
     for rec in data.by_type.get("verdict", []):
         hz = num(rec.get("choice"))
         if rec.get("topic") == "tick_rate" and hz is not None and hz > HZ_BEYOND_BELIEF:
@@ -177,7 +247,8 @@ def build(data, runs, capture, capture_problem=None, log=None):
         "experiments_planned_from": planned_from,
         "experiments": [{"exp": s.name, "title": s.title, "state": s.state,
                          "note": s.describe(), "rows": len(s.rows),
-                         "duration_ns": s.duration_ns, "errors": len(s.errors)}
+                         "duration_ns": s.duration_ns, "errors": len(s.errors),
+                         "invalid": s.invalid}
                         for s in exps],
         "problems": [{"line": p.line, "kind": p.kind, "message": p.message}
                      for p in data.run.problems],
@@ -250,7 +321,8 @@ def terminal_lines(summary, brief=False):
                               if isinstance(r.get("path"), str))
         out += ["  path %s: %s" % (p, dataset.PATHS[p]) for p in shown if p in dataset.PATHS]
     if summary["impossible"]:
-        out.append("IMPOSSIBLE FIGURES (negative latency, cost or overhead): %d row(s)"
+        out.append("IMPOSSIBLE FIGURES (negative latency, cost or overhead, a tick costing "
+                   "more than its period, an early sleep): %d row(s)"
                    % len(summary["impossible"]))  # tick-rate verdicts beyond belief too
         out += ["  " + line for line in summary["impossible"][:10]]
     if brief:
@@ -258,7 +330,13 @@ def terminal_lines(summary, brief=False):
     elif summary["verdict"]:
         out.append("verdict:")
         width = max(len(v["label"]) for v in summary["verdict"])
-        out += ["  %s  %s" % (v["label"].ljust(width), v["claim"]) for v in summary["verdict"]]
+        for v in summary["verdict"]:
+            out.append("  %s  %s" % (v["label"].ljust(width), v["claim"]))
+            basis = basis_words(v)
+            if basis:
+                out.append("  %s    rests on: %s" % (" " * width, basis))
+            if v.get("method"):
+                out.append("  %s    method: %s" % (" " * width, v["method"]))
     else:
         out.append("verdict: none sent (the kernel sends one after its experiments)")
     exps = summary["experiments"]
@@ -266,6 +344,6 @@ def terminal_lines(summary, brief=False):
     out.append("experiments: %d of %d ran to their end (planned from %s)" % (
         done, len(exps), summary["experiments_planned_from"]))
     out += ["  %s: %s" % (e["exp"], e["note"]) for e in exps
-            if e["state"] not in ("done",) or e["errors"]]
+            if e["state"] not in ("done",) or e["errors"] or e.get("invalid")]
     out += ["NOT DONE: " + line for line in summary.get("unmet", [])]
     return out

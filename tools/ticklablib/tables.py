@@ -35,6 +35,7 @@ class Table:
     numeric: set = field(default_factory=set)
     notes: list = field(default_factory=list)
     lines: list = field(default_factory=list)  # capture line per row (a tooltip), or None
+    quotes: list = field(default_factory=list)  # [(footnote mark, the source's words)]
 
 
 def grouped_int(text):
@@ -78,40 +79,71 @@ def header_of(key):
 
 
 class Sources:
-    """Footnotes naming the publications: [1] Linux at HZ=250, ..."""
+    """Footnotes naming the publications ([1] Rainer Koster, ... (shared/sources/...)), the
+    source's own words each figure shown is quoted from, and ticklab's notes on them, kept
+    apart from the quotations."""
 
     def __init__(self):
         self.names = []
+        self.quoted = {}    # mark -> the quoted words, in order, once each
+        self.remarks = {}   # mark -> ticklab's notes, once each
 
-    def mark(self, source):
-        if source not in self.names:
-            self.names.append(source)
-        return "[%d]" % (self.names.index(source) + 1)
+    def mark(self, source, file=None):
+        key = (source, file)
+        if key not in self.names:
+            self.names.append(key)
+        return "[%d]" % (self.names.index(key) + 1)
+
+    def add(self, pub):
+        """The footnote mark for a published figure; its quote and note kept for below."""
+        m = self.mark(pub["source"], pub.get("file"))
+        for q in pub.get("quote") or ():
+            self.quoted.setdefault(m, dict())[q] = True
+        if pub.get("note"):
+            self.remarks.setdefault(m, dict())[pub["note"]] = True
+        return m
 
     def notes(self):
-        return ["[%d] %s" % (i, s) for i, s in enumerate(self.names, 1)]
+        out = []
+        for i, (s, f) in enumerate(self.names, 1):
+            m = "[%d]" % i
+            out.append("%s %s%s" % (m, s, " (shared/sources/%s)" % f if f else ""))
+            out += ["ticklab's note on %s, not the source's words: %s" % (m, n)
+                    for n in self.remarks.get(m, ())]
+        return out
+
+    def quotes(self):
+        """[(mark, the source's words)] for every figure shown, in the order shown."""
+        return [(m, q) for m in ("[%d]" % i for i in range(1, len(self.names) + 1))
+                for q in self.quoted.get(m, ())]
 
 
 def pub_text(pub, sources):
-    return "%s %s" % (pub["text"], sources.mark(pub["source"]))
+    return "%s %s" % (pub["text"], sources.add(pub))
 
 
 def skip_notes(rows, keys):
-    """One line per reason for the skip rows: "skipped (idle=poll ...): lapic hlt, pit hlt"."""
+    """One line per reason for the skip rows ("skipped: lapic hlt, pit hlt (idle=poll
+    ...)") and for the rows the kernel measured but whose figure cannot be true ("not a
+    measurement: ticklab 1000000 (51 of 189 ticks arrived ...)": `status` invalid, shown
+    without figures)."""
     by_reason = {}
     for r in rows:
-        if r.get("status") == "skip":
+        status = r.get("status")
+        if status in dataset.NOT_MEASURED:
             name = " ".join(dataset.cell(r.get(k)) for k in keys if r.get(k) is not None)
-            by_reason.setdefault(dataset.cell(r.get("reason")) or "no reason", []).append(
-                name or "a row")
-    return ["skipped: %s (%s)" % (", ".join(names), reason)
-            for reason, names in by_reason.items()]
+            by_reason.setdefault((status, dataset.cell(r.get("reason")) or "no reason"),
+                                 []).append(name or "a row")
+    return ["%s: %s (%s)" % ("skipped" if status == "skip" else
+                             "not a measurement, its figure could not be true",
+                             ", ".join(names), reason)
+            for (status, reason), names in by_reason.items()]
 
 
 def plain(exp, rows, keys):
     """One row per measured record, the given keys (those any row has), the published
     figure right after the key it compares with."""
-    measured = [r for r in rows if r.get("status") != "skip"]
+    measured = dataset.measured(rows)
     keys = [k for k in keys if any(k in r for r in measured)]
     sources = Sources()
     pubs = [published.for_row(exp, r) for r in measured]
@@ -136,7 +168,7 @@ def plain(exp, rows, keys):
     ident = dataset.EXPERIMENT_BY_NAME[exp].row_keys if exp in dataset.EXPERIMENT_BY_NAME \
         else ()
     return Table(header, body, numeric, skip_notes(rows, ident + ("device", "wait"))
-                 + sources.notes(), [r.line for r in measured])
+                 + sources.notes(), [r.line for r in measured], sources.quotes())
 
 
 def cell_of(exp, row, key):
@@ -153,7 +185,7 @@ def cell_of(exp, row, key):
 def generic(exp, rows):
     """An experiment this tool has no table for: its identifying keys and its scalar
     numbers, in order of first appearance."""
-    measured = [r for r in rows if r.get("status") != "skip"]
+    measured = dataset.measured(rows)
     keys = []
     for r in measured:
         for k, v in r.items():
@@ -168,9 +200,10 @@ def generic(exp, rows):
 # --- folded grids -------------------------------------------------------------------------
 
 def sleep_accuracy(rows):
-    """One row per variant, mode and tick size; one column per request: the mean error."""
+    """One row per variant, mode and tick size; one column per request: the mean error;
+    then the publication's figures for that tick size, each naming its requests."""
     exp = "sleep-accuracy"
-    measured = [r for r in rows if r.get("status") != "skip"]
+    measured = dataset.measured(rows)
     variants = list(dict.fromkeys(dataset.cell(r.get("variant")) for r in measured))
     only = None
     if "faithful" in variants and len(variants) > 1:
@@ -179,32 +212,34 @@ def sleep_accuracy(rows):
     requests = sorted({num(r.get("request_ns")) for r in measured
                        if num(r.get("request_ns")) is not None})
     sources = Sources()
-    pub_at = {}
-    for r in measured:
-        pub = published.for_row(exp, r)
-        if pub:
-            pub_at[num(r.get("request_ns"))] = pub
-    header = ["variant", "mode", "tick (ns)"]
-    for q in requests:
-        header.append("%s request (ns)" % short_ns(q))
-        if q in pub_at:
-            header.append("published (%s)" % short_ns(q))
+    header = ["variant", "mode", "tick (ns)"] + ["%s request (ns)" % short_ns(q)
+                                                 for q in requests]
     groups = {}
     for r in measured:
         key = (dataset.cell(r.get("variant")), dataset.cell(r.get("mode")),
                num(r.get("tick_ns")))
         groups.setdefault(key, {})[num(r.get("request_ns"))] = r
-    body, lines = [], []
+    body, lines, any_pub = [], [], False
     for (variant, mode, tick), by_req in groups.items():
         cells = [variant or "-", mode or "-", number(tick)]
+        said = {}  # the published words -> the requests they stand beside
+        marks = []
         for q in requests:
             r = by_req.get(q)
             cells.append(number(r.get("mean_err_ns")) if r else "")
-            if q in pub_at:
-                pub = published.for_row(exp, r) if r else None
-                cells.append(pub_text(pub, sources) if pub else "")
+            pub = published.for_row(exp, r) if r else None
+            if pub:
+                said.setdefault(pub["text"], []).append(short_ns(q))
+                marks.append(sources.add(pub))
+        pub_cell = "; ".join("%s: %s" % (", ".join(qs), text) for text, qs in said.items())
+        cells.append("%s %s" % (pub_cell, " ".join(dict.fromkeys(marks))) if said else "")
+        any_pub = any_pub or bool(said)
         body.append(cells)
         lines.append(min(r.line for r in by_req.values()))
+    if any_pub:
+        header.append("published (request: error)")
+    else:
+        body = [b[:-1] for b in body]
     numeric = {i for i, h in enumerate(header) if h.endswith("(ns)")}
     notes = ["each cell: the mean error (woke - requested) in ns, negative = early; min and "
              "max are in the figure and in data/result-sleep-accuracy.csv"]
@@ -212,7 +247,7 @@ def sleep_accuracy(rows):
         notes.append("the %s variant (as the source measured); %s in the figure and the CSV"
                      % (only, ", ".join(v for v in variants if v != only)))
     return Table(header, body, numeric, skip_notes(rows, ("mode", "tick_ns")) + notes
-                 + sources.notes(), lines)
+                 + sources.notes(), lines, sources.quotes())
 
 
 def short_ns(ns):
@@ -230,50 +265,92 @@ def grid_words(row):
 
 
 def periodic_jitter(rows):
-    """One row per set of timers and grid: the timers' interval stddev (median, max), the
-    share within +-5 and +-10 us (mean over the timers, in %), overruns."""
+    """One row per set of timers and resolution: the timers' interval stddev and their
+    shares within +-5 and +-10 us (lowest-highest over the timers, as fractions like the
+    source's), each with the source's figures for the same set and resolution beside it,
+    and the overruns."""
     exp = "periodic-jitter"
-    measured = [r for r in rows if r.get("status") != "skip"]
+    measured = dataset.measured(rows)
     groups = {}
     for r in measured:
         groups.setdefault((dataset.cell(r.get("set")), grid_words(r)), []).append(r)
     sources = Sources()
-    header = ["set", "deadlines on", "timers", "intervals", "stddev median (ns)", "published",
-              "stddev max (ns)", "within 5 us (%)", "within 10 us (%)", "overruns"]
-    body, lines = [], []
+    header = ["set", "deadlines on", "timers", "intervals", "stddev (ns)", "published",
+              "within +-5 us", "published (+-5 us)", "within +-10 us", "published (+-10 us)",
+              "overruns"]
+    body, lines, why = [], [], {}
     for (tset, grid), grs in groups.items():
-        sd = [num(r.get("stddev_ns")) for r in grs if num(r.get("stddev_ns")) is not None]
-        w5 = [num(r.get("p_within_5us")) for r in grs if num(r.get("p_within_5us")) is not None]
-        w10 = [num(r.get("p_within_10us")) for r in grs
-               if num(r.get("p_within_10us")) is not None]
-        pub = next((published.for_row(exp, r) for r in grs if published.for_row(exp, r)), None)
+        def span(key, fmt):
+            vals = [num(r.get(key)) for r in grs if num(r.get(key)) is not None]
+            if not vals:
+                return "-"
+            lo, hi = fmt(min(vals)), fmt(max(vals))
+            return lo if lo == hi else "%s - %s" % (lo, hi)
+
+        def pub(key):
+            p = published.for_rows(exp, grs, key)
+            if p:
+                return pub_text(p, sources)
+            off = [published.not_compared(exp, r) for r in grs]
+            off = [o for o in off if o]
+            if off:
+                why.setdefault(off[0], []).append("%s at %s" % (tset, grid))
+                return "not compared (*)"
+            return ""
         body.append([tset or "-", grid, number(len(grs)),
                      number(sum(num(r.get("samples")) or 0 for r in grs)),
-                     number(round(statistics.median(sd))) if sd else "-",
-                     pub_text(pub, sources) if pub else "",
-                     number(max(sd)) if sd else "-",
-                     "%.1f" % (100 * statistics.mean(w5)) if w5 else "-",
-                     "%.1f" % (100 * statistics.mean(w10)) if w10 else "-",
+                     span("stddev_ns", lambda v: number(round(v))), pub("stddev_ns"),
+                     span("p_within_5us", lambda v: "%.4f" % v), pub("p_within_5us"),
+                     span("p_within_10us", lambda v: "%.4f" % v), pub("p_within_10us"),
                      number(sum(num(r.get("overruns")) or 0 for r in grs))])
         lines.append(grs[0].line)
-    return Table(header, body, {2, 3, 4, 6, 7, 8, 9},
-                 skip_notes(rows, ("set", "timer")) + ["one row per set of timers and grid; "
-                 "each timer's own row in data/result-periodic-jitter.csv"] + sources.notes(),
-                 lines)
+    notes = ["one row per set of timers and resolution; each figure the lowest - highest of "
+             "the set's timers (shares: the fraction of intervals within +-5 / +-10 us of the "
+             "period); each timer's own row in data/result-periodic-jitter.csv"]
+    notes += ["(*) %s: %s, so its figures are not set beside this run's" % (
+        ", ".join(dict.fromkeys(where)), reason) for reason, where in why.items()]
+    return Table(header, body, {2, 3, 4, 6, 8, 10},
+                 skip_notes(rows, ("set", "timer")) + notes + sources.notes(), lines,
+                 sources.quotes())
+
+
+# What a row's "cycles" are (hrtimer-cost's `unit`): the TSC counts guest instructions
+# under QEMU's -icount (virtual time) and CPU cycles on a real CPU.
+COST_UNITS = {"instructions": "instructions: the TSC counts them under -icount",
+              "tsc_cycles": "TSC cycles"}
+
+
+def cost_unit(rows):
+    """(the unit of the rows' cycle figures in words, a warning when they are not the CPU
+    cycles a publication counts, or None)."""
+    units = list(dict.fromkeys(dataset.cell(r.get("unit")) for r in rows
+                               if r.get("unit") is not None))
+    if not units:
+        return ("TSC counts", "the records do not say what their TSC counted (cycles on a "
+                "real CPU, instructions under QEMU -icount: a newer kernel says so in `unit`); "
+                "NuttX's figures are CPU cycles")
+    words = " / ".join(COST_UNITS.get(u, u) for u in units)
+    if "instructions" in units:
+        return (words, "this run's figures are guest instructions, NuttX's CPU cycles on "
+                "real hardware: different units, set side by side for scale only")
+    return words, None
 
 
 def hrtimer_cost(rows):
     """One row per variant and operation, one column per device: the batch mean (+- its
-    uncertainty, or a bound below resolution) or the per-operation median, in cycles."""
+    uncertainty, or a bound below resolution) or the per-operation median, in the rows'
+    unit (TSC cycles, or instructions under -icount), NuttX's figure beside it."""
     exp = "hrtimer-cost"
-    measured = [r for r in rows if r.get("status") != "skip"]
+    measured = dataset.measured(rows)
     devices = list(dict.fromkeys(dataset.cell(r.get("device")) for r in measured))
     groups = {}
     for r in measured:
         groups.setdefault((dataset.cell(r.get("variant")), dataset.cell(r.get("op"))),
                           {})[dataset.cell(r.get("device"))] = r
     sources = Sources()
-    header = ["variant", "operation (TSC cycles)"] + devices + ["published"]
+    unit, warning = cost_unit(measured)
+    header = ["variant", "operation (%s)" % unit] + devices + ["published (NuttX: CPU "
+                                                                "cycles)"]
     body, lines = [], []
     for (variant, op), by_dev in groups.items():
         cells = [variant or "-", op or "-"]
@@ -287,8 +364,11 @@ def hrtimer_cost(rows):
         lines.append(min(r.line for r in by_dev.values()))
     notes = ["batch: the mean over up to 1e6 operations +- half the batches' spread; per_op: "
              "the median of each operation timed alone (p99 in the figure)"]
+    if warning and any(b[-1] for b in body):
+        notes.insert(0, "units: " + warning)
     return Table(header, body, set(range(2, 2 + len(devices))),
-                 skip_notes(rows, ("op", "device")) + notes + sources.notes(), lines)
+                 skip_notes(rows, ("op", "device")) + notes + sources.notes(), lines,
+                 sources.quotes())
 
 
 def cost_cell(r):
