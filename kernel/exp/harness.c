@@ -339,9 +339,9 @@ void exp_result_begin(struct rec *r)
     /* The device behind "time_ns" and one count of it (ns, rounded up): a figure by time_ns
      * names its hardware; a TSC figure's device is the TSC itself. */
     if (cs) {
-        json_str(&r->j, "clock_device", cs->name);
+        json_str(&r->j, "time_ns_device", cs->name);
         if (cs->freq_hz)
-            json_u64(&r->j, "clock_device_resolution_ns",
+            json_u64(&r->j, "time_ns_resolution_ns",
                      (NSEC_PER_SEC + cs->freq_hz - 1) / cs->freq_hz);
     }
 }

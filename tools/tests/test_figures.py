@@ -132,3 +132,9 @@ def test_a_record_s_clock_device_names_the_clock(icount):
     assert dataset.clock_of(icount, other)[1] == "counter on pit"
     assert dataset.clock_of(icount, {"clock": "tsc", "clock_device": "tsc"})[1].startswith("TSC")
     assert dataset.clock_of(icount, {"clock_device": "hpet"})[1] == "hpet"
+    # the kernel's own keys: time_ns's device and resolution on every result row, used only
+    # where the row's clock is time_ns (a TSC row stays the TSC's)
+    kernel = {"clock": "time_ns", "time_ns_device": "acpi_pm", "time_ns_resolution_ns": 280}
+    assert dataset.clock_of(icount, kernel)[1:3] == ("time_ns() on acpi_pm", 280)
+    tsc_row = {"clock": "tsc", "time_ns_device": "acpi_pm", "time_ns_resolution_ns": 280}
+    assert dataset.clock_of(icount, tsc_row)[1].startswith("TSC")

@@ -367,10 +367,16 @@ def clock_of(data, row):
     clock = row.get("clock")
     own = num(row.get("resolution_ns"))
     own_from = "measured cost of the clock reads (the record's own)"
-    if own is None and num(row.get("clock_resolution_ns")) is not None:
-        own = num(row.get("clock_resolution_ns"))
+    on_time_ns = clock == "time_ns"
+    given = row.get("clock_resolution_ns")
+    if given is None and on_time_ns:
+        given = row.get("time_ns_resolution_ns")     # the kernel's, for time_ns rows
+    if own is None and num(given) is not None:
+        own = num(given)
         own_from = "the clock's resolution as the record gives it"
     device = row.get("clock_device")  # the device behind the clock, where the row names it
+    if device is None and on_time_ns:
+        device = row.get("time_ns_device")
     device = device if isinstance(device, str) and device else None
     if clock == "time_ns":
         source = device or data.one("clocksource_selected").get("name")
