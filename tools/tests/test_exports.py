@@ -159,7 +159,7 @@ def test_every_sample_of_a_real_run(tmp_path):
     samples.csv holds each measured wakeup-latency row's samples, as many as the row counts,
     seq 0..n-1 once each, and their nearest-rank p99 is the row's p99_ns."""
     from conftest import unpack_fixture
-    log = unpack_fixture(tmp_path, "icount0-quick-5518f91.log")
+    log = unpack_fixture(tmp_path, "icount0-quick-11204e5.log")
     code, out, err = run_tool("report", log, "-o", tmp_path / "rep")
     assert code == 0, out + err
     from ticklablib import records
