@@ -21,6 +21,7 @@
 #include "kernel/discover/irq_check.h"
 #include "kernel/discover/topology_acpi.h"
 #include "kernel/report/console.h"
+#include "kernel/report/console_report.h"
 #include "kernel/report/record.h"
 #include "kernel/report/stop.h"
 #include "kernel/run.h"
@@ -191,6 +192,16 @@ static void send_boot_record(void)
     }
 }
 
+/* A boot measurement as a window of the console log (klog.h): its output waits until it
+ * ends. */
+static void measured(void (*step)(void))
+{
+    klog_drain_point();
+    klog_window_begin();
+    step();
+    klog_window_end();
+}
+
 /* A machine ticklab cannot run on: one error record naming why, then the end of the run
  * (the end record, the summary screen, QEMU's exit). Never returns. */
 static __attribute__((noreturn)) void stop_early(const char *what, const char *why)
@@ -240,20 +251,31 @@ void kmain(uint32_t magic, uint32_t info_phys)
     if (clocks_init())
         stop_early("clocksource", "no clock could be read or calibrated: time_ns() has "
                                   "nothing to run on, so nothing can be measured");
+    console_report_clock(tsc_cyc_to_ns);
+    console_phase_report("boot", "inventory and calibration");
+    /* Interrupts are on and the TSC calibrated: from here on output goes through the log,
+     * and the UART is paced when asked (with the TSC's rate). */
+    console_start(cfg.console_log, cfg.uart_pace ? clock_facts.tsc_hz : 0);
+    console_measure_scroll();
     /* After the calibration, so that each wait is bounded in time (200 ms), not in a count
      * of cycles made for a 10 GHz TSC (4.3 s each under QEMU -icount, where a PIT on a pin
      * the MADT does not name took minutes). The verdict waits for the devices' own fire
      * checks. */
     irq_check_run(clock_facts.tsc_hz ? tsc_ns_to_cyc(IRQ_CHECK_TIMEOUT_NS) : 0);
+    klog_drain_point();
     idle_configure(cfg.idle, clocks_under_tcg());     /* before any wait */
     ce_devices_init();
-    ce_measure_all();
+    measured(ce_measure_all);
     if (!irq_proof_ok())
         run_mark_failed("timer interrupts are not delivered: no external device's interrupt "
                         "(PIT, RTC, HPET) arrived");
     wrapcheck_report_all();
     clocks_report_environment();
+    klog_drain_point();
+    klog_window_begin();
     ce_check_all(cfg.cecheck);
+    klog_window_end();
+    klog_drain_point();
     if (timers_tick_start(&cfg.hz, cfg.clockevent, cfg.tick_oneshot))
         run_mark_failed("no tick");
     timers_base_init();
@@ -269,14 +291,24 @@ void kmain(uint32_t magic, uint32_t info_phys)
                           "can wait for another's spin; every wait halts instead");
         idle_configure(IDLE_HALT, clocks_under_tcg());
     }
+    klog_drain_point();
     if (!tsc_warp_check())
         kprintf("  tsc         not one clock on every CPU: demoted\n");
     if (!percpu_check_run())
         run_mark_failed("an application processor's own timers did not all fire on it");
+    klog_drain_point();
+    klog_window_begin();
     tick_check_run(cfg.tickcheck_ms);
+    klog_window_end();
+    klog_window_begin();
     hrt_check_run(cfg.hrtcheck);
+    klog_window_end();
+    klog_window_begin();
     idle_check_run(cfg.idlecheck_ms, cfg.nohz);
+    klog_window_end();
     debug_crash(cfg.crash);
+    klog_drain_point();
+    console_phase_report("boot", "devices and checks");
     unsigned ran = experiments_run(cfg.exp_mask);
     if (cfg.exp_mask && !clock_facts.tsc_hz)
         run_mark_failed(EXPERIMENTS_NEED_TSC);    /* asked for, and none could run */

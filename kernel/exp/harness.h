@@ -8,9 +8,13 @@
  * for, every further wait returns false at once, and the experiment winds up with what it
  * has (its loops ask exp_budget_left()). The next experiment runs; the run ends.
  *
- * Nothing is printed while a measurement is in flight: progress lines come from
- * exp_phase() at the boundaries between phases (a device, a row, a tick size), never from
- * inside a wait, so printing cannot delay a timer being measured. */
+ * Nothing is printed while a measurement is in flight: every phase (from exp_begin() or
+ * exp_phase() to the next exp_phase() or exp_end()) is a measurement window of the console
+ * log (kernel/report/klog.h): records and text made inside it wait in RAM and are written at
+ * its end, between phases, where progress lines are printed too. Each window starts from a
+ * known phase: on the next multiple of exp_align_grid_ns of the TSC, with the tick restarted
+ * there (when no wheel timer is pending), so that no figure depends on how long the output
+ * before it took (a paced UART, uart_pace=on). */
 #ifndef TICKLAB_EXP_HARNESS_H
 #define TICKLAB_EXP_HARNESS_H
 #include <stdbool.h>
@@ -26,6 +30,11 @@ struct clockevent;
  * beyond the worst wake-up seen here under nested KVM (about 130 ms is rare; 30 ms
  * common), so that a late interrupt is counted as late, not replaced by a rescue. */
 #define EXP_RESCUE_GRACE_NS 100000000ull
+
+/* The grid a window's start is put on: 1/256 s, a whole number of ns, of HPET clocks
+ * (10 ns under QEMU) and of the RTC's 32768 Hz. 0: no alignment, no tick restart. */
+#define EXP_ALIGN_GRID_NS 3906250ull
+extern uint64_t exp_align_grid_ns;
 
 /* Called by experiments_run around each experiment: the `exp_start` / `exp_end` records,
  * the budget (budget_ns of TSC time from now), the experiment's place in the plan (k of
