@@ -196,10 +196,9 @@ static void send_boot_record(void)
  * ends. */
 static void measured(void (*step)(void))
 {
-    klog_drain_point();
-    klog_window_begin();
+    exp_window_begin();
     step();
-    klog_window_end();
+    exp_window_end();
 }
 
 /* A machine ticklab cannot run on: one error record naming why, then the end of the run
@@ -271,10 +270,9 @@ void kmain(uint32_t magic, uint32_t info_phys)
                         "(PIT, RTC, HPET) arrived");
     wrapcheck_report_all();
     clocks_report_environment();
-    klog_drain_point();
-    klog_window_begin();
+    exp_window_begin();
     ce_check_all(cfg.cecheck);
-    klog_window_end();
+    exp_window_end();
     klog_drain_point();
     if (timers_tick_start(&cfg.hz, cfg.clockevent, cfg.tick_oneshot))
         run_mark_failed("no tick");
@@ -296,16 +294,15 @@ void kmain(uint32_t magic, uint32_t info_phys)
         kprintf("  tsc         not one clock on every CPU: demoted\n");
     if (!percpu_check_run())
         run_mark_failed("an application processor's own timers did not all fire on it");
-    klog_drain_point();
-    klog_window_begin();
+    exp_window_begin();
     tick_check_run(cfg.tickcheck_ms);
-    klog_window_end();
-    klog_window_begin();
+    exp_window_end();
+    exp_window_begin();
     hrt_check_run(cfg.hrtcheck);
-    klog_window_end();
-    klog_window_begin();
+    exp_window_end();
+    exp_window_begin();
     idle_check_run(cfg.idlecheck_ms, cfg.nohz);
-    klog_window_end();
+    exp_window_end();
     debug_crash(cfg.crash);
     klog_drain_point();
     console_phase_report("boot", "devices and checks");

@@ -96,7 +96,7 @@ static void start_from_known_phase(void)
     irq_restore(flags);
 }
 
-static void window_open(void)
+void exp_window_begin(void)
 {
     klog_drain_point();
     if (exp_align_grid_ns && clock_facts.tsc_hz)
@@ -104,7 +104,7 @@ static void window_open(void)
     klog_window_begin();
 }
 
-static void window_close(void)
+void exp_window_end(void)
 {
     klog_window_end();
 }
@@ -133,12 +133,12 @@ void exp_begin(const char *name, const char *summary, uint64_t budget_ns, unsign
     json_u64(&r.j, "k", k);
     json_u64(&r.j, "of", n);
     rec_emit(&r);
-    window_open();
+    exp_window_begin();
 }
 
 void exp_end(void)
 {
-    window_close();
+    exp_window_end();
     exp_tick_restore();
     struct rec r;
     rec_begin(&r, "exp_end");
@@ -170,7 +170,7 @@ void exp_phase(const char *fmt, ...)
     va_start(ap, fmt);
     fmt_vsnprintf(buf, sizeof(buf), fmt, ap);
     va_end(ap);
-    window_close();
+    exp_window_end();
     console_phase_report(exp_current(), phase);
     k_strlcpy(phase_buf, buf, sizeof(phase_buf));
     phase = phase_buf;
@@ -180,7 +180,7 @@ void exp_phase(const char *fmt, ...)
             what, (unsigned long long)(in_ns / NSEC_PER_SEC),
             (unsigned long long)(in_ns / 100000000ull % 10),
             (unsigned long long)(budget_ns_now / NSEC_PER_SEC));
-    window_open();
+    exp_window_begin();
 }
 
 /* The budget is counted on the TSC, which no experiment programs. */

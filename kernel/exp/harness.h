@@ -39,6 +39,11 @@ extern uint64_t exp_align_grid_ns;
 /* Called by experiments_run around each experiment: the `exp_start` / `exp_end` records,
  * the budget (budget_ns of TSC time from now), the experiment's place in the plan (k of
  * n, for the progress lines), and putting the tick back as it was at boot. */
+/* A measurement window outside the experiments (the boot's checks): the log drained, the
+ * start put on the grid as for a phase, no output until exp_window_end(). */
+void exp_window_begin(void);
+void exp_window_end(void);
+
 void exp_begin(const char *name, const char *summary, uint64_t budget_ns, unsigned k,
                unsigned n);
 void exp_end(void);

@@ -150,6 +150,30 @@ def impossible(data):
     return out
 
 
+def console_cost(data):
+    """What the run's own output cost it (`console_cost`, `screen_scroll`): one line, and
+    whether it met the goal (no console time inside a measurement window). None for a run
+    that does not say."""
+    cost = (data.by_type.get("console_cost") or [None])[-1]
+    if not cost:
+        return None
+    scroll = (data.by_type.get("screen_scroll") or [None])[-1]
+    in_window = num(cost.get("in_window_ns"))
+    irqoff = num(cost.get("irqoff_max_ns"))
+    line = ("longest interrupts-off stretch of the output path %s us (%s); console time "
+            "inside measurement windows %s ns%s; serial %s at %s baud%s" % (
+                fmt(None if irqoff is None else round(irqoff / 1000.0, 1)),
+                cost.get("irqoff_max_phase") or "-", fmt(in_window),
+                "" if in_window == 0 else " (the goal is 0)",
+                "paced" if cost.get("paced") else "not paced", fmt(cost.get("serial_baud")),
+                "" if cost.get("buffered", True) else ", written at once (console_log=off)"))
+    if scroll:
+        line += "; one screen scroll %s us (%sx%s cells, tsc)" % (
+            fmt(round((num(scroll.get("redraw_ns")) or 0) / 1000.0, 1)), fmt(scroll.get("cols")),
+            fmt(scroll.get("rows")))
+    return {"line": line, "ok": in_window == 0 and not num(cost.get("lost_bytes"))}
+
+
 def build(data, runs, capture, capture_problem=None, log=None):
     """The run's summary, JSON-ready."""
     env = provenance.describe(capture, data.boot, data.one("cpu"), data.one("environment"))
@@ -174,6 +198,7 @@ def build(data, runs, capture, capture_problem=None, log=None):
         "unmet": check.unmet([data.run]),
         "samples": samples_summary(data),
         "verdict": verdict_lines(data),
+        "console": console_cost(data),
         "experiments_planned_from": planned_from,
         "experiments": [{"exp": s.name, "title": s.title, "state": s.state,
                          "note": s.describe(), "rows": len(s.rows),
@@ -261,6 +286,8 @@ def terminal_lines(summary, brief=False):
         out += ["  %s  %s" % (v["label"].ljust(width), v["claim"]) for v in summary["verdict"]]
     else:
         out.append("verdict: none sent (the kernel sends one after its experiments)")
+    if summary.get("console"):
+        out.append("output: " + summary["console"]["line"])
     exps = summary["experiments"]
     done = sum(e["state"] in ("done", "skipped") for e in exps)
     out.append("experiments: %d of %d ran to their end (planned from %s)" % (
