@@ -12,7 +12,7 @@
  * exp_phase() to the next exp_phase() or exp_end()) is a measurement window of the console
  * log (kernel/report/klog.h): records and text made inside it wait in RAM and are written at
  * its end, between phases, where progress lines are printed too. Each window starts from a
- * known phase: on the next multiple of exp_align_grid_ns of the TSC, with the tick restarted
+ * known phase: on the next multiple of exp_align_grid_ns (1/16 s) of the TSC, with the tick restarted
  * there (when no wheel timer is pending), so that no figure depends on how long the output
  * before it took (a paced UART, uart_pace=on). */
 #ifndef TICKLAB_EXP_HARNESS_H
@@ -31,10 +31,14 @@ struct clockevent;
  * common), so that a late interrupt is counted as late, not replaced by a rescue. */
 #define EXP_RESCUE_GRACE_NS 100000000ull
 
-/* The grid a window's start is put on: 1/256 s, a whole number of ns, of HPET clocks
- * (10 ns under QEMU) and of the RTC's 32768 Hz. 0: no alignment, no tick restart. */
-#define EXP_ALIGN_GRID_NS 3906250ull
+/* The grid a window's start is put on: 1/16 s, a whole number of ns, of HPET clocks (10 ns
+ * under QEMU), of the RTC's 32768 Hz clocks (2048) and of periodic-jitter's default deadline
+ * grids (5000 and 800 ns, rounded on time_ns itself); the PIT's and the PM timer's clocks
+ * are not whole in it (0.5 s and 0.2 s would be), and no experiment reads those inside a
+ * window. The wait costs 31 ms a window on average. 0: no alignment, no tick restart. */
+#define EXP_ALIGN_GRID_NS 62500000ull
 extern uint64_t exp_align_grid_ns;
+
 
 /* Called by experiments_run around each experiment: the `exp_start` / `exp_end` records,
  * the budget (budget_ns of TSC time from now), the experiment's place in the plan (k of
