@@ -63,9 +63,9 @@ uint64_t exp_align_grid_ns = EXP_ALIGN_GRID_NS;
 
 /* The tick is stopped (with interrupts on, so that nothing of it stays pending), the TSC
  * waited for up to its next grid point, and the tick started again there, on its device
- * and rate: every window starts on the same phase of every counter that runs on the
- * virtual clock, and of the tick. Under QEMU -icount (shift=0) the few ns by which the wait
- * overshoots are padded to a constant with NOPs. */
+ * and rate: every window starts on the same phase of the tick, of the HPET and of the RTC
+ * (EXP_ALIGN_GRID_NS says which clocks are whole in the grid). Under QEMU -icount
+ * (shift=0) the few ns by which the wait overshoots are padded to a constant with NOPs. */
 static void start_from_known_phase(void)
 {
     bool tick = tick_running(&kernel_tick) && !wheel_pending(&kernel_wheel);
@@ -77,12 +77,15 @@ static void start_from_known_phase(void)
     if (tick)
         tick_stop(&kernel_tick);
     irq_enable();
-    uint64_t grid = tsc_ns_to_cyc(exp_align_grid_ns);
+    uint64_t grid = tsc_ns_to_cyc(clock_facts.virtual_time ? EXP_ALIGN_GRID_EXACT_NS
+                                                           : exp_align_grid_ns);
     uint64_t target = (rdtsc() / grid + 1) * grid;
+    /* NOPs, not PAUSE: under the emulator a PAUSE leaves the CPU loop, and few TSC reads
+     * (each ends a translation block); the last stretch reads it on every pass. */
     while ((int64_t)(rdtsc() - (target - 2 * ALIGN_PAD_NS)) < 0)
-        cpu_nop_block();          /* few TSC reads: each is dear under the emulator */
+        cpu_nop_block();
     while ((int64_t)(rdtsc() - target) < 0)
-        cpu_relax();
+        ;
     irq_disable();
     uint64_t late = rdtsc() - target;
     if (clock_facts.virtual_time && late < ALIGN_PAD_NS)

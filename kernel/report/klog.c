@@ -25,7 +25,7 @@ static struct ring serial_ring = { serial_buf, KLOG_SERIAL_BYTES, 0, 0 };
 static struct ring screen_ring = { screen_buf, KLOG_SCREEN_BYTES, 0, 0 };
 
 static struct uart *uart;
-static bool buffered, panicked, serial_mid_line;
+static bool buffered, panicked, serial_mid_line, said_dead;
 static volatile int lock_word, draining;
 static volatile unsigned windows;
 static struct klog_stats st;
@@ -83,7 +83,7 @@ static void put(struct ring *r, const char *s, size_t n)
 void klog_init(struct uart *serial)
 {
     uart = serial;
-    buffered = panicked = serial_mid_line = false;
+    buffered = panicked = serial_mid_line = said_dead = false;
     lock_word = draining = 0;
     windows = 0;
     serial_ring.head = serial_ring.tail = screen_ring.head = screen_ring.tail = 0;
@@ -118,6 +118,22 @@ static bool port_usable(void)
     return uart && uart->present && !uart->dead;
 }
 
+/* Once, on the screen: the serial port stopped taking bytes, so the run goes on without it
+ * (the `console_cost` record counts what was lost). Straight into the screen's ring: the
+ * writer holds the drain and must not wait for itself. */
+static void say_port_dead(void)
+{
+    static const char msg[] = "serial port stopped draining (THRE never came within its bound): "
+                              "serial output off, the screen goes on\n";
+    if (said_dead || !uart || !uart->present)
+        return;
+    said_dead = true;
+    unsigned long f = lock();
+    if (fbcon_active() && space(&screen_ring) >= sizeof(msg))
+        put(&screen_ring, msg, sizeof(msg) - 1);
+    unlock(f);
+}
+
 /* A FIFO's worth to the UART; false when the port went dead waiting (bounded). */
 static void serial_chunk(struct ring *s)
 {
@@ -144,6 +160,7 @@ static bool drain_step(void)
     if (serial_left && !port_usable()) {
         lost += used(s);
         __atomic_store_n(&s->tail, s->head, __ATOMIC_RELEASE);
+        say_port_dead();
         return true;
     }
     if (serial_left && uart_tx_ready(uart)) {

@@ -238,25 +238,6 @@ TEST(log_on_a_port_that_dies_drops_and_counts_never_hangs)
     CHECK(klog_lost_bytes() > 0);
 }
 
-TEST(log_synchronous_after_a_panic_writes_the_backlog_first)
-{
-    machine((struct fake_uart_opts){ .fifo = true, .byte_ns = 1000 });
-    REQUIRE(uart_init(&port, FAKE_UART_COM1, 115200) == 0);
-    klog_init(&port);
-    klog_start(true);
-    irq_disable();                        /* buffered: waits for a drain point */
-    const char *a = "first\n", *b = "fault\n";
-    size_t la = 6, lb = 6;
-    klog_write(KLOG_SERIAL, &a, &la, 1, false);
-    klog_window_begin();                  /* a fault inside a window */
-    klog_panic();
-    klog_write(KLOG_SERIAL, &b, &lb, 1, true);
-    fake_run_for_ns(100000);
-    size_t len;
-    const char *out = fake_uart_output(&len);
-    CHECK(len == 12 && !memcmp(out, "first\nfault\n", 12));
-}
-
 /* ---- the screen -------------------------------------------------------------------- */
 
 #define FB_PHYS 0xE0000000ull
@@ -359,4 +340,31 @@ TEST(log_drains_the_screen_row_by_row_with_interrupts_on)
     size_t len;
     fake_uart_output(&len);
     CHECK_EQ_U64(len, 60 * 23);
+}
+
+TEST(log_says_on_the_screen_when_the_serial_port_dies)
+{
+    struct fb_info fb = { .kind = FB_EGA_TEXT, .phys = FB_PHYS, .pitch = 160, .width = 80,
+                          .height = 25 };
+    screen(&fb);
+    fake_uart_attach(FAKE_UART_COM1, (struct fake_uart_opts){ .fifo = true, .stuck = true });
+    REQUIRE(uart_init(&port, FAKE_UART_COM1, 115200) == 0);
+    klog_init(&port);
+    klog_start(true);
+    irq_enable();
+    const char *p = "a record\n";
+    size_t l = strlen(p);
+    klog_write(KLOG_SERIAL, &p, &l, 1, true);
+    klog_drain_point();
+    CHECK(port.dead);
+    bool said = false;
+    for (uint32_t r = 0; r < 25; r++) {
+        char row[81];
+        for (uint32_t c = 0; c < 80; c++)
+            row[c] = ega_char(c, r);
+        row[80] = 0;
+        said |= strstr(row, "serial port stopped draining") != NULL;
+    }
+    CHECK(said);
+    CHECK_EQ_U64(vram_reads, 0);
 }

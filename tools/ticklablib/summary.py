@@ -150,6 +150,16 @@ def impossible(data):
     return out
 
 
+def duration(ns):
+    """ns as people read a duration: ns, us, ms or s with 3 significant figures."""
+    if ns is None:
+        return "-"
+    for unit, scale in (("s", 1e9), ("ms", 1e6), ("us", 1e3)):
+        if abs(ns) >= scale:
+            return "%.3g %s" % (ns / scale, unit)
+    return "%d ns" % ns
+
+
 def console_cost(data):
     """What the run's own output cost it (`console_cost`, `screen_scroll`): one line, and
     whether it met the goal (no console time inside a measurement window). None for a run
@@ -159,18 +169,17 @@ def console_cost(data):
         return None
     scroll = (data.by_type.get("screen_scroll") or [None])[-1]
     in_window = num(cost.get("in_window_ns"))
-    irqoff = num(cost.get("irqoff_max_ns"))
-    line = ("longest interrupts-off stretch of the output path %s us (%s); console time "
-            "inside measurement windows %s ns%s; serial %s at %s baud%s" % (
-                fmt(None if irqoff is None else round(irqoff / 1000.0, 1)),
-                cost.get("irqoff_max_phase") or "-", fmt(in_window),
-                "" if in_window == 0 else " (the goal is 0)",
+    line = ("longest interrupts-off stretch of the output path %s (%s); console time inside "
+            "measurement windows %s%s; serial %s at %s baud%s" % (
+                duration(num(cost.get("irqoff_max_ns"))), cost.get("irqoff_max_phase") or "-",
+                duration(in_window), "" if in_window == 0 else " (the goal is 0)",
                 "paced" if cost.get("paced") else "not paced", fmt(cost.get("serial_baud")),
                 "" if cost.get("buffered", True) else ", written at once (console_log=off)"))
     if scroll:
-        line += "; one screen scroll %s us (%sx%s cells, tsc)" % (
-            fmt(round((num(scroll.get("redraw_ns")) or 0) / 1000.0, 1)), fmt(scroll.get("cols")),
+        line += "; one screen scroll %s (%sx%s cells)" % (
+            duration(num(scroll.get("redraw_ns"))), fmt(scroll.get("cols")),
             fmt(scroll.get("rows")))
+    line += "; clock tsc"
     return {"line": line, "ok": in_window == 0 and not num(cost.get("lost_bytes"))}
 
 
