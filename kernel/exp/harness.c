@@ -77,8 +77,7 @@ static void start_from_known_phase(void)
     if (tick)
         tick_stop(&kernel_tick);
     irq_enable();
-    uint64_t grid = tsc_ns_to_cyc(clock_facts.virtual_time ? EXP_ALIGN_GRID_EXACT_NS
-                                                           : exp_align_grid_ns);
+    uint64_t grid = tsc_ns_to_cyc(exp_align_grid_ns);
     uint64_t target = (rdtsc() / grid + 1) * grid;
     /* NOPs, not PAUSE: under the emulator a PAUSE leaves the CPU loop, and few TSC reads
      * (each ends a translation block); the last stretch reads it on every pass. */

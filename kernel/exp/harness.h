@@ -12,9 +12,9 @@
  * exp_phase() to the next exp_phase() or exp_end()) is a measurement window of the console
  * log (kernel/report/klog.h): records and text made inside it wait in RAM and are written at
  * its end, between phases, where progress lines are printed too. Each window starts from a
- * known phase: on the next multiple of exp_align_grid_ns (1/16 s) of the TSC, with the tick restarted
- * there (when no wheel timer is pending), so that no figure depends on how long the output
- * before it took (a paced UART, uart_pace=on). */
+ * known phase: on the next multiple of exp_align_grid_ns (1/16 s) of the TSC, with the
+ * tick restarted there (when no wheel timer is pending), so that figures depend as little
+ * as they can on how long the output before it took (a paced UART, uart_pace=1). */
 #ifndef TICKLAB_EXP_HARNESS_H
 #define TICKLAB_EXP_HARNESS_H
 #include <stdbool.h>
@@ -33,15 +33,13 @@ struct clockevent;
 
 /* The grid a window's start is put on: 1/16 s, a whole number of ns, of HPET clocks (10 ns
  * under QEMU), of the RTC's 32768 Hz clocks (2048) and of periodic-jitter's default deadline
- * grids (5000 and 800 ns, rounded on time_ns itself); the PIT's and the PM timer's clocks
- * are not whole in it (0.5 s and 0.2 s would be), and no experiment reads those inside a
- * window. The wait costs 31 ms a window on average. 0: no alignment, no tick restart. */
+ * grids (5000 and 800 ns, rounded on time_ns itself). The PIT's and the PM timer's clocks
+ * are not whole in it (1/2 s and 1/5 s would be): a window whose code reads them (the
+ * boot's device measurements) can start on another phase of theirs, and under -icount a
+ * paced run's figures are not yet always an unpaced one's (docs/experiments.md, "Output
+ * and measurement windows"). The wait costs 31 ms a window on average. 0: no alignment,
+ * no tick restart. */
 #define EXP_ALIGN_GRID_NS 62500000ull
-/* Under QEMU -icount (clock_facts.virtual_time): 1/2 s, also a whole number of PIT clocks
- * (596,591), which the boot's device measurements and the tick's set-up read: with 1/16 s
- * a paced and an unpaced run's windows came out a few ns apart there. 0.25 s a window on
- * average, of virtual time that costs little real time. */
-#define EXP_ALIGN_GRID_EXACT_NS 500000000ull
 extern uint64_t exp_align_grid_ns;
 
 
