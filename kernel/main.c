@@ -247,13 +247,15 @@ void kmain(uint32_t magic, uint32_t info_phys)
     if (intr_init(&topo, &cpu_facts, true))
         stop_early("lapic", "no usable local APIC: every timer interrupt ticklab takes comes "
                             "through it");
+    /* Interrupts can be taken: from here on output goes through the log (the calibration's
+     * lines wait in RAM until it is done), still unpaced: pacing needs the TSC's rate. */
+    console_start(cfg.console_log, 0);
     if (clocks_init())
         stop_early("clocksource", "no clock could be read or calibrated: time_ns() has "
                                   "nothing to run on, so nothing can be measured");
     console_report_clock(tsc_cyc_to_ns);
     console_phase_report("boot", "inventory and calibration");
-    /* Interrupts are on and the TSC calibrated: from here on output goes through the log,
-     * and the UART is paced when asked (with the TSC's rate). */
+    /* The TSC is calibrated: the UART is paced from here on when asked. */
     console_start(cfg.console_log, cfg.uart_pace ? clock_facts.tsc_hz : 0);
     console_measure_scroll();
     /* After the calibration, so that each wait is bounded in time (200 ms), not in a count

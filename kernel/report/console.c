@@ -26,7 +26,7 @@ int console_screen_init(const struct fb_info *fb, void *(*map)(uint64_t phys, ui
 
 void console_start(bool buffered, uint64_t pace_tsc_hz)
 {
-    klog_flush();
+    klog_drain_point();           /* what waits goes out first, interrupts on */
     if (pace_tsc_hz && serial.present)
         uart_set_pacing(&serial, pace_tsc_hz);
     klog_start(buffered);

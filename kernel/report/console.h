@@ -20,8 +20,9 @@
 int console_serial_init(uint16_t port, uint32_t baud);
 const struct uart *console_uart(void);
 int console_screen_init(const struct fb_info *fb, void *(*map)(uint64_t phys, uint64_t bytes));
-/* From here on output is buffered (console_log=on) and the UART paced (uart_pace=on, with
- * the TSC's calibrated rate); call once interrupts are on and the TSC is calibrated. */
+/* From here on output is buffered (buffered: console_log=on) and, with pace_tsc_hz (the
+ * TSC's calibrated rate) not 0, the UART paced (uart_pace=1). Drains what is buffered
+ * first. Call once interrupts can be taken; again, with the rate, once it is known. */
 void console_start(bool buffered, uint64_t pace_tsc_hz);
 
 void con_write(unsigned where, const char *s, size_t n);

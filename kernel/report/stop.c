@@ -55,9 +55,10 @@ static __attribute__((noreturn)) void out(bool failed)
 void stop_run(bool failed, const char *reason)
 {
     static bool stopping;
-    klog_flush();                 /* what is buffered goes out, interrupts as they were */
+    klog_drain_point();           /* what is buffered goes out, interrupts on (not after a
+                                     fault: the log is synchronous then) */
     irq_disable();
-    klog_panic();                 /* and the last words at once */
+    klog_panic();                 /* the rest, and the last words, at once */
     if (stopping)
         out(true);
     stopping = true;
