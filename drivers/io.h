@@ -26,6 +26,8 @@ void outb(uint16_t port, uint8_t v);
 void outw(uint16_t port, uint16_t v);
 void outl(uint16_t port, uint32_t v);
 uint32_t mmio_read32(uintptr_t addr);
+void mmio_write8(uintptr_t addr, uint8_t v);
+void mmio_write16(uintptr_t addr, uint16_t v);
 void mmio_write32(uintptr_t addr, uint32_t v);
 uint64_t mmio_read64(uintptr_t addr);
 void mmio_write64(uintptr_t addr, uint64_t v);
@@ -49,6 +51,7 @@ void irq_enable(void);
 void irq_disable(void);
 void cpu_relax(void);
 void cpu_nop_block(void);
+void cpu_nops(unsigned n);
 void cpu_halt(void);
 void serialize(void);
 void wrmsr_fence(void);
@@ -91,6 +94,15 @@ static inline uint32_t mmio_read32(uintptr_t addr)
     uint32_t v;
     __asm__ volatile("movl %1, %0" : "=r"(v) : "m"(*(volatile uint32_t *)addr) : "memory");
     return v;
+}
+/* 8- and 16-bit stores: the screen (EGA text cells, 16/24-bit pixels). */
+static inline void mmio_write8(uintptr_t addr, uint8_t v)
+{
+    __asm__ volatile("movb %1, %0" : "=m"(*(volatile uint8_t *)addr) : "q"(v) : "memory");
+}
+static inline void mmio_write16(uintptr_t addr, uint16_t v)
+{
+    __asm__ volatile("movw %1, %0" : "=m"(*(volatile uint16_t *)addr) : "r"(v) : "memory");
 }
 static inline void mmio_write32(uintptr_t addr, uint32_t v)
 {
@@ -189,6 +201,18 @@ static inline void cpu_halt(void) { __asm__ volatile("hlt" : : : "memory"); }
 /* 32 NOPs: a spin step for an emulator that counts instructions (QEMU TCG runs a block of
  * them in a few ns and counts each as one; PAUSE would leave its translated code). */
 static inline void cpu_nop_block(void) { __asm__ volatile(".rept 32\n\tnop\n\t.endr" : : : "memory"); }
+/* Exactly n (< 64) one-byte NOPs, by a jump into a run of 64: under QEMU -icount shift=0
+ * one instruction is one ns of virtual time, so this pads a moment to the nanosecond. */
+static inline void cpu_nops(unsigned n)
+{
+    uint64_t skip = 64 - (n < 64 ? n : 63);
+    __asm__ volatile("lea 1f(%%rip), %%rax\n\t"
+                     "add %0, %%rax\n\t"
+                     "jmp *%%rax\n\t"
+                     "1:\n\t"
+                     ".rept 64\n\tnop\n\t.endr"
+                     : : "r"(skip) : "rax", "memory", "cc");
+}
 /* CPUID serialises the instruction stream; the SDM asks for it (or MFENCE;LFENCE) before
  * writing the TSC-deadline MSR so that earlier stores cannot pass the arming write. */
 static inline void serialize(void)

@@ -81,7 +81,8 @@ int config_parse(const char *line, bool cut, const char *const *exp_names,
     static char console_word[32];
     unsigned profile = PROFILE_QUICK, qemu_exit = TRI_AUTO, crash = CRASH_NONE, dump = 0;
     unsigned wrapcheck = TRI_AUTO, tickmode = 0, nohz = 0, hpet_access = 0, raw_samples = 0;
-    unsigned idle = IDLE_AUTO;
+    unsigned idle = IDLE_AUTO, console_log = 0;
+    uint64_t uart_pace = 0;
     bool reboot = false;
 
     cfg = (struct config){ .hz = TICK_DEFAULT_HZ, .console_port = 0x3F8,
@@ -155,6 +156,14 @@ int config_parse(const char *line, bool cut, const char *const *exp_names,
                                              "rate, taken instead of its calibration)" },
         { .key = "wrapcheck", .type = CMDLINE_ENUM, .dest = &wrapcheck, .choices = tristates3,
           .accepted = "auto, on or off" },
+        { .key = "console_log", .type = CMDLINE_ENUM, .dest = &console_log, .choices = onoff,
+          .accepted = "on or off (off: every line written at once, interrupts off)" },
+        /* A number, not on/off: both values then take the parser the same instructions,
+         * so a paced and an unpaced boot stay alike to the ns under -icount until the
+         * pacing starts (tests/qemu/cases_console.py compares their figures). */
+        { .key = "uart_pace", .type = CMDLINE_UINT, .dest = &uart_pace, .min = 0, .max = 1,
+          .accepted = "0 or 1 (1: the UART driver holds each byte as long as a real line at "
+                      "the console's baud rate)" },
         { .key = "hpet_access", .type = CMDLINE_ENUM, .dest = &hpet_access,
           .choices = hpet_accesses, .accepted = "auto, 32 or 64 (bits per HPET register "
                                                  "access; auto: 64 under QEMU, else 32)" },
@@ -175,6 +184,8 @@ int config_parse(const char *line, bool cut, const char *const *exp_names,
     cfg.idle = (enum idle_mode)idle;
     cfg.nohz = nohz == 0;
     cfg.raw_samples = raw_samples == 0;
+    cfg.console_log = console_log == 0;
+    cfg.uart_pace = uart_pace != 0;
     if (!opts_seen(opts, n_opts, "hwlat_threshold_ns"))
         cfg.hwlat_threshold_ns = 10000;
     if (!opts_seen(opts, n_opts, "idlecheck_ms"))

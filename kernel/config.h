@@ -22,6 +22,10 @@ struct config {
     bool exp_given;
     uint16_t console_port;      /* 0: serial output off */
     uint32_t console_baud;
+    bool console_log;           /* console_log=on: output through the in-memory log, drained
+                                   between measurement windows (off: written at once) */
+    bool uart_pace;             /* uart_pace=on: the UART driver holds each byte for its
+                                   time on a real line at console_baud (emulation aid) */
     enum tristate qemu_exit;    /* auto: only under QEMU (hypervisor signature) */
     bool reboot;                /* on real hardware, reboot at the end instead of halting */
     enum crash_kind crash;      /* debugging aid: fault on purpose after the inventory */

@@ -35,6 +35,7 @@ static void console_record(const struct boot_info *boot)
     json_hex(&r.j, "serial_port", cfg.console_port);
     json_u64(&r.j, "serial_baud", cfg.console_baud);
     json_bool(&r.j, "serial_present", u->present);
+    json_u64(&r.j, "serial_fifo_bytes", u->present ? u->fifo_bytes : 0);
     json_str(&r.j, "screen", fb_kind_name(boot->fb.kind));
     json_bool(&r.j, "screen_active", fbcon_active());
     json_u64(&r.j, "screen_cols", cols);

@@ -21,6 +21,7 @@
 #include "kernel/discover/irq_check.h"
 #include "kernel/discover/topology_acpi.h"
 #include "kernel/report/console.h"
+#include "kernel/report/console_report.h"
 #include "kernel/report/record.h"
 #include "kernel/report/stop.h"
 #include "kernel/run.h"
@@ -191,6 +192,15 @@ static void send_boot_record(void)
     }
 }
 
+/* A boot measurement as a window of the console log (klog.h): its output waits until it
+ * ends. */
+static void measured(void (*step)(void))
+{
+    exp_window_begin();
+    step();
+    exp_window_end();
+}
+
 /* A machine ticklab cannot run on: one error record naming why, then the end of the run
  * (the end record, the summary screen, QEMU's exit). Never returns. */
 static __attribute__((noreturn)) void stop_early(const char *what, const char *why)
@@ -237,14 +247,23 @@ void kmain(uint32_t magic, uint32_t info_phys)
     if (intr_init(&topo, &cpu_facts, acpi_facts.dmar.present && acpi_facts.dmar.x2apic_opt_out))
         stop_early("lapic", "no usable local APIC: every timer interrupt ticklab takes comes "
                             "through it");
+    /* Interrupts can be taken: from here on output goes through the log (the calibration's
+     * lines wait in RAM until it is done), still unpaced: pacing needs the TSC's rate. */
+    console_start(cfg.console_log, 0);
     if (clocks_init())
         stop_early("clocksource", "no clock could be read or calibrated: time_ns() has "
                                   "nothing to run on, so nothing can be measured");
+    console_report_clock(tsc_cyc_to_ns);
+    console_phase_report("boot", "inventory and calibration");
+    /* The TSC is calibrated: the UART is paced from here on when asked. */
+    console_start(cfg.console_log, cfg.uart_pace ? clock_facts.tsc_hz : 0);
+    console_measure_scroll();
     /* After the calibration, so that each wait is bounded in time (200 ms), not in a count
      * of cycles made for a 10 GHz TSC (4.3 s each under QEMU -icount, where a PIT on a pin
      * the MADT does not name took minutes). The verdict waits for the devices' own fire
      * checks. */
     irq_check_run(clock_facts.tsc_hz ? tsc_ns_to_cyc(IRQ_CHECK_TIMEOUT_NS) : 0);
+    klog_drain_point();
     /* Before any wait. idle=auto (the default): under virtual time no CPU halts, so a run
      * under QEMU -icount repeats byte for byte without being told (halt.h); the CPUs beyond
      * the first are not started yet, so one is assumed and corrected below. */
@@ -253,13 +272,16 @@ void kmain(uint32_t magic, uint32_t info_phys)
     idle_configure(idle_resolve(cfg.idle, vt, 1, &idle_why), clocks_under_tcg());
     idle_set_reason(idle_why);
     ce_devices_init();
-    ce_measure_all();
+    measured(ce_measure_all);
     if (!irq_proof_ok())
         run_mark_failed("timer interrupts are not delivered: no external device's interrupt "
                         "(PIT, RTC, HPET) arrived");
     wrapcheck_report_all();
     clocks_report_environment();
+    exp_window_begin();
     ce_check_all(cfg.cecheck);
+    exp_window_end();
+    klog_drain_point();
     if (timers_tick_start(&cfg.hz, cfg.clockevent, cfg.tick_oneshot))
         run_mark_failed("no tick");
     timers_base_init();
@@ -283,14 +305,23 @@ void kmain(uint32_t magic, uint32_t info_phys)
     } else if (cfg.idle == IDLE_AUTO && idle_polls()) {
         kprintf("  idle        %s\n", idle_why);
     }
+    klog_drain_point();
     if (!tsc_warp_check())
         kprintf("  tsc         not one clock on every CPU: demoted\n");
     if (!percpu_check_run())
         run_mark_failed("an application processor's own timers did not all fire on it");
+    exp_window_begin();
     tick_check_run(cfg.tickcheck_ms);
+    exp_window_end();
+    exp_window_begin();
     hrt_check_run(cfg.hrtcheck);
+    exp_window_end();
+    exp_window_begin();
     idle_check_run(cfg.idlecheck_ms, cfg.nohz);
+    exp_window_end();
     debug_crash(cfg.crash);
+    klog_drain_point();
+    console_phase_report("boot", "devices and checks");
     unsigned ran = experiments_run(cfg.exp_mask);
     if (cfg.exp_mask && !clock_facts.tsc_hz)
         run_mark_failed(EXPERIMENTS_NEED_TSC);    /* asked for, and none could run */

@@ -1,6 +1,7 @@
 /* kernel/run.c - see run.h. */
 #include "kernel/run.h"
 
+#include "kernel/report/console_report.h"
 #include "kernel/report/record.h"
 #include "kernel/report/stop.h"
 #include "kernel/summary.h"
@@ -17,6 +18,8 @@ void run_mark_failed(const char *why)
 
 void run_finish(void)
 {
+    console_phase_report("run", "end");
+    console_report_run();
     /* Records in all, the end record included, as the host tool counts them. */
     summary_show(!failed, rec_sent() + 1);
     stop_run(failed, fail_reason);

@@ -60,6 +60,7 @@ void fault_handle(struct trap_frame *tf)
         /* A fault while reporting a fault: say nothing more, just stop. */
         stop_run(true, "fault while reporting a fault");
     }
+    klog_panic();                 /* the log's backlog, then this, at once */
     uint64_t cr2 = read_cr2();
     const char *guard = (v == VEC_PF || v == VEC_DF) ? paging_guard_name(cr2) : 0;
     const char *cause = guard ? "stack_overflow" : v == VEC_NMI ? "nmi" : "exception";

@@ -2,6 +2,7 @@
 #include "kernel/console/fbcon.h"
 
 #include "ticklab/errno.h"
+#include "ticklab/io.h"
 #include "ticklab/kstring.h"
 
 #include "font8x16.h"   /* generated from a system bitmap font by the Makefile */
@@ -9,14 +10,22 @@
 #define GLYPH_W 8
 #define GLYPH_H 16
 #define EGA_ATTR 0x07   /* light grey on black */
+#define SHOWN_UNKNOWN 0 /* never a character of the text (control bytes are drawn as '?') */
 
 static struct {
     struct fb_info fb;
-    uint8_t *base;
+    uintptr_t base;
     uint32_t cols, rows, cx, cy;
+    uint32_t top;                 /* the text row shown on the screen's first row */
     uint32_t fg;
     bool active;
+    struct fbcon_stats st;
 } con;
+
+static uint8_t text[FBCON_MAX_CELLS];    /* text row t at text[t * cols] */
+static uint8_t shown[FBCON_MAX_CELLS];   /* screen row r at shown[r * cols] */
+static bool dirty[FBCON_MAX_ROWS];       /* screen rows that may show the wrong text */
+static uint32_t first_dirty;             /* no row above it is dirty */
 
 static uint32_t rgb_pixel(uint8_t r, uint8_t g, uint8_t b)
 {
@@ -26,48 +35,60 @@ static uint32_t rgb_pixel(uint8_t r, uint8_t g, uint8_t b)
            ((uint32_t)(b >> (8 - f->blue_size)) << f->blue_pos);
 }
 
-static void put_pixel(uint8_t *row, uint32_t x, uint32_t px)
+static void put_pixel(uintptr_t row, uint32_t x, uint32_t px)
 {
     switch (con.fb.bpp) {
-    case 32: ((volatile uint32_t *)row)[x] = px; break;
-    case 24: {
-        volatile uint8_t *p = row + x * 3;
-        p[0] = px & 0xFF; p[1] = (px >> 8) & 0xFF; p[2] = (px >> 16) & 0xFF;
+    case 32: mmio_write32(row + x * 4, px); break;
+    case 24:
+        mmio_write8(row + x * 3, px & 0xFF);
+        mmio_write8(row + x * 3 + 1, (px >> 8) & 0xFF);
+        mmio_write8(row + x * 3 + 2, (px >> 16) & 0xFF);
         break;
+    default: mmio_write16(row + x * 2, (uint16_t)px); break;
     }
-    default: ((volatile uint16_t *)row)[x] = (uint16_t)px; break;
-    }
+}
+
+static unsigned glyph_bytes(void)
+{
+    return con.fb.kind == FB_EGA_TEXT ? 2 : GLYPH_W * GLYPH_H * ((con.fb.bpp + 7) / 8);
 }
 
 static void draw_glyph(uint32_t col, uint32_t row, unsigned char ch)
 {
     if (con.fb.kind == FB_EGA_TEXT) {
-        volatile uint16_t *cell = (volatile uint16_t *)(con.base + row * con.fb.pitch) + col;
-        *cell = (uint16_t)(EGA_ATTR << 8 | ch);
+        mmio_write16(con.base + row * con.fb.pitch + col * 2, (uint16_t)(EGA_ATTR << 8 | ch));
         return;
     }
     const uint8_t *g = &font8x16[(ch & 0x7F) * GLYPH_H];
     for (uint32_t y = 0; y < GLYPH_H; y++) {
-        uint8_t *line = con.base + (row * GLYPH_H + y) * con.fb.pitch;
+        uintptr_t line = con.base + (row * GLYPH_H + y) * con.fb.pitch;
         for (uint32_t x = 0; x < GLYPH_W; x++)
             put_pixel(line, col * GLYPH_W + x, (g[y] & (0x80 >> x)) ? con.fg : 0);
     }
 }
 
-static void clear_rows(uint32_t first, uint32_t count)
+static uint8_t *text_row(uint32_t screen_row)
 {
-    for (uint32_t r = first; r < first + count && r < con.rows; r++)
-        for (uint32_t c = 0; c < con.cols; c++)
-            draw_glyph(c, r, ' ');
+    return &text[((con.top + screen_row) % con.rows) * con.cols];
 }
 
+static void mark_dirty(uint32_t screen_row)
+{
+    dirty[screen_row] = true;
+    if (screen_row < first_dirty)
+        first_dirty = screen_row;
+}
+
+/* The text moves up a row: the ring turns, the new bottom row is blank, and every screen
+ * row now owes its new text. Nothing is copied. */
 static void scroll(void)
 {
-    uint32_t by = con.fb.kind == FB_RGB ? (con.rows / 3 ? con.rows / 3 : 1) : 1;
-    uint32_t row_bytes = con.fb.pitch * (con.fb.kind == FB_RGB ? GLYPH_H : 1);
-    memmove(con.base, con.base + by * row_bytes, (con.rows - by) * row_bytes);
-    clear_rows(con.rows - by, by);
-    con.cy = con.rows - by;
+    con.top = (con.top + 1) % con.rows;
+    memset(text_row(con.rows - 1), ' ', con.cols);
+    for (uint32_t r = 0; r < con.rows; r++)
+        mark_dirty(r);
+    con.cy = con.rows - 1;
+    con.st.scrolls++;
 }
 
 static bool layout_ok(const struct fb_info *f)
@@ -90,16 +111,29 @@ int fbcon_init(const struct fb_info *fb, void *(*map)(uint64_t phys, uint64_t by
     if (!layout_ok(fb))
         return -EINVAL;
     uint64_t bytes = (uint64_t)fb->pitch * fb->height;
-    con.base = map(fb->phys, bytes);
-    if (!con.base)
+    void *base = map(fb->phys, bytes);
+    if (!base)
         return -ENOMEM;
+    con.base = (uintptr_t)base;
     con.fb = *fb;
     con.cols = fb->kind == FB_RGB ? fb->width / GLYPH_W : fb->width;
     con.rows = fb->kind == FB_RGB ? fb->height / GLYPH_H : fb->height;
-    con.cx = con.cy = 0;
+    if (con.cols > FBCON_MAX_COLS)
+        con.cols = FBCON_MAX_COLS;
+    if (con.rows > FBCON_MAX_ROWS)
+        con.rows = FBCON_MAX_ROWS;
+    if (con.cols * con.rows > FBCON_MAX_CELLS)
+        con.rows = FBCON_MAX_CELLS / con.cols;
+    con.cx = con.cy = con.top = 0;
     con.fg = fb->kind == FB_RGB ? rgb_pixel(0xC0, 0xC0, 0xC0) : 0;
+    con.st = (struct fbcon_stats){ 0 };
+    memset(text, ' ', (size_t)con.cols * con.rows);
+    memset(shown, SHOWN_UNKNOWN, (size_t)con.cols * con.rows);
+    first_dirty = con.rows;
+    for (uint32_t r = 0; r < con.rows; r++)
+        mark_dirty(r);
     con.active = true;
-    clear_rows(0, con.rows);
+    fbcon_flush();                       /* whatever the firmware left is cleared */
     return 0;
 }
 
@@ -112,6 +146,11 @@ void fbcon_describe(uint32_t *cols, uint32_t *rows)
 {
     *cols = con.active ? con.cols : 0;
     *rows = con.active ? con.rows : 0;
+}
+
+const struct fbcon_stats *fbcon_stats(void)
+{
+    return &con.st;
 }
 
 void fbcon_write(const char *s, unsigned long n)
@@ -132,10 +171,68 @@ void fbcon_write(const char *s, unsigned long n)
             }
             if (con.cy >= con.rows)
                 scroll();
-            draw_glyph(con.cx++, con.cy, ch < 0x20 || ch > 0x7E ? '?' : ch);
+            text_row(con.cy)[con.cx++] = ch < 0x20 || ch > 0x7E ? '?' : ch;
+            mark_dirty(con.cy);
             continue;
         }
         if (con.cy >= con.rows)
             scroll();
     }
+}
+
+static void draw_row(uint32_t r)
+{
+    const uint8_t *want = text_row(r);
+    uint8_t *have = &shown[r * con.cols];
+    for (uint32_t c = 0; c < con.cols; c++) {
+        if (have[c] == want[c])
+            continue;
+        draw_glyph(c, r, want[c]);
+        have[c] = want[c];
+        con.st.cells_drawn++;
+        con.st.bytes_written += glyph_bytes();
+    }
+    con.st.rows_drawn++;
+}
+
+bool fbcon_flush_row(void)
+{
+    if (!con.active)
+        return false;
+    while (first_dirty < con.rows && !dirty[first_dirty])
+        first_dirty++;
+    if (first_dirty >= con.rows)
+        return false;
+    uint32_t r = first_dirty;
+    dirty[r] = false;
+    uint64_t t0 = rdtsc();
+    draw_row(r);
+    uint64_t d = rdtsc() - t0;
+    con.st.draw_cyc += d;
+    if (d > con.st.row_max_cyc)
+        con.st.row_max_cyc = d;
+    return true;
+}
+
+void fbcon_flush(void)
+{
+    while (fbcon_flush_row())
+        ;
+}
+
+uint64_t fbcon_redraw_all(uint64_t *bytes)
+{
+    *bytes = 0;
+    if (!con.active)
+        return 0;
+    fbcon_flush();
+    uint64_t b0 = con.st.bytes_written;
+    memset(shown, SHOWN_UNKNOWN, (size_t)con.cols * con.rows);
+    for (uint32_t r = 0; r < con.rows; r++)
+        mark_dirty(r);
+    uint64_t t0 = rdtsc();
+    fbcon_flush();
+    uint64_t d = rdtsc() - t0;
+    *bytes = con.st.bytes_written - b0;
+    return d;
 }

@@ -2,8 +2,14 @@
  * buffer (80x25 cells at 0xB8000) or a linear RGB framebuffer (Multiboot2 tag 8, UEFI GOP),
  * drawn with an 8x16 bitmap font. Output only; for people at a PC with no serial port.
  *
- * Scrolling moves the whole framebuffer, which is slow on a large screen under emulation, so
- * an RGB console scrolls by a third of the screen at a time. */
+ * Video memory is never read: real framebuffers are uncached or write-combining, and reading
+ * them back (a memmove to scroll) costs a tenth of a second to seconds per scroll on a large
+ * screen. The console keeps the text in RAM (a ring of rows, so a scroll moves no text) and
+ * what each cell of the screen shows; fbcon_write() changes only the RAM copy, and
+ * fbcon_flush_row() redraws one screen row, writing only the cells whose character changed.
+ * The caller (the console's drain, kernel/report/klog.c) flushes row by row with interrupts
+ * on, outside measurement windows. Every video memory access goes through drivers/io.h
+ * (mmio_write*), which lets the host tests see each one. */
 #ifndef TICKLAB_DRIVERS_FBCON_H
 #define TICKLAB_DRIVERS_FBCON_H
 #include <stdbool.h>
@@ -20,12 +26,36 @@ struct fb_info {
     uint8_t red_pos, red_size, green_pos, green_size, blue_pos, blue_size;
 };
 
+/* The text the console keeps: screens beyond this many cells use their top-left part only
+ * (4K at 8x16 is 480x135 = 64800 cells; 8K uses its top-left 4K). */
+#define FBCON_MAX_COLS  512
+#define FBCON_MAX_ROWS  256
+#define FBCON_MAX_CELLS (64u * 1024u)
+
+/* What drawing cost, for the `console` records (TSC cycles, bytes written to video memory). */
+struct fbcon_stats {
+    uint64_t scrolls;             /* rows scrolled in the RAM copy */
+    uint64_t rows_drawn, cells_drawn, bytes_written;
+    uint64_t draw_cyc;            /* TSC cycles spent writing video memory, in all */
+    uint64_t row_max_cyc;         /* the longest single fbcon_flush_row() */
+};
+
 /* map: the caller's way to map the framebuffer (the kernel's paging), so that the console
  * hardware needs nothing above it. Returns -EINVAL for a layout it cannot draw (bpp,
- * sizes, pitch), -ENOMEM when the framebuffer cannot be mapped; the console then stays off. */
+ * sizes, pitch), -ENOMEM when the framebuffer cannot be mapped; the console then stays off.
+ * Clears the screen (writes only). */
 int fbcon_init(const struct fb_info *fb, void *(*map)(uint64_t phys, uint64_t bytes));
 bool fbcon_active(void);
+/* Into the RAM copy only: no video memory is touched. */
 void fbcon_write(const char *s, unsigned long n);
+/* Redraws the first screen row that changed; false when none had. */
+bool fbcon_flush_row(void);
+/* Every changed row (the synchronous path: a fault, the end of the run). */
+void fbcon_flush(void);
+/* Draws every cell of the screen once from the RAM copy and returns its cost in TSC cycles:
+ * the most one scroll can cost (every character moved). bytes: video memory written. */
+uint64_t fbcon_redraw_all(uint64_t *bytes);
 void fbcon_describe(uint32_t *cols, uint32_t *rows);
+const struct fbcon_stats *fbcon_stats(void);
 
 #endif

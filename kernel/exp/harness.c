@@ -6,6 +6,8 @@
 #include "ticklab/io.h"
 #include "kernel/config.h"
 #include "kernel/report/console.h"
+#include "kernel/report/console_report.h"
+#include "kernel/report/klog.h"
 #include "ticklab/clockevent.h"
 #include "kernel/timers/clocks.h"
 #include "ticklab/clocksource.h"
@@ -19,6 +21,7 @@
 
 bool exp_poll_waits;
 static const char *current, *phase;
+static char phase_buf[64];
 static uint64_t started_tsc, rescued, spurious_at_start, budget_cyc, budget_ns_now;
 static unsigned place, planned;
 static bool over_budget;
@@ -48,6 +51,66 @@ static void save_boot_tick(void)
     }
 }
 
+/* A measurement window: no console output until it ends (klog.h). Before one opens, the
+ * log is drained, and the window starts from a known phase (exp_align_grid_ns): a drain
+ * takes what the line takes (a paced UART: 86.8 us a byte), and no figure may depend on it. */
+uint64_t exp_align_grid_ns = EXP_ALIGN_GRID_NS;
+
+/* Where a grid wait may end past its target: the loop's few instructions, or an interrupt
+ * taken just before its end. Beyond this the pad is not made (that window then starts a
+ * little late, and exact mode may differ from run to run there). */
+#define ALIGN_PAD_NS 63
+
+/* The tick is stopped (with interrupts on, so that nothing of it stays pending), the TSC
+ * waited for up to its next grid point, and the tick started again there, on its device
+ * and rate: every window starts on the same phase of the tick, of the HPET and of the RTC
+ * (EXP_ALIGN_GRID_NS says which clocks are whole in the grid). Under QEMU -icount
+ * (shift=0) the few ns by which the wait overshoots are padded to a constant with NOPs. */
+static void start_from_known_phase(void)
+{
+    bool tick = tick_running(&kernel_tick) && !wheel_pending(&kernel_wheel);
+    const struct tick_info *ti = tick_info(&kernel_tick);
+    struct clockevent *dev = ti->dev;
+    uint64_t period_ns = ti->period_ns;
+    bool oneshot = !ti->periodic;
+    unsigned long flags = irq_save();
+    if (tick)
+        tick_stop(&kernel_tick);
+    irq_enable();
+    uint64_t grid = tsc_ns_to_cyc(exp_align_grid_ns);
+    uint64_t target = (rdtsc() / grid + 1) * grid;
+    /* NOPs, not PAUSE: under the emulator a PAUSE leaves the CPU loop, and few TSC reads
+     * (each ends a translation block); the last stretch reads it on every pass. */
+    while ((int64_t)(rdtsc() - (target - 2 * ALIGN_PAD_NS)) < 0)
+        cpu_nop_block();
+    while ((int64_t)(rdtsc() - target) < 0)
+        ;
+    irq_disable();
+    uint64_t late = rdtsc() - target;
+    if (clock_facts.virtual_time && late < ALIGN_PAD_NS)
+        cpu_nops((unsigned)(ALIGN_PAD_NS - late));
+    if (tick) {
+        char why[128];
+        if (tick_start_ns(&kernel_tick, period_ns, dev, oneshot, why, sizeof(why)) != 0)
+            rec_error("tick", "the tick could not be restarted at a window's start");
+        timers_wheel_restart();
+    }
+    irq_restore(flags);
+}
+
+void exp_window_begin(void)
+{
+    klog_drain_point();
+    if (exp_align_grid_ns && clock_facts.tsc_hz)
+        start_from_known_phase();
+    klog_window_begin();
+}
+
+void exp_window_end(void)
+{
+    klog_window_end();
+}
+
 void exp_begin(const char *name, const char *summary, uint64_t budget_ns, unsigned k,
                unsigned n)
 {
@@ -72,10 +135,12 @@ void exp_begin(const char *name, const char *summary, uint64_t budget_ns, unsign
     json_u64(&r.j, "k", k);
     json_u64(&r.j, "of", n);
     rec_emit(&r);
+    exp_window_begin();
 }
 
 void exp_end(void)
 {
+    exp_window_end();
     exp_tick_restore();
     struct rec r;
     rec_begin(&r, "exp_end");
@@ -91,6 +156,7 @@ void exp_end(void)
         kprintf("  [%s] %llu hrtimer event(s) never came (or came over %llu ms late): run by "
                 "hand\n", current, (unsigned long long)rescued,
                 (unsigned long long)(EXP_RESCUE_GRACE_NS / 1000000ull));
+    console_phase_report(current, phase);
     current = 0;
 }
 
@@ -106,13 +172,17 @@ void exp_phase(const char *fmt, ...)
     va_start(ap, fmt);
     fmt_vsnprintf(buf, sizeof(buf), fmt, ap);
     va_end(ap);
-    phase = buf;
+    exp_window_end();
+    console_phase_report(exp_current(), phase);
+    k_strlcpy(phase_buf, buf, sizeof(phase_buf));
+    phase = phase_buf;
     const char *what = buf;
     uint64_t in_ns = tsc_cyc_to_ns(rdtsc() - started_tsc);
     kprintf("  [%s %u/%u] %s, %llu.%llu s in, budget %llu s\n", exp_current(), place, planned,
             what, (unsigned long long)(in_ns / NSEC_PER_SEC),
             (unsigned long long)(in_ns / 100000000ull % 10),
             (unsigned long long)(budget_ns_now / NSEC_PER_SEC));
+    exp_window_begin();
 }
 
 /* The budget is counted on the TSC, which no experiment programs. */

@@ -181,8 +181,6 @@ static bool findings_series;       /* this series' hrtimer rows feed the finding
 #define SAMPLES_PER_REC 200u    /* at most; fewer when the digits would not fit */
 #define VLQ_MAX 1500u           /* characters of vlq a record carries: the rest of its 2048 */
 
-static int64_t raw[MAX_SAMPLES];    /* a row's samples in the order they happened */
-
 static unsigned vlq_len(uint64_t x)
 {
     unsigned n = 1;
@@ -269,14 +267,14 @@ static void report(const char *device, const char *path, const char *wait, int64
         else
             hist[hist_log2_index((uint64_t)v[i], HIST_LO_SHIFT, HIST_N)]++;
     }
-    if (cfg.raw_samples)
-        for (unsigned i = 0; i < n; i++)
-            raw[i] = v[i];
     struct stats st, rs;
-    stats_i64(v, n, &st);                  /* sorts v */
-    stats_u64(widths, n, &rs);
+    stats_u64(widths, n, &rs);             /* sorts widths; then they hold a sorted copy */
+    int64_t *sorted = (int64_t *)widths;   /* of v, so that v keeps the order of the */
+    for (unsigned i = 0; i < n; i++)       /* wake-ups for the samples records */
+        sorted[i] = v[i];
+    stats_i64(sorted, n, &st);
     int64_t p99_lo, p99_hi;                /* where the population's p99 lies, 95 % */
-    stats_quantile_interval(v, n, 990, &p99_lo, &p99_hi);
+    stats_quantile_interval(sorted, n, 990, &p99_lo, &p99_hi);
     struct rec r;
     exp_result_begin(&r);
     json_str(&r.j, "device", device);
@@ -313,7 +311,7 @@ static void report(const char *device, const char *path, const char *wait, int64
     json_obj_close(&r.j);
     rec_emit(&r);
     if (cfg.raw_samples)
-        send_samples(device, path, wait, raw, n);
+        send_samples(device, path, wait, v, n);
     kprintf("  %-13s %-12s %-4s %6u %8lld %8lld %8lld %8lld %9lld  +-%llu\n", device, path, wait,
             n, (long long)st.min, (long long)st.median, (long long)st.p99, (long long)st.p999,
             (long long)st.max, (unsigned long long)rs.p99);

@@ -2,6 +2,7 @@
 #include "kernel/report/record.h"
 
 #include "kernel/report/console.h"
+#include "kernel/report/klog.h"
 #include "ticklab/crc32.h"
 #include "ticklab/fmt.h"
 #include "ticklab/kstring.h"
@@ -14,20 +15,17 @@ void rec_begin(struct rec *r, const char *type)
     json_str(&r->j, "type", type);
 }
 
-/* One line, whole: under the console's lock (interrupts off, other CPUs held off), so that
- * no other text lands inside it and the count matches what was sent. */
+/* One line, whole: the log takes it as one unit (no other text lands inside it) and the
+ * count matches what was given to it. */
 static void send_line(const char *json, size_t len)
 {
     char head[16];
     uint32_t crc = crc32_update(0, json, len);
     int n = fmt_snprintf(head, sizeof(head), "TLR %08x ", crc);
-    unsigned long flags = con_lock();
-    con_break_line();
-    con_write(CON_SERIAL, head, (size_t)n);
-    con_write(CON_SERIAL, json, len);
-    con_write(CON_SERIAL, "\n", 1);
-    sent++;
-    con_unlock(flags);
+    const char *piece[3] = { head, json, "\n" };
+    size_t bytes[3] = { (size_t)n, len, 1 };
+    __atomic_add_fetch(&sent, 1, __ATOMIC_RELAXED);
+    klog_write(KLOG_SERIAL, piece, bytes, 3, true);
 }
 
 void rec_emit(struct rec *r)

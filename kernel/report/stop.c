@@ -2,6 +2,7 @@
 #include "kernel/report/stop.h"
 
 #include "kernel/report/console.h"
+#include "kernel/report/klog.h"
 #include "kernel/report/record.h"
 #include "ticklab/cpuid.h"
 #include "ticklab/io.h"
@@ -54,7 +55,10 @@ static __attribute__((noreturn)) void out(bool failed)
 void stop_run(bool failed, const char *reason)
 {
     static bool stopping;
+    klog_drain_point();           /* what is buffered goes out, interrupts on (not after a
+                                     fault: the log is synchronous then) */
     irq_disable();
+    klog_panic();                 /* the rest, and the last words, at once */
     if (stopping)
         out(true);
     stopping = true;

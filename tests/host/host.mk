@@ -77,6 +77,11 @@ $(HOST_HALT_OBJ): kernel/timers/halt.c kernel/timers/halt.h kernel/arch/cpu.h \
 	@mkdir -p $(@D)
 	$(HOST_CC) $(HOST_CFLAGS) -iquote tests/host/shim -c -o $@ $<
 
+# The output path (issue 24): the UART driver, the in-memory log and the screen console
+# against tests/host/fake/uart16550.c and a framebuffer that fails a test on any read.
+HOST_LIB_SRCS += drivers/uart16550.c kernel/report/klog.c kernel/console/fbcon.c
+HOST_HDRS += drivers/uart16550.h kernel/report/klog.h kernel/console/fbcon.h build/gen/font8x16.h
+
 build/host/tests: $(HOST_LIB_SRCS) $(HOST_TEST_SRCS) $(HOST_HALT_OBJ) $(HOST_HDRS) tests/host/host.mk | deps $(HDR_FARM)
 	@mkdir -p $(@D)
 	$(HOST_CC) $(HOST_CFLAGS) -o $@ $(HOST_LIB_SRCS) $(HOST_TEST_SRCS) $(HOST_HALT_OBJ) -lm

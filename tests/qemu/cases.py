@@ -746,6 +746,12 @@ next(c for c in ALL if c.name == "clockevents-q35").checks += [
 from cases_repeat import REPEAT_CASES, LONG  # noqa: E402
 ALL += REPEAT_CASES
 
+# Output that never disturbs a measurement: a paced UART (cases_console.py); the whole quick
+# profile's comparison is in the long tier.
+from cases_console import CONSOLE_CASES, LONG_CONSOLE  # noqa: E402
+ALL += CONSOLE_CASES
+LONG += LONG_CONSOLE
+
 # The platform tier: QEMU's odd machines and CPUs, long command lines (cases_platform.py).
 from cases_platform import PLATFORM_CASES  # noqa: E402
 ALL += PLATFORM_CASES

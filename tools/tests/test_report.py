@@ -650,3 +650,26 @@ def test_rows_the_kernel_marked_invalid_are_said_never_shown_as_figures(tmp_path
     table = page[page.index("overhead (%)"):]
     assert "300,000" not in table.split("not a measurement")[0]  # no row of figures for it
     assert "1,000,000" in table.split("not a measurement")[0]
+
+
+def test_summary_says_what_the_output_cost(tmp_path):
+    """console_cost and screen_scroll (issue 24): one line on the terminal and the page,
+    marked bad when console time fell inside a measurement window."""
+    from fullrun import small_run_records
+    base = [r for r in small_run_records() if r["type"] != "end"]
+    cost = {"type": "console_cost", "clock": "tsc", "buffered": True, "paced": True,
+            "serial_baud": 115200, "irqoff_max_ns": 3500, "irqoff_max_phase": "boot:checks",
+            "in_window_ns": 0, "lost_bytes": 0}
+    scroll = {"type": "screen_scroll", "clock": "tsc", "cols": 80, "rows": 25,
+              "redraw_ns": 62300}
+    (tmp_path / "good").mkdir()
+    (tmp_path / "bad").mkdir()
+    code, text, out = report(tmp_path / "good", end_of(base + [scroll, cost]))
+    assert ("output: longest interrupts-off stretch of the output path 3.5 us (boot:checks); "
+            "console time inside measurement windows 0 ns; serial paced at 115200 baud; one "
+            "screen scroll 62.3 us (80x25 cells); clock tsc") in text
+    assert "the output's own cost" in page_of(out).text
+    bad = dict(cost, buffered=False, irqoff_max_ns=56004313, in_window_ns=9309736037)
+    code, text, out = report(tmp_path / "bad", end_of(base + [bad]))
+    assert ("56 ms (boot:checks); console time inside measurement windows 9.31 s (the goal "
+            "is 0); serial paced at 115200 baud, written at once (console_log=off)") in text

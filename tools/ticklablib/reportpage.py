@@ -49,6 +49,9 @@ def summary_section(s):
                    state(run["words"], run["whole"] and run["status"] == "ok"), run["index"],
                    run["of"], run["first_line"], run["last_line"], run["records"],
                    esc(fmt(run["records_before_end"]))))
+    if s.get("console"):
+        out.append("<tr><th>the output's own cost</th><td%s>%s</td></tr>" % (
+            "" if s["console"]["ok"] else " class=\"bad\"", esc(s["console"]["line"])))
     out.append("<tr><th>capture verdict</th><td>%s (as <code>ticklab check</code>, exit %d)"
                "</td></tr></table>" % (state(s["capture_verdict"],
                                              s["capture_verdict"] == "ok"), s["return_code"]))

@@ -220,6 +220,39 @@ def impossible(data):
     return out
 
 
+def duration(ns):
+    """ns as people read a duration: ns, us, ms or s with 3 significant figures."""
+    if ns is None:
+        return "-"
+    for unit, scale in (("s", 1e9), ("ms", 1e6), ("us", 1e3)):
+        if abs(ns) >= scale:
+            return "%.3g %s" % (ns / scale, unit)
+    return "%d ns" % ns
+
+
+def console_cost(data):
+    """What the run's own output cost it (`console_cost`, `screen_scroll`): one line, and
+    whether it met the goal (no console time inside a measurement window). None for a run
+    that does not say."""
+    cost = (data.by_type.get("console_cost") or [None])[-1]
+    if not cost:
+        return None
+    scroll = (data.by_type.get("screen_scroll") or [None])[-1]
+    in_window = num(cost.get("in_window_ns"))
+    line = ("longest interrupts-off stretch of the output path %s (%s); console time inside "
+            "measurement windows %s%s; serial %s at %s baud%s" % (
+                duration(num(cost.get("irqoff_max_ns"))), cost.get("irqoff_max_phase") or "-",
+                duration(in_window), "" if in_window == 0 else " (the goal is 0)",
+                "paced" if cost.get("paced") else "not paced", fmt(cost.get("serial_baud")),
+                "" if cost.get("buffered", True) else ", written at once (console_log=off)"))
+    if scroll:
+        line += "; one screen scroll %s (%sx%s cells)" % (
+            duration(num(scroll.get("redraw_ns"))), fmt(scroll.get("cols")),
+            fmt(scroll.get("rows")))
+    line += "; clock tsc"
+    return {"line": line, "ok": in_window == 0 and not num(cost.get("lost_bytes"))}
+
+
 def build(data, runs, capture, capture_problem=None, log=None):
     """The run's summary, JSON-ready."""
     env = provenance.describe(capture, data.boot, data.one("cpu"), data.one("environment"))
@@ -244,6 +277,7 @@ def build(data, runs, capture, capture_problem=None, log=None):
         "unmet": check.unmet([data.run]),
         "samples": samples_summary(data),
         "verdict": verdict_lines(data),
+        "console": console_cost(data),
         "experiments_planned_from": planned_from,
         "experiments": [{"exp": s.name, "title": s.title, "state": s.state,
                          "note": s.describe(), "rows": len(s.rows),
@@ -339,6 +373,8 @@ def terminal_lines(summary, brief=False):
                 out.append("  %s    method: %s" % (" " * width, v["method"]))
     else:
         out.append("verdict: none sent (the kernel sends one after its experiments)")
+    if summary.get("console"):
+        out.append("output: " + summary["console"]["line"])
     exps = summary["experiments"]
     done = sum(e["state"] in ("done", "skipped") for e in exps)
     out.append("experiments: %d of %d ran to their end (planned from %s)" % (

@@ -168,6 +168,7 @@ void fake_reset(void)
     fake_pmtimer_reset();
     fake_lapic_reset();
     fake_rtc_reset();
+    fake_uart_reset();
 }
 
 /* Power on before main(), so a test that forgets fake_reset() still has a sane machine
@@ -303,6 +304,8 @@ static void mmio_write(uintptr_t addr, unsigned size, uint64_t v)
 
 uint32_t mmio_read32(uintptr_t addr) { return (uint32_t)mmio_read(addr, 4); }
 uint64_t mmio_read64(uintptr_t addr) { return mmio_read(addr, 8); }
+void mmio_write8(uintptr_t addr, uint8_t v) { mmio_write(addr, 1, v); }
+void mmio_write16(uintptr_t addr, uint16_t v) { mmio_write(addr, 2, v); }
 void mmio_write32(uintptr_t addr, uint32_t v) { mmio_write(addr, 4, v); }
 void mmio_write64(uintptr_t addr, uint64_t v) { mmio_write(addr, 8, v); }
 
@@ -427,6 +430,12 @@ void cpu_nop_block(void)
 {
     spend(fake_cost.relax_ns);
     fake_stats.nop_blocks++;
+    settle();
+}
+
+void cpu_nops(unsigned n)
+{
+    spend(n);              /* a NOP: about a ns */
     settle();
 }
 

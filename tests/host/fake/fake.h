@@ -202,6 +202,10 @@ unsigned fake_irq_log_count(const struct fake_irq_log *log, int line);
 /* ---- internal: between fake.c, irq.c, cpuid.c and the models ---------------------------- */
 void fake_irq_reset(void);
 void fake_irq_set_enabled(bool on);
+/* The longest stretch of virtual time with interrupts disabled since the last reset (a
+ * stretch still open counts up to now); fake_reset() and fake_irq_off_reset() restart it. */
+uint64_t fake_irq_off_max_ns(void);
+void fake_irq_off_reset(void);
 /* Delivers what is pending if interrupts are enabled (the core of every delivery point). */
 void fake_irq_deliver(void);
 bool fake_irq_deliverable(void);             /* enabled, and an unmasked line pending */
@@ -215,5 +219,6 @@ void fake_cpuid_reset(void);
 #include "pmtimer.h"
 #include "rtc.h"
 #include "tsc.h"
+#include "uart16550.h"
 
 #endif

@@ -43,6 +43,7 @@ void fake_irq_reset(void)
     handler_ctx = NULL;
     unhandled = 0;
     current_vector = -1;
+    fake_irq_off_reset();
 }
 
 void fake_set_irq_handler(void (*fn)(int line, void *ctx), void *ctx)
@@ -125,9 +126,30 @@ bool fake_irq_enabled(void)
     return if_flag;
 }
 
+static uint64_t off_since_ns, off_max_ns;
+
 void fake_irq_set_enabled(bool on)
 {
+    uint64_t now = vclock_now_ns();
+    if (if_flag && !on)
+        off_since_ns = now;
+    if (!if_flag && on && now - off_since_ns > off_max_ns)
+        off_max_ns = now - off_since_ns;
     if_flag = on;
+}
+
+uint64_t fake_irq_off_max_ns(void)
+{
+    uint64_t now = vclock_now_ns();
+    if (!if_flag && now - off_since_ns > off_max_ns)
+        return now - off_since_ns;
+    return off_max_ns;
+}
+
+void fake_irq_off_reset(void)
+{
+    off_max_ns = 0;
+    off_since_ns = vclock_now_ns();
 }
 
 static struct line *next_pending(void)
