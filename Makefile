@@ -239,6 +239,7 @@ deps-test:
 # ---- tests ----------------------------------------------------------------------------
 include tests/host/host.mk
 include tests/fuzz/fuzz.mk
+BENCH_DEPS := deps
 include tests/bench/bench.mk
 
 # `make test` runs every suite through scripts/run-tests.sh, which installs the test
