@@ -462,15 +462,22 @@ uint64_t time_ns(void)
     return tk_read(&ask);
 }
 
+/* Apart, so that the path without a fold keeps no frame for it. */
+static __attribute__((noinline)) uint64_t tick_fold(void)
+{
+    uint64_t ns;
+    if (timekeeping_accumulate_ns(&ns) != 0)
+        ns = time_ns();        /* it interrupted another writer, which completes the fold */
+    return ns;
+}
+
 uint64_t timekeeping_tick_ns(void)
 {
     uint64_t ns, delta;
     if (__builtin_expect(tk_read_fast(&ns, &delta), 1) &&
         delta <= __atomic_load_n(&tk.fold_cyc, __ATOMIC_RELAXED))
         return ns;
-    if (timekeeping_accumulate_ns(&ns) != 0)
-        ns = time_ns();        /* it interrupted another writer, which completes the fold */
-    return ns;
+    return tick_fold();
 }
 
 uint64_t time_ns_paired(const struct clocksource *other, uint64_t *other_out)
