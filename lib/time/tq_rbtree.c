@@ -43,7 +43,8 @@ static void replace_link(struct tq_rb *t, struct tq_rb_node *old, struct tq_rb_n
 }
 
 /* Moves x down towards `dir`; its child on the other side takes its place. */
-static void rotate(struct tq_rb *t, struct tq_rb_node *x, int dir)
+static inline __attribute__((always_inline)) void rotate(struct tq_rb *t, struct tq_rb_node *x,
+                                                      int dir)
 {
     struct tq_rb_node *y = x->child[!dir], *p = parent_of(x);
 
