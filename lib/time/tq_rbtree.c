@@ -248,26 +248,15 @@ static void erase_fixup_left(struct tq_rb *t, struct tq_rb_node *p)
         set_black(x);
 }
 
-/* The node after the first one. The first has no left child, so it is the leftmost of its
- * right subtree, or else its parent. */
-static struct tq_rb_node *next_of_first(const struct tq_rb_node *n)
-{
-    const struct tq_rb_node *c = n->child[1];
-
-    if (!c)
-        return parent_of(n);
-    while (c->child[0])
-        c = c->child[0];
-    return (struct tq_rb_node *)c;
-}
-
 int tq_rb_remove(struct tq_rb *t, struct tq_rb_node *n)
 {
     if (!tq_rb_queued(n))
         return 0;
     bool was_first = n == t->first;
-    if (was_first)
-        t->first = next_of_first(n);
+    if (was_first) {               /* the head's cancel: the pop's short cases */
+        tq_rb_pop_first(t);
+        return 1;
+    }
     struct hole h = n->child[0] && n->child[1] ? unlink_via_successor(t, n)
                                                : unlink_simple(t, n);
     if (h.black_removed)
