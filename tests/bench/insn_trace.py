@@ -7,13 +7,17 @@ wakeup-latency and tick-overhead figures of guest_bench.py are made of. Three pa
   hrtimer on DEVICE   an hrtimer interrupt of wakeup-latency's hrtimer series (its callback,
                       on_timer, is the measuring point): from the entry stub to the
                       callback's first instruction, the callback itself (the experiment's
-                      own sampling), and from its return to IRETQ. Also the programming of
-                      the timer (clockevent_program_abs_ns from hrtimer_start) up to the
-                      device write, which a device armed by a delay adds to every wake-up.
+                      own sampling), and from its return to IRETQ. Also the next start's
+                      programming (clockevent_program_abs_ns from hrtimer_start), which on
+                      a device armed by a delay lies between the clock read and the write.
   tick                a periodic tick interrupt (tick_event), from the stub to IRETQ.
 Counts per function include what was inlined into it. Nothing here changes the guest: the
 stub answers between instructions, and QEMU runs no timers while it steps (its default
 single-step flags), so what is traced is the same path the timed runs take.
+
+The traced boot runs with -icount shift=0,sleep=on (docs/hot-paths.md says why), its serial
+output dropped: TRACE_SERIAL=file:LOG keeps it, TRACE_STDERR=FILE keeps QEMU's messages,
+TRACE_DEBUG=1 names each callback the trace stops at.
 
 Usage: tests/bench/insn_trace.py [--kernel build/ticklab.elf] [--samples N]
 """
