@@ -152,9 +152,9 @@ struct tk_base {
     uint64_t guard_base;     /* the guard's count at base_cyc */
     uint64_t gmult;          /* source cycles per guard cycle, times 2^32 */
     /* time_ns()'s fast path (tk_fast_set, at each publication): the counter read in line
-     * (fast: a counter read by ticklab/io.h itself, no guard on; counter: the source's
-     * `direct`) and the source's fields it needs, so that the path touches this copy only. */
-    bool fast;
+     * (counter: the source's `direct`, its kind IO_COUNTER_CALL when the path cannot be
+     * taken: a counter whose driver must be called, or a guard on) and the source's fields
+     * it needs, so that the path touches this copy only. */
     struct io_counter counter;
     uint64_t mask, behind_cyc;
 } __attribute__((aligned(64)));    /* a copy is found by a shift of the sequence bit */
@@ -292,8 +292,7 @@ static inline __attribute__((always_inline)) uint64_t tk_read(const struct tk_as
 static void tk_fast_set(struct tk_base *b)
 {
     const struct clocksource *cs = b->cs;
-    b->fast = cs && !b->gmult && cs->direct.kind != IO_COUNTER_CALL;
-    b->counter = cs ? cs->direct : (struct io_counter){ 0 };
+    b->counter = cs && !b->gmult ? cs->direct : (struct io_counter){ IO_COUNTER_CALL, 0 };
     b->mask = cs ? cs->mask : 0;
     b->behind_cyc = cs ? cs->behind_cyc : 0;
 }
@@ -430,7 +429,7 @@ static inline __attribute__((always_inline)) bool tk_read_fast(uint64_t *ns_out,
         uint32_t seq = __atomic_load_n(&tk.seq, __ATOMIC_ACQUIRE);
         barrier();
         const struct tk_base *b = &tk.copy[seq & 1];
-        if (__builtin_expect(!b->fast, 0))
+        if (__builtin_expect(b->counter.kind == IO_COUNTER_CALL, 0))
             return false;
         uint64_t now = io_counter_read(&b->counter);
         uint64_t delta = (now - b->base_cyc) & b->mask;
