@@ -1,5 +1,15 @@
 # ticklab - build, boot, test. `make help` lists the targets and variables.
 
+# Parallel by default: one job per CPU (`make -jN` on the command line chooses otherwise;
+# -j1 builds one file at a time). Only the top make adds it: the makes that recipes start
+# (`make test`'s suites, the scripts) share its jobs through make's jobserver, and one that
+# added -j again would leave the jobserver (make 4.3 does not show -j to a makefile being
+# read, so a test of MAKEFLAGS cannot tell). Output is not synchronised, so that `make run`
+# and `make test` print as they go; each compile prints its own lines whole.
+ifeq ($(MAKELEVEL),0)
+MAKEFLAGS += -j$(shell nproc 2>/dev/null || echo 1)
+endif
+
 VERSION   := 0.1.0
 GIT_REV   := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
 BUILD     := build
@@ -231,6 +241,7 @@ deps-test:
 # ---- tests ----------------------------------------------------------------------------
 include tests/host/host.mk
 include tests/fuzz/fuzz.mk
+BENCH_DEPS := deps
 include tests/bench/bench.mk
 
 # `make test` runs every suite through scripts/run-tests.sh, which installs the test

@@ -156,6 +156,9 @@ struct clockevent {
     enum clockevent_state state;
     uint64_t min_delta_ns;       /* min_delta_cyc (at least 1) in ns, rounded up, and */
     uint64_t max_delta_ns;       /* max_delta_cyc in ns: kept off the per-event path */
+    uint64_t ns_cyc_mult;        /* ns -> cycles by multiply and shift (clockevent.c), */
+    uint32_t ns_cyc_shift;       /* valid while ns_cyc_freq == freq_hz (a rate changed */
+    uint64_t ns_cyc_freq;        /* after registration takes the division instead) */
     uint64_t events;             /* clockevent_handle_irq() calls */
     uint64_t programs;           /* requests passed to the device: a one-shot request counts
                                     once whatever its -ETIME retries; a periodic start once */

@@ -151,6 +151,12 @@ struct tk_base {
     const struct clocksource *guard;
     uint64_t guard_base;     /* the guard's count at base_cyc */
     uint64_t gmult;          /* source cycles per guard cycle, times 2^32 */
+    /* time_ns()'s fast path (tk_fast_set, at each publication): the counter read in line
+     * (counter: the source's `direct`, its kind IO_COUNTER_CALL when the path cannot be
+     * taken: a counter whose driver must be called, or a guard on) and the source's fields
+     * it needs, so that the path touches this copy only. */
+    struct io_counter counter;
+    uint64_t mask, behind_cyc;
 } __attribute__((aligned(64)));    /* a copy is found by a shift of the sequence bit */
 
 static struct {
@@ -159,6 +165,8 @@ static struct {
     bool writing;            /* a writer is between enter and leave */
     uint64_t behind_reads;   /* readers that found the counter behind base_cyc */
     uint64_t late_cyc;       /* a folded delta above this counts as late */
+    uint64_t fold_cyc;       /* timekeeping_tick_ns() folds past this delta: 1/8 of the
+                                limit, so folds stay far from late whatever the tick rate */
     uint64_t max_idle_ns;    /* timekeeping_max_idle_ns() for the current source: written
                                 by the writer, read without the latch (a bound for waits) */
     struct clocksource *guard; /* timekeeping_set_guard(); NULL: no guard */
@@ -280,10 +288,22 @@ static inline __attribute__((always_inline)) uint64_t tk_read(const struct tk_as
     return ns;
 }
 
+/* What time_ns()'s fast path needs of the source, copied into the state it reads. */
+static void tk_fast_set(struct tk_base *b)
+{
+    const struct clocksource *cs = b->cs;
+    b->counter = cs && !b->gmult ? cs->direct : (struct io_counter){ IO_COUNTER_CALL, 0 };
+    b->mask = cs ? cs->mask : 0;
+    b->behind_cyc = cs ? cs->behind_cyc : 0;
+}
+
 /* The one publisher: copy 0 while readers are sent to copy 1, then copy 1. */
-static inline __attribute__((always_inline)) void tk_publish(const struct tk_base *b)
+static inline __attribute__((always_inline)) void tk_publish(const struct tk_base *in)
 {
     uint32_t seq = tk.seq;
+    struct tk_base fb = *in, *b = &fb;
+
+    tk_fast_set(b);
 
     __atomic_store_n(&tk.seq, seq + 1, __ATOMIC_RELEASE);
     barrier();
@@ -368,6 +388,7 @@ static void tk_rebase(struct tk_base *b, struct clocksource *cs)
     __atomic_store_n(&tk.max_idle_ns, mul_div_u64(limit_cyc, NSEC_PER_SEC, cs->freq_hz),
                      __ATOMIC_RELAXED);
     tk.late_cyc = limit_cyc - limit_cyc / 8;
+    __atomic_store_n(&tk.fold_cyc, limit_cyc / 8, __ATOMIC_RELAXED);
     tk.stats.limit_cyc = limit_cyc;
 }
 
@@ -397,10 +418,61 @@ static __attribute__((noinline)) uint64_t time_ns_by_call(void)
     return tk_read(&ask);
 }
 
+/* The common case in a few instructions (it is on every timer interrupt's path): a counter
+ * read in line (the TSC, a 64-bit MMIO counter), no guard, a reading not behind the fold:
+ * true, with the time and the cycles since the fold. false: go the general way (which also
+ * counts a reading behind the fold). */
+static inline __attribute__((always_inline)) bool tk_read_fast(uint64_t *ns_out,
+                                                               uint64_t *delta_out)
+{
+    for (;;) {
+        uint32_t seq = __atomic_load_n(&tk.seq, __ATOMIC_ACQUIRE);
+        barrier();
+        const struct tk_base *b = &tk.copy[seq & 1];
+        if (__builtin_expect(b->counter.kind == IO_COUNTER_CALL, 0))
+            return false;
+        uint64_t now = io_counter_read(&b->counter);
+        uint64_t delta = (now - b->base_cyc) & b->mask;
+        if (__builtin_expect(delta > b->behind_cyc, 0))
+            return false;
+        if (b->shift >= 64)
+            __builtin_unreachable();     /* clocks_calc_mult_shift() never makes one */
+        uint64_t ns = b->base_ns +
+                      (uint64_t)(((unsigned __int128)delta * b->mult + b->base_frac) >> b->shift);
+        barrier();
+        if (__builtin_expect(__atomic_load_n(&tk.seq, __ATOMIC_ACQUIRE) == seq, 1)) {
+            *ns_out = ns;
+            *delta_out = delta;
+            return true;
+        }
+    }
+}
+
 uint64_t time_ns(void)
 {
+    uint64_t ns, delta;
+    if (__builtin_expect(tk_read_fast(&ns, &delta), 1))
+        return ns;
     const struct tk_ask ask = { .direct_only = true };
     return tk_read(&ask);
+}
+
+/* Apart, so that the path without a fold keeps no frame for it. */
+static __attribute__((noinline)) uint64_t tick_fold(void)
+{
+    uint64_t ns;
+    if (timekeeping_accumulate_ns(&ns) != 0)
+        ns = time_ns();        /* it interrupted another writer, which completes the fold */
+    return ns;
+}
+
+uint64_t timekeeping_tick_ns(void)
+{
+    uint64_t ns, delta;
+    if (__builtin_expect(tk_read_fast(&ns, &delta), 1) &&
+        delta <= __atomic_load_n(&tk.fold_cyc, __ATOMIC_RELAXED))
+        return ns;
+    return tick_fold();
 }
 
 uint64_t time_ns_paired(const struct clocksource *other, uint64_t *other_out)

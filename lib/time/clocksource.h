@@ -191,6 +191,11 @@ int timekeeping_accumulate(void);
 /* The same, and *now_ns (if non-NULL) receives time_ns() at the moment of the fold, which is
  * what a caller that needs both (the tick) would otherwise read again. Written on 0 only. */
 int timekeeping_accumulate_ns(uint64_t *now_ns);
+/* For a periodic caller (the tick): time_ns() now, folded first only when the cycles since
+ * the last fold pass an eighth of the longest gap allowed (timekeeping_max_idle_ns()). A
+ * caller that runs more often than that folds once every so many calls instead of every
+ * call; one that runs less often folds every call, as timekeeping_accumulate() would. */
+uint64_t timekeeping_tick_ns(void);
 
 /* min(max_ns, wrap interval) of the current source: the longest gap allowed between two
  * accumulates. UINT64_MAX before a source is selected (nothing to lose yet). */

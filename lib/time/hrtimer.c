@@ -149,25 +149,30 @@ uint64_t hrtimer_forward(struct hrtimer *t, uint64_t now_ns, uint64_t interval_n
     return n;
 }
 
+/* Runs t, which was just dequeued: its callback, then its restart if it asks for one. */
+static inline __attribute__((always_inline)) void run_one(struct hrtimer_base *b,
+                                                          struct hrtimer *t)
+{
+    b->running = t;
+    enum hrtimer_restart rs = t->fn(t);
+    b->running = NULL;
+    b->stats.expired++;
+    if (rs == HRTIMER_RESTART && !tq_queued(&t->node) &&
+        tq_insert(&b->q, &t->node, t->expires_ns) < 0)
+        b->stats.restart_errors++;
+}
+
 /* Runs every timer due at `now`, at most *budget of them. false if the budget ran out. */
 static bool run_due(struct hrtimer_base *b, uint64_t now, uint32_t *budget)
 {
     struct tq_node *n;
 
     while ((n = tq_first(&b->q)) && tq_deadline_ns(n) <= now) {
-        struct hrtimer *t = to_timer(n);
-
         if (*budget == 0)
             return false;
         (*budget)--;
         tq_pop_first(&b->q);
-        b->stats.expired++;
-        b->running = t;
-        enum hrtimer_restart rs = t->fn(t);
-        b->running = NULL;
-        if (rs == HRTIMER_RESTART && !tq_queued(&t->node) &&
-            tq_insert(&b->q, &t->node, t->expires_ns) < 0)
-            b->stats.restart_errors++;
+        run_one(b, to_timer(n));
     }
     return true;
 }
@@ -209,9 +214,8 @@ static __attribute__((noinline)) void back_off(struct hrtimer_base *b, uint64_t 
 
 /* Runs what is due and arms the device for the new head, until the head is ahead of the
  * clock once the device is armed; bounded by the storm limit and HRTIMER_MAX_TRIES. */
-static void expire(struct hrtimer_base *b, uint64_t entry)
+static void expire(struct hrtimer_base *b, uint64_t entry, uint32_t budget)
 {
-    uint32_t budget = b->storm_limit;
     uint64_t now = entry;
 
     for (int tries = 0;; tries++) {
@@ -240,21 +244,30 @@ static void expire(struct hrtimer_base *b, uint64_t entry)
     }
 }
 
+/* The head's callback comes first: one clock read and the dequeue stand between the
+ * interrupt and it; the counts, the spurious-interrupt diagnosis and the device's next
+ * programming all come after (expire), or only when nothing is due (note_spurious). */
 void hrtimer_interrupt(struct hrtimer_base *b)
 {
     if (b->in_interrupt)
         return;
     b->in_interrupt = true;
-    b->stats.interrupts++;
     bool was_armed = b->armed;
     b->armed = false;          /* a one-shot device that fired is no longer armed */
     b->hang_pending = false;
     b->entry_early = false;
     uint64_t entry = b->now_ns();
     struct tq_node *first = tq_first(&b->q);
-    if (!first || tq_deadline_ns(first) > entry)
+    uint32_t budget = b->storm_limit;
+    if (__builtin_expect(first && tq_deadline_ns(first) <= entry && budget, 1)) {
+        tq_pop_first(&b->q);
+        run_one(b, to_timer(first));
+        budget--;
+    } else if (!first || tq_deadline_ns(first) > entry) {
         note_spurious(b, first, was_armed, entry);
-    expire(b, entry);
+    }
+    b->stats.interrupts++;
+    expire(b, entry, budget);
     b->in_interrupt = false;
     b->entry_early = false;
 }

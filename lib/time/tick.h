@@ -21,8 +21,10 @@
  * device should make (early).
  * tick_sync() brings jiffies up to date between interrupts, so that a timer added while
  * the tick's interrupt is late is not added against a stale jiffies (and fired early when
- * the catch-up comes). Each tick folds the clocksource into time_ns()
- * (timekeeping_accumulate) and runs the due wheel timers. */
+ * the catch-up comes). Each tick reads time_ns() through timekeeping_tick_ns(), which folds
+ * the clocksource into it once an eighth of the longest allowed gap has passed (not every
+ * tick: a fold is a writer's publication, most of a tick's cost otherwise), and runs the
+ * due wheel timers. */
 #ifndef TICKLAB_TIME_TICK_H
 #define TICKLAB_TIME_TICK_H
 #include <stdbool.h>
@@ -107,6 +109,7 @@ struct tick {
      * makes 999,847.47 ns), so the grid does not drift from the device over hours. */
     uint64_t ref_ns, period_int;
     uint32_t ref_frac, period_frac;
+    uint64_t next_ns, next2_ns; /* when one and two periods will have passed (grid_next) */
     uint64_t measured_j0;       /* jiffies at info.measured_first_ns */
     uint64_t owed;              /* periods tick_sync() added that no interrupt has come for */
 };

@@ -43,7 +43,8 @@ static void replace_link(struct tq_rb *t, struct tq_rb_node *old, struct tq_rb_n
 }
 
 /* Moves x down towards `dir`; its child on the other side takes its place. */
-static void rotate(struct tq_rb *t, struct tq_rb_node *x, int dir)
+static inline __attribute__((always_inline)) void rotate(struct tq_rb *t, struct tq_rb_node *x,
+                                                      int dir)
 {
     struct tq_rb_node *y = x->child[!dir], *p = parent_of(x);
 
@@ -207,17 +208,44 @@ static void erase_fixup(struct tq_rb *t, struct tq_rb_node *x, struct tq_rb_node
         set_black(x);
 }
 
-/* The node after the first one. The first has no left child, so it is the leftmost of its
- * right subtree, or else its parent. */
-static struct tq_rb_node *next_of_first(const struct tq_rb_node *n)
+/* erase_fixup for a hole on the left edge (after the first node's removal): every node on
+ * the path from the root to the first one is its parent's left child, so the hole stays on
+ * the left side as it moves up and each case is the side-0 one, which the compiler then
+ * lays out without the side arithmetic. p: the removed node's parent (x is NULL). */
+static void erase_fixup_left(struct tq_rb *t, struct tq_rb_node *p)
 {
-    const struct tq_rb_node *c = n->child[1];
+    struct tq_rb_node *x = NULL;
 
-    if (!c)
-        return parent_of(n);
-    while (c->child[0])
-        c = c->child[0];
-    return (struct tq_rb_node *)c;
+    while (x != t->root && !is_red(x)) {
+        struct tq_rb_node *w = p->child[1];
+
+        if (is_red(w)) {
+            set_black(w);
+            set_red(p);
+            rotate(t, p, 0);
+            w = p->child[1];
+        }
+        if (!is_red(w->child[0]) && !is_red(w->child[1])) {
+            set_red(w);
+            x = p;
+            p = parent_of(x);
+            continue;
+        }
+        if (!is_red(w->child[1])) {
+            set_black(w->child[0]);
+            set_red(w);
+            rotate(t, w, 1);
+            w = p->child[1];
+        }
+        copy_colour(w, p);
+        set_black(p);
+        set_black(w->child[1]);
+        rotate(t, p, 0);
+        x = t->root;
+        break;
+    }
+    if (x)
+        set_black(x);
 }
 
 int tq_rb_remove(struct tq_rb *t, struct tq_rb_node *n)
@@ -225,8 +253,10 @@ int tq_rb_remove(struct tq_rb *t, struct tq_rb_node *n)
     if (!tq_rb_queued(n))
         return 0;
     bool was_first = n == t->first;
-    if (was_first)
-        t->first = next_of_first(n);
+    if (was_first) {               /* the head's cancel: the pop's short cases */
+        tq_rb_pop_first(t);
+        return 1;
+    }
     struct hole h = n->child[0] && n->child[1] ? unlink_via_successor(t, n)
                                                : unlink_simple(t, n);
     if (h.black_removed)
@@ -247,11 +277,43 @@ int tq_rb_requeue(struct tq_rb *t, struct tq_rb_node *n, uint64_t deadline_ns)
     return was_first | now_first;
 }
 
+/* The first node is the leftmost: it has no left child, so the black height below it is
+ * that of an empty subtree and a right child can only be a red leaf. Its removal is then one
+ * of three short cases instead of a general deletion: a red leaf child takes its place
+ * (painted black, nothing else changes); a red first node just goes; only a black leaf
+ * leaves its parent's left side a black short, which erase_fixup repairs (at most three
+ * rotations, near the left edge that the pops keep in cache). The next node is that child,
+ * or else the parent. */
+/* The rare case apart, a tail call, so that the usual pop keeps no frame. */
+static __attribute__((noinline)) struct tq_rb_node *
+pop_rebalance(struct tq_rb *t, struct tq_rb_node *n, struct tq_rb_node *p)
+{
+    erase_fixup_left(t, p);
+    return n;
+}
+
 struct tq_rb_node *tq_rb_pop_first(struct tq_rb *t)
 {
     struct tq_rb_node *n = t->first;
 
-    if (n)
-        tq_rb_remove(t, n);
+    if (!n)
+        return NULL;
+    uintptr_t pf = n->parent_flags;
+    struct tq_rb_node *p = (struct tq_rb_node *)(pf & ~(uintptr_t)TQ_RB_FLAGS);
+    struct tq_rb_node *r = n->child[1];
+    if (r) {
+        r->parent_flags = (uintptr_t)p | TQ_RB_QUEUED | TQ_RB_BLACK;
+        t->first = r;
+    } else {
+        t->first = p;
+    }
+    if (p)
+        p->child[0] = r;
+    else
+        t->root = r;
+    n->parent_flags = 0;       /* not queued; the children are set again by an insertion */
+    t->count--;
+    if (!r && p && (pf & TQ_RB_BLACK))
+        return pop_rebalance(t, n, p);
     return n;
 }

@@ -3,10 +3,10 @@
  * One interface over two structures, chosen at compile time (no function pointers, every
  * call inlines to the chosen one):
  *
- *     TQ_IMPL_HEAP    4-ary min-heap in a caller-supplied slot array (tq_heap.h), the default
- *     TQ_IMPL_RBTREE  red-black tree with a cached first node (tq_rbtree.h)
+ *     TQ_IMPL_RBTREE  red-black tree with a cached first node (tq_rbtree.h), the default
+ *     TQ_IMPL_HEAP    4-ary min-heap in a caller-supplied slot array (tq_heap.h)
  *
- * Build with -DTQ_IMPL=TQ_IMPL_RBTREE to switch, the library and its users alike (the two
+ * Build with -DTQ_IMPL=TQ_IMPL_HEAP to switch, the library and its users alike (the two
  * lay out struct tq differently; hrtimer.h makes a mismatch a link error);
  * docs/hrtimer-queue.md has the measurements behind the default. Use:
  *
@@ -37,7 +37,7 @@
 #define TQ_IMPL_HEAP   2
 
 #ifndef TQ_IMPL
-#define TQ_IMPL TQ_IMPL_HEAP
+#define TQ_IMPL TQ_IMPL_RBTREE
 #endif
 
 #if TQ_IMPL == TQ_IMPL_RBTREE

@@ -96,6 +96,8 @@ static void enqueue(struct wheel *w, struct wheel_timer *t)
 {
     uint64_t delta = t->expires - w->clk;
 
+    w->next_known = false;
+
     if ((int64_t)delta < 0) {
         t->state = WHEEL_T_LISTED;
         list_add_tail(&w->expired, &t->link);
@@ -146,6 +148,7 @@ void wheel_init(struct wheel *w, uint64_t now_jiffies)
     list_init(&w->expired);
     w->pending = 0;
     w->advancing = false;
+    w->next_known = false;
     w->stats = (struct wheel_stats){ 0 };
 }
 
@@ -284,10 +287,8 @@ static uint64_t next_event(const struct wheel *w)
     return best;
 }
 
-unsigned wheel_advance(struct wheel *w, uint64_t now)
+static __attribute__((noinline)) unsigned advance(struct wheel *w, uint64_t now)
 {
-    if (w->advancing)
-        return 0;
     w->advancing = true;
 
     uint64_t fired_before = w->stats.fired;
@@ -301,16 +302,38 @@ unsigned wheel_advance(struct wheel *w, uint64_t now)
     if (w->pending == 0 && !jiffies_before(now, w->clk))
         w->clk = now + 1;
     while (!jiffies_before(now, w->clk)) {
-        uint64_t d = next_event(w);
-        if (d > now - w->clk) {
+        if (!w->next_known) {
+            /* an event 2^62 jiffies away or none: a jiffy then is processed for nothing */
+            uint64_t d = next_event(w);
+            w->next_at = w->clk + (d < (1ull << 62) ? d : 1ull << 62);
+            w->next_known = true;
+        }
+        if (jiffies_before(now, w->next_at)) {
             w->clk = now + 1;
             break;
         }
-        w->clk += d;
+        w->clk = w->next_at;
+        w->next_known = false;
         process_jiffy(w);
     }
     w->advancing = false;
     return (unsigned)(w->stats.fired - fired_before);
+}
+
+/* The tick's usual call in a few instructions: nothing on the expired list and no slot
+ * event up to now (none pending, or the next one known to lie ahead), so clk just moves
+ * past now, as the loop in advance() would move it. */
+unsigned wheel_advance(struct wheel *w, uint64_t now)
+{
+    if (w->advancing)
+        return 0;
+    if (list_empty(&w->expired) &&
+        (w->pending == 0 || (w->next_known && jiffies_before(now, w->next_at)))) {
+        if (!jiffies_before(now, w->clk))
+            w->clk = now + 1;
+        return 0;
+    }
+    return advance(w, now);
 }
 
 /* ---- the earliest expiry ---------------------------------------------------------------- */

@@ -102,6 +102,13 @@ struct wheel {
     struct wheel_link expired;   /* added behind clk: run at the next wheel_advance() */
     size_t pending;              /* timers in any state but WHEEL_T_IDLE */
     bool advancing;              /* inside wheel_advance(): stops nesting */
+    bool next_known;             /* next_at holds: no timer was filed since it was found */
+    uint64_t next_at;            /* the jiffy of the next slot event (a level-0 slot with
+                                    timers, or a cascade of a non-empty slot), found once
+                                    and kept until a timer is filed or a jiffy processed,
+                                    so that a tick with nothing due costs one compare; a
+                                    removal leaves it early, which only costs a jiffy
+                                    processed for nothing */
     struct wheel_stats stats;
 };
 

@@ -3,7 +3,9 @@
 #   make bench     build build/bench/bench_tqueue and run it (about 20 s): the hrtimer
 #                  queues (lib/time/tq_rbtree.c, tq_heap.c) in TSC ticks, table on stdout;
 #                  then boot the kernel under QEMU -icount (tests/bench/guest_bench.py, about
-#                  30 s): wakeup latency per device and path, tick cost, against the goals
+#                  30 s): wakeup latency per device and path, tick cost, against the goals;
+#                  then the instruction breakdown of those paths (tests/bench/insn_trace.py:
+#                  QEMU's gdb stub single-steps one interrupt of each, about a minute)
 #   make bench ACCEL=kvm   the guest part under KVM instead (-cpu host,-arch-capabilities, no
 #                  icount): real time, every figure includes VM exits, the goals not judged;
 #                  several minutes on nested KVM. ACCEL=auto: KVM when /dev/kvm is usable.
@@ -14,6 +16,8 @@
 # The figures are this machine's (docs/hrtimer-queue.md has a run and how to read it).
 
 BENCH_CC  ?= gcc
+# The top Makefile's package check (`deps`) when included from it; alone, none.
+BENCH_DEPS ?=
 BENCH_OUT := build/bench
 include scripts/headers.mk
 # The code under test is built as the kernel builds it (freestanding, no SSE, no red zone,
@@ -30,7 +34,7 @@ BENCH_OBJS    := $(BENCH_OUT)/tq_rbtree.o $(BENCH_OUT)/tq_heap.o $(BENCH_OUT)/st
                  $(BENCH_OUT)/bench_q_rbtree.o $(BENCH_OUT)/bench_q_heap.o \
                  $(BENCH_OUT)/bench_main.o
 
-$(BENCH_OUT)/tq_%.o: lib/time/tq_%.c $(BENCH_HDRS) tests/bench/bench.mk | deps $(HDR_FARM)
+$(BENCH_OUT)/tq_%.o: lib/time/tq_%.c $(BENCH_HDRS) tests/bench/bench.mk | $(BENCH_DEPS) $(HDR_FARM)
 	@mkdir -p $(@D)
 	$(BENCH_CC) $(BENCH_KCFLAGS) -c $< -o $@
 
@@ -59,3 +63,4 @@ ACCEL ?= tcg
 bench: $(BENCH_OUT)/bench_tqueue build/ticklab.elf
 	./$(BENCH_OUT)/bench_tqueue
 	/usr/bin/python3 tests/bench/guest_bench.py --accel $(ACCEL)
+	/usr/bin/python3 tests/bench/insn_trace.py

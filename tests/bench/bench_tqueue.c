@@ -1,5 +1,6 @@
 /* tests/bench/bench_tqueue.c - what the hrtimer queue operations cost, in TSC ticks, for the
- * red-black tree and the heap, at 1, 16, 1000 and 10^6 pending timers.
+ * red-black tree (the hrtimer core's queue) and the heap, at 1, 16, 1000 and 10^6 pending
+ * timers.
  *
  * This file is compiled three times (tests/bench/bench.mk): once per structure with
  * -DTQ_IMPL=... -DBENCH_QUEUE=bench_queue_<name>, so each measures through tqueue.h exactly
@@ -516,7 +517,7 @@ static struct cell rb[OP_COUNT][SIZES], hp[OP_COUNT][SIZES];
 
 static void print_table(void)
 {
-    printf("%-19s %8s | %-34s | %-34s |\n", "", "", "rbtree", "heap (4-ary)");
+    printf("%-19s %8s | %-34s | %-34s |\n", "", "", "rbtree (the hrtimer queue)", "heap (4-ary)");
     printf("%-19s %8s |", "operation", "pending");
     for (int k = 0; k < 2; k++)
         printf("   mean    med    p99   bmed   bp99 |");
