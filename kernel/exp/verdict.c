@@ -356,16 +356,6 @@ static void deadline_claim(void)
                 cpu_facts.tsc_deadline && e.unknown ? note : NULL);
 }
 
-static void sort_small(int64_t *v, unsigned n)
-{
-    for (unsigned i = 1; i < n; i++)
-        for (unsigned k = i; k > 0 && v[k - 1] > v[k]; k--) {
-            int64_t x = v[k];
-            v[k] = v[k - 1];
-            v[k - 1] = x;
-        }
-}
-
 static void tick_claim(void)
 {
     if (!findings.n_tick) {
@@ -384,9 +374,9 @@ static void tick_claim(void)
         lo[i] = findings.tick[i].per_tick_lo_ns;
         est[i] = findings.tick[i].per_tick_ns;
     }
-    sort_small(hi, n);
-    sort_small(lo, n);
-    sort_small(est, n);
+    sort_i64(hi, n);
+    sort_i64(lo, n);
+    sort_i64(est, n);
     int64_t cost = hi[n / 2] > 0 ? hi[n / 2] : 1, floor = lo[n / 2] > 0 ? lo[n / 2] : 0;
     struct basis b = { .comparative = true,
                        .method = "the spread of the repeats: at each tick size one tick's "
