@@ -302,8 +302,6 @@ void kmain(uint32_t magic, uint32_t info_phys)
         idle_set_reason(cfg.idle == IDLE_POLL ? 0 : idle_why);
         if (cfg.idle != IDLE_POLL)
             kprintf("  idle        %s\n", idle_why);
-    } else if (cfg.idle == IDLE_AUTO && idle_polls()) {
-        kprintf("  idle        %s\n", idle_why);
     }
     klog_drain_point();
     if (!tsc_warp_check())

@@ -86,9 +86,9 @@ void console_measure_scroll(void)
     json_u64(&r.j, "redraw_tsc_cyc", cyc);
     json_u64(&r.j, "redraw_ns", tsc_cyc_to_ns(cyc));
     rec_emit(&r);
-    kprintf("  screen      one scroll (every cell redrawn): %llu us, %llu KiB written, "
-            "none read\n", (unsigned long long)(tsc_cyc_to_ns(cyc) / 1000),
-            (unsigned long long)(bytes >> 10));
+    kprintf("  screen      one scroll (every cell redrawn): %llu us, %llu bytes written, "
+            "none read\n", (unsigned long long)((tsc_cyc_to_ns(cyc) + 500) / 1000),
+            (unsigned long long)bytes);
 }
 
 void console_report_run(void)
