@@ -175,24 +175,32 @@ static int64_t with_median(const struct rounds *rs)
 }
 
 /* The row of a loop whose figure cannot be true: what happened, and the counts that show it. */
+/* The keys every row has, measured or invalid: what ran and the raw counts. */
+static void row_keys(struct json *j, const char *variant, uint64_t period_ns,
+                     const struct tick_info *ti, uint64_t n, const struct rounds *rs,
+                     int64_t base_med, uint64_t ticks, uint64_t expected)
+{
+    json_str(j, "variant", variant);
+    json_str(j, "baseline", !k_strcmp(variant, "faithful") ? "tick_10ms" : "no_tick");
+    json_u64(j, "tick_ns", period_ns);
+    json_str(j, "device", ti->dev->name);
+    json_str(j, "mode", ti->periodic ? "periodic" : "oneshot");
+    json_str(j, "clock", "tsc");
+    json_u64(j, "iterations", n);
+    json_u64(j, "repeats", rs->n);
+    json_u64(j, "loop_ns", (uint64_t)with_median(rs));
+    json_u64(j, "baseline_ns", (uint64_t)base_med);
+    json_u64(j, "ticks", ticks);
+    json_u64(j, "ticks_expected", expected);
+}
+
 static void invalid_row(const char *variant, uint64_t period_ns, const struct tick_info *ti,
                         uint64_t n, const struct rounds *rs, int64_t base_med, uint64_t ticks,
                         uint64_t expected, const char *why)
 {
     struct rec r;
     exp_invalid_begin(&r, why);
-    json_str(&r.j, "variant", variant);
-    json_str(&r.j, "baseline", !k_strcmp(variant, "faithful") ? "tick_10ms" : "no_tick");
-    json_u64(&r.j, "tick_ns", period_ns);
-    json_str(&r.j, "device", ti->dev->name);
-    json_str(&r.j, "mode", ti->periodic ? "periodic" : "oneshot");
-    json_str(&r.j, "clock", "tsc");
-    json_u64(&r.j, "iterations", n);
-    json_u64(&r.j, "repeats", rs->n);
-    json_u64(&r.j, "loop_ns", (uint64_t)with_median(rs));
-    json_u64(&r.j, "baseline_ns", (uint64_t)base_med);
-    json_u64(&r.j, "ticks", ticks);
-    json_u64(&r.j, "ticks_expected", expected);
+    row_keys(&r.j, variant, period_ns, ti, n, rs, base_med, ticks, expected);
     rec_emit(&r);
     kprintf("  %-8s %8llu %8llu  not a measurement: %s\n", variant,
             (unsigned long long)period_ns, (unsigned long long)ticks, why);
@@ -245,18 +253,7 @@ static void report_row(const char *variant, uint64_t period_ns, const struct tic
     }
     struct rec r;
     exp_result_begin(&r);
-    json_str(&r.j, "variant", variant);
-    json_str(&r.j, "baseline", !k_strcmp(variant, "faithful") ? "tick_10ms" : "no_tick");
-    json_u64(&r.j, "tick_ns", period_ns);
-    json_str(&r.j, "device", ti->dev->name);
-    json_str(&r.j, "mode", ti->periodic ? "periodic" : "oneshot");
-    json_str(&r.j, "clock", "tsc");
-    json_u64(&r.j, "iterations", n);
-    json_u64(&r.j, "repeats", rs->n);
-    json_u64(&r.j, "loop_ns", (uint64_t)with_median(rs));
-    json_u64(&r.j, "baseline_ns", (uint64_t)base_med);
-    json_u64(&r.j, "ticks", ticks);
-    json_u64(&r.j, "ticks_expected", expected);
+    row_keys(&r.j, variant, period_ns, ti, n, rs, base_med, ticks, expected);
     json_u64(&r.j, "ticks_beyond_baseline", extra_ticks);
     json_bool(&r.j, "below_resolution", below);
     json_fixed(&r.j, "overhead_pct", below ? 0 : ppm, 4);     /* 1 ppm = 0.0001 % */

@@ -118,6 +118,23 @@ static int ack(void *ctx)
     return v;
 }
 
+/* A fixed, edge interrupt for `vec` (the timer's LVT or a message) into IRR: an illegal
+ * vector is an error, one already pending is dropped (counted under `line`). */
+static void accept(uint32_t vec, int line)
+{
+    if (vec < 16) {
+        a.esr_pending |= ESR_RX_ILLEGAL_VEC;
+        return;
+    }
+    if (a.irr[vec / 32] & (1u << (vec % 32))) {
+        a.st.dropped++;
+        fake_irq_count_dropped(line, 1);
+        return;
+    }
+    a.irr[vec / 32] |= 1u << (vec % 32);
+    dispatch();
+}
+
 static void timer_fires(void)
 {
     uint32_t lvt = a.lvt[0], vec = lvt & 0xFF;
@@ -127,17 +144,7 @@ static void timer_fires(void)
         a.st.masked_fires++;
         return;
     }
-    if (vec < 16) {
-        a.esr_pending |= ESR_RX_ILLEGAL_VEC;
-        return;
-    }
-    if (a.irr[vec / 32] & (1u << (vec % 32))) {
-        a.st.dropped++;
-        fake_irq_count_dropped(FAKE_IRQ_LAPIC_TIMER, 1);
-        return;
-    }
-    a.irr[vec / 32] |= 1u << (vec % 32);
-    dispatch();
+    accept(vec, FAKE_IRQ_LAPIC_TIMER);
 }
 
 /* A message (an MSI, an HPET comparator's FSB write) into 0xFEExxxxx (SDM 11.11): physical
@@ -161,17 +168,7 @@ void fake_lapic_msi(uint64_t addr, uint32_t data)
         a.st.msi_not_accepted++;          /* another CPU's, or an APIC not taking them */
         return;
     }
-    if (vec < 16) {
-        a.esr_pending |= ESR_RX_ILLEGAL_VEC;
-        return;
-    }
-    if (a.irr[vec / 32] & (1u << (vec % 32))) {
-        a.st.dropped++;
-        fake_irq_count_dropped(FAKE_IRQ_LAPIC, 1);
-        return;
-    }
-    a.irr[vec / 32] |= 1u << (vec % 32);
-    dispatch();
+    accept(vec, FAKE_IRQ_LAPIC);
 }
 
 static void eoi(void)
