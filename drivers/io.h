@@ -201,16 +201,16 @@ static inline void cpu_halt(void) { __asm__ volatile("hlt" : : : "memory"); }
 /* 32 NOPs: a spin step for an emulator that counts instructions (QEMU TCG runs a block of
  * them in a few ns and counts each as one; PAUSE would leave its translated code). */
 static inline void cpu_nop_block(void) { __asm__ volatile(".rept 32\n\tnop\n\t.endr" : : : "memory"); }
-/* Exactly n (< 64) one-byte NOPs, by a jump into a run of 64: under QEMU -icount shift=0
+/* Exactly n (< 256) one-byte NOPs, by a jump into a run of 256: under QEMU -icount shift=0
  * one instruction is one ns of virtual time, so this pads a moment to the nanosecond. */
 static inline void cpu_nops(unsigned n)
 {
-    uint64_t skip = 64 - (n < 64 ? n : 63);
+    uint64_t skip = 256 - (n < 256 ? n : 255);
     __asm__ volatile("lea 1f(%%rip), %%rax\n\t"
                      "add %0, %%rax\n\t"
                      "jmp *%%rax\n\t"
                      "1:\n\t"
-                     ".rept 64\n\tnop\n\t.endr"
+                     ".rept 256\n\tnop\n\t.endr"
                      : : "r"(skip) : "rax", "memory", "cc");
 }
 /* CPUID serialises the instruction stream; the SDM asks for it (or MFENCE;LFENCE) before

@@ -269,6 +269,7 @@ void kmain(uint32_t magic, uint32_t info_phys)
      * the first are not started yet, so one is assumed and corrected below. */
     const char *idle_why;
     bool vt = clocks_virtual_time();
+    clock_facts.virtual_time = vt;     /* from the first window on (its start is padded) */
     idle_configure(idle_resolve(cfg.idle, vt, 1, &idle_why), clocks_under_tcg());
     idle_set_reason(idle_why);
     ce_devices_init();

@@ -56,10 +56,11 @@ static void save_boot_tick(void)
  * takes what the line takes (a paced UART: 86.8 us a byte), and no figure may depend on it. */
 uint64_t exp_align_grid_ns = EXP_ALIGN_GRID_NS;
 
-/* Where a grid wait may end past its target: the loop's few instructions, or an interrupt
- * taken just before its end. Beyond this the pad is not made (that window then starts a
- * little late, and exact mode may differ from run to run there). */
-#define ALIGN_PAD_NS 63
+/* Where the grid point's work may end past its target: the wait loop's few instructions,
+ * the fold (timekeeping_accumulate: ~150, a compare or two more or less by the run's
+ * history), or an interrupt taken just before the end. Beyond this the pad is not made
+ * (that window then starts a little late, and exact mode may differ from run to run). */
+#define ALIGN_PAD_NS 255
 
 /* The tick is stopped (with interrupts on, so that nothing of it stays pending), the TSC
  * waited for up to its next grid point, and the tick started again there, on its device
@@ -77,6 +78,11 @@ static void start_from_known_phase(void)
     if (tick)
         tick_stop(&kernel_tick);
     irq_enable();
+    /* The tick folds the clocksource into time_ns() once so many cycles have passed since
+     * the last fold (timekeeping_tick_ns), and that fold costs the tick it falls in some
+     * instructions: so the last fold must stand at a known place too. One here (it leaves a
+     * short delta for the next), and one at the grid point, inside the padded stretch. */
+    timekeeping_accumulate();
     uint64_t grid = tsc_ns_to_cyc(exp_align_grid_ns);
     uint64_t target = (rdtsc() / grid + 1) * grid;
     /* NOPs, not PAUSE: under the emulator a PAUSE leaves the CPU loop, and few TSC reads
@@ -86,6 +92,7 @@ static void start_from_known_phase(void)
     while ((int64_t)(rdtsc() - target) < 0)
         ;
     irq_disable();
+    timekeeping_accumulate();
     uint64_t late = rdtsc() - target;
     if (clock_facts.virtual_time && late < ALIGN_PAD_NS)
         cpu_nops((unsigned)(ALIGN_PAD_NS - late));

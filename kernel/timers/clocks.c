@@ -63,6 +63,28 @@ uint64_t tsc_ns_to_cyc(uint64_t ns)
                        NSEC_PER_SEC);
 }
 
+/* The HPET counts from the moment it is enabled. Under QEMU's -icount (TCG) the TSC is the
+ * virtual clock in ns and one instruction is one ns, so enabling it at a TSC reading of the
+ * same remainder by its period (10 ns) fixes its phase against the TSC for the whole run,
+ * whatever the boot took to get here: a record printed a few instructions dearer earlier
+ * (a CRC with one hex digit fewer) would otherwise move the HPET's phase, and with it
+ * every HPET-counted figure of measurement windows that start on TSC grid points
+ * (exp_window_begin). Elsewhere it is just enabled (and firmware may have done it). */
+static void enable_on_tsc_phase(struct hpet *h, uint32_t period_fs)
+{
+    uint64_t period_ns = period_fs / 1000000u;
+    if (!k_strcmp(cpu_hypervisor_name(&cpu_facts), "tcg") && period_ns >= 2 &&
+        period_ns < 200 && period_fs % 1000000u == 0) {
+        unsigned long flags = irq_save();
+        uint64_t r = rdtsc() % period_ns;
+        cpu_nops((unsigned)(period_ns - r));
+        hpet_enable(h);
+        irq_restore(flags);
+        return;
+    }
+    hpet_enable(h);
+}
+
 static struct clocksource *bring_up_hpet(void)
 {
     const struct acpi_hpet_info *h = &acpi_facts.hpet;
@@ -82,7 +104,7 @@ static struct clocksource *bring_up_hpet(void)
         return 0;
     }
     clock_report_access_bits(hpet_clocksource(&hpet), access32 ? 32 : 64);
-    hpet_enable(&hpet);
+    enable_on_tsc_phase(&hpet, info.period_fs);
     if (hpet_counting(&hpet, PROBE_CYC))
         hpet_measure_margin(&hpet, 0);     /* the -ETIME margin, before any channel */
     clock_facts.hpet_block = &hpet;

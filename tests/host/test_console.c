@@ -175,6 +175,9 @@ TEST(log_waits_for_the_window_and_keeps_order)
     CHECK(len == n && !memcmp(out, expect, n));
     struct klog_stats st = klog_stats_take();
     CHECK_EQ_U64(st.in_window_cyc, 0);
+    /* what the window's writes filled is noted inside it apart and joins the stats at its
+     * end (a maximum compared inside a window starts there, not from the drains before) */
+    CHECK_EQ_U64(st.max_fill, n);
 }
 
 TEST(log_made_with_interrupts_off_waits_for_a_drain_point)
