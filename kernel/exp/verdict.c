@@ -359,7 +359,8 @@ static void deadline_claim(void)
 static void tick_claim(void)
 {
     if (!findings.n_tick) {
-        claim("tick_rate", 0, "not measured: tick-overhead did not run", 0, 0);
+        claim("tick_rate", 0, "not measured: tick-overhead did not run, or none of its rows "
+                           "was valid (ticks went missing: its results say how many)", 0, 0);
         return;
     }
     /* One tick's cost, as an interval: at each tick size the repeats bound it to the

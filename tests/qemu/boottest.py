@@ -270,11 +270,6 @@ def run_screenshot_case(case, log):
     return lit
 
 
-# What a case's own boot procedure (Case.run) may use of the harness.
-HARNESS = types.SimpleNamespace(root=ROOT, out=OUT, stick_image=stick_image,
-                                usb_stick_args=usb_stick_args, lit_pixels=lit_pixels)
-
-
 def read_log(log):
     return open(log, "rb").read() if os.path.exists(log) else b""
 
@@ -282,6 +277,12 @@ def read_log(log):
 def fresh(path):
     if os.path.exists(path):
         os.remove(path)
+
+
+# What a case's own boot procedure (Case.run) may use of the harness.
+HARNESS = types.SimpleNamespace(root=ROOT, out=OUT, stick_image=stick_image,
+                                usb_stick_args=usb_stick_args, lit_pixels=lit_pixels,
+                                qemu_command=qemu_command, run_qemu=run_qemu, fresh=fresh)
 
 
 def run_case(case, booted=None):

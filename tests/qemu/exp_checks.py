@@ -461,17 +461,27 @@ def verdict_contradiction(a, b):
     return None
 
 
+def verdict_without_basis(verdicts):
+    """A comparative verdict that chose something and does not say whether it decided and
+    on what (None: every one does). Not measured (choice null), unknown and only-one-device
+    verdicts choose nothing."""
+    for r in verdicts:
+        if r["topic"] in ("clockevent", "hpet", "tsc_deadline", "tick_rate") and \
+                r["choice"] not in (None, "unknown", "only") and \
+                ("decided" not in r or "method" not in r or "intervals" not in r):
+            return "comparative verdict without decided/method/intervals: %r" % r
+    return None
+
+
 def verdicts_agree(ctx):
     """Plain emulation, where every figure is the host's noise: two more runs of the same
     image at once; no decided verdict of any of the three contradicts a decided verdict of
     another. Every comparative verdict says whether it decided and on what."""
     from ticklablib import records
     first = [dict(r) for r in ctx.recs("verdict")]
-    for r in first:
-        if r["topic"] in ("clockevent", "hpet", "tsc_deadline", "tick_rate") and \
-                r["choice"] not in ("unknown", "only") and \
-                ("decided" not in r or "method" not in r or "intervals" not in r):
-            return "comparative verdict without decided/method/intervals: %r" % r
+    why = verdict_without_basis(first)
+    if why:
+        return why
     runs = [first]
     for data in ctx.rerun(together=2):
         parsed = records.parse_stream(data)

@@ -44,3 +44,15 @@ def test_tick_rates_contradict_only_when_the_bounds_cross():
     why = exp_checks.verdict_contradiction(a, crossed)
     assert why and why.startswith("tick_rate")
     assert exp_checks.verdict_contradiction(crossed, a).startswith("tick_rate")
+
+
+def test_a_verdict_that_chose_must_say_on_what_not_measured_need_not():
+    chose = dict(type="verdict", topic="tick_rate", choice="2000", claim="x", evidence=[])
+    assert exp_checks.verdict_without_basis([chose]).startswith("comparative verdict")
+    assert exp_checks.verdict_without_basis([v("tick_rate", "2000", method="m",
+                                                intervals=[])]) is None
+    # every tick-overhead row invalid (ticks lost on a loaded host): nothing chosen
+    not_measured = dict(type="verdict", topic="tick_rate", choice=None, evidence=[],
+                        claim="not measured: tick-overhead did not run, or none of its rows "
+                              "was valid")
+    assert exp_checks.verdict_without_basis([not_measured]) is None
