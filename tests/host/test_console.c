@@ -368,3 +368,95 @@ TEST(log_says_on_the_screen_when_the_serial_port_dies)
     CHECK(said);
     CHECK_EQ_U64(vram_reads, 0);
 }
+
+/* ---- UARTs elsewhere than COM1 (issue 25): memory-mapped registers, other clocks -------- */
+
+#define MMIO_UART 0xFE030000ull
+
+static bool wire_says(const char *msg)
+{
+    size_t len;
+    const char *out = fake_uart_output(&len);
+    return len == strlen(msg) && !memcmp(out, msg, len);
+}
+
+TEST(uart_mmio_stride4_dword_access_probes_and_writes)
+{
+    fake_reset();
+    fake_uart_attach_mmio(MMIO_UART, 4, 4, (struct fake_uart_opts){ .fifo = true });
+    const struct uart_regs r = { .space = UART_SPACE_MMIO, .addr = MMIO_UART,
+                                 .mapped = (uintptr_t)MMIO_UART, .stride = 4, .access_bytes = 4 };
+    REQUIRE(uart_init_regs(&port, &r, 0, 115200) == 0);
+    CHECK_EQ_U64(port.fifo_bytes, 16);
+    CHECK_EQ_U64(port.base, 0);
+    uart_write(&port, "mmio\n", 5);
+    fake_run_for_ns(100 * BYTE_NS_115200);
+    CHECK(wire_says("mmio\n"));
+    CHECK_EQ_U64(fake_uart_divisor(), 1);
+}
+
+TEST(uart_mmio_stride1_byte_access)
+{
+    fake_reset();
+    fake_uart_attach_mmio(MMIO_UART, 1, 1, (struct fake_uart_opts){ .fifo = true });
+    const struct uart_regs r = { .space = UART_SPACE_MMIO, .addr = MMIO_UART,
+                                 .mapped = (uintptr_t)MMIO_UART, .stride = 1, .access_bytes = 1 };
+    REQUIRE(uart_init_regs(&port, &r, 0, 57600) == 0);
+    CHECK_EQ_U64(fake_uart_divisor(), 2);
+    uart_write(&port, "b\n", 2);
+    fake_run_for_ns(100 * BYTE_NS_115200);
+    CHECK(wire_says("b\n"));
+}
+
+TEST(uart_mmio_nothing_there_is_enodev_and_bad_layouts_einval)
+{
+    fake_reset();                     /* unmapped MMIO reads all ones */
+    struct uart_regs r = { .space = UART_SPACE_MMIO, .addr = MMIO_UART,
+                           .mapped = (uintptr_t)MMIO_UART, .stride = 4, .access_bytes = 1 };
+    CHECK_EQ_I64(uart_init_regs(&port, &r, 0, 115200), -ENODEV);
+    CHECK(!port.present);
+    r.stride = 2;
+    CHECK_EQ_I64(uart_init_regs(&port, &r, 0, 115200), -EINVAL);
+    r.stride = 1, r.access_bytes = 4;          /* dword registers one byte apart */
+    CHECK_EQ_I64(uart_init_regs(&port, &r, 0, 115200), -EINVAL);
+    r = (struct uart_regs){ .space = UART_SPACE_IO, .addr = 0x2F8, .stride = 1, .access_bytes = 4 };
+    CHECK_EQ_I64(uart_init_regs(&port, &r, 0, 115200), -EINVAL);   /* I/O: bytes only */
+    CHECK_EQ_U64(fake_stats.unknown_port_writes, 0);
+}
+
+TEST(uart_divisor_from_other_clocks)
+{
+    CHECK_EQ_U64(uart_divisor(1843200, 115200), 1);
+    CHECK_EQ_U64(uart_divisor(1843200, 9600), 12);
+    CHECK_EQ_U64(uart_divisor(14745600, 115200), 8);     /* a PCI card's 8x crystal */
+    CHECK_EQ_U64(uart_divisor(48000000, 115200), 26);    /* 115384.6 baud: 0.16 % off */
+    CHECK_EQ_U64(uart_divisor(1843200, 100000), 0);      /* 115200 or 57600: 15 % off */
+    CHECK_EQ_U64(uart_divisor(1843200, 230400), 0);      /* above clock / 16 */
+    CHECK_EQ_U64(uart_divisor(1843200, 1), 0);           /* over 16 bits */
+    CHECK_EQ_U64(uart_divisor(0, 115200), 0);
+}
+
+TEST(uart_other_clock_programs_its_divisor_and_paces_right)
+{
+    fake_reset();
+    fake_uart_attach(FAKE_UART_COM1, (struct fake_uart_opts){ .fifo = true,
+                                                              .clock_hz = 14745600 });
+    const struct uart_regs r = { .space = UART_SPACE_IO, .addr = FAKE_UART_COM1, .stride = 1,
+                                 .access_bytes = 1 };
+    REQUIRE(uart_init_regs(&port, &r, 14745600, 115200) == 0);
+    CHECK_EQ_U64(fake_uart_divisor(), 8);
+    CHECK(fake_uart_byte_ns() + 1 >= BYTE_NS_115200 && fake_uart_byte_ns() <= BYTE_NS_115200);
+    CHECK_EQ_U64(port.clock_hz, 14745600);
+}
+
+TEST(uart_baud_zero_keeps_the_firmware_divisor)
+{
+    fake_reset();
+    fake_uart_attach(FAKE_UART_COM1, (struct fake_uart_opts){ .fifo = true });
+    fake_uart_set_divisor(12);                  /* the firmware's 9600 */
+    const struct uart_regs r = { .space = UART_SPACE_IO, .addr = FAKE_UART_COM1, .stride = 1,
+                                 .access_bytes = 1 };
+    REQUIRE(uart_init_regs(&port, &r, 0, 0) == 0);
+    CHECK_EQ_U64(fake_uart_divisor(), 12);
+    CHECK_EQ_U64(port.baud, 9600);
+}

@@ -302,6 +302,7 @@ static void mmio_write(uintptr_t addr, unsigned size, uint64_t v)
     settle();
 }
 
+uint8_t mmio_read8(uintptr_t addr) { return (uint8_t)mmio_read(addr, 1); }
 uint32_t mmio_read32(uintptr_t addr) { return (uint32_t)mmio_read(addr, 4); }
 uint64_t mmio_read64(uintptr_t addr) { return mmio_read(addr, 8); }
 void mmio_write8(uintptr_t addr, uint8_t v) { mmio_write(addr, 1, v); }

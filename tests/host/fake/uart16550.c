@@ -7,8 +7,9 @@
 #define FIFO_MAX 16
 
 static struct {
-    bool attached;
-    uint16_t base;
+    bool attached, mmio;
+    uint64_t base;
+    unsigned stride, width;         /* MMIO: register spacing, the access size it takes */
     struct fake_uart_opts o;
     uint8_t lcr, mcr, scr, ier, dll, dlm;
     bool fifo_on;                   /* FCR bit 0 written with a FIFO present */
@@ -32,7 +33,8 @@ uint64_t fake_uart_byte_ns(void)
     unsigned div = (unsigned)u.dlm << 8 | u.dll;
     if (div == 0)
         div = 1;
-    return 10ull * 1000000000ull * div / 115200u;
+    uint64_t clock_hz = u.o.clock_hz ? u.o.clock_hz : 1843200u;
+    return 10ull * 1000000000ull * 16 * div / clock_hz;
 }
 
 static unsigned depth(void)
@@ -65,9 +67,21 @@ static void advance(void)
     }
 }
 
+/* MMIO: the register an access names, checked against the bus's spacing and width. */
+static uint64_t reg_of(uint64_t off, unsigned size)
+{
+    if (!u.mmio)
+        return off;
+    if (off % u.stride || (u.width && size != u.width))
+        fake_fault("a %u-byte UART access at offset %u: registers are %u bytes apart, %u wide",
+                   size, (unsigned)off, u.stride, u.width);
+    return off / u.stride;
+}
+
 static uint64_t rd(void *ctx, uint64_t off, unsigned size)
 {
-    (void)ctx, (void)size;
+    (void)ctx;
+    off = reg_of(off, size);
     bool dlab = u.lcr & 0x80;
     advance();
     switch (off) {
@@ -95,7 +109,8 @@ static uint64_t rd(void *ctx, uint64_t off, unsigned size)
 
 static void wr(void *ctx, uint64_t off, unsigned size, uint64_t v)
 {
-    (void)ctx, (void)size;
+    (void)ctx;
+    off = reg_of(off, size);
     bool dlab = u.lcr & 0x80;
     advance();
     switch (off) {
@@ -138,6 +153,29 @@ void fake_uart_attach(uint16_t base, struct fake_uart_opts opts)
     u.attached = fake_port_register(base, 8, &ops, NULL) == 0;
 }
 
+void fake_uart_attach_mmio(uint64_t addr, unsigned stride, unsigned width,
+                           struct fake_uart_opts opts)
+{
+    fake_uart_reset();
+    u.o = opts;
+    u.base = addr;
+    u.mmio = true;
+    u.stride = stride;
+    u.width = width;
+    u.attached = fake_mmio_register(addr, 8ull * stride, &ops, NULL) == 0;
+}
+
+unsigned fake_uart_divisor(void)
+{
+    return (unsigned)u.dlm << 8 | u.dll;
+}
+
+void fake_uart_set_divisor(unsigned div)
+{
+    u.dll = (uint8_t)div;
+    u.dlm = (uint8_t)(div >> 8);
+}
+
 const char *fake_uart_output(size_t *len)
 {
     advance();
@@ -152,7 +190,9 @@ uint64_t fake_uart_overruns(void)
 
 void fake_uart_reset(void)
 {
-    if (u.attached)
-        fake_port_unregister(u.base);
+    if (u.attached && u.mmio)
+        fake_mmio_unregister(u.base);
+    else if (u.attached)
+        fake_port_unregister((uint16_t)u.base);
     memset(&u, 0, sizeof(u));
 }
