@@ -169,6 +169,7 @@ void fake_reset(void)
     fake_lapic_reset();
     fake_rtc_reset();
     fake_uart_reset();
+    fake_pci_reset();
 }
 
 /* Power on before main(), so a test that forgets fake_reset() still has a sane machine
