@@ -460,3 +460,71 @@ TEST(uart_baud_zero_keeps_the_firmware_divisor)
     CHECK_EQ_U64(fake_uart_divisor(), 12);
     CHECK_EQ_U64(port.baud, 9600);
 }
+
+/* ---- several ports at once (issue 25): every port gets every byte, in order ------------- */
+
+static struct uart second;
+
+/* COM1 at 115200, and a memory-mapped UART (stride 4) at 57600: the slower one decides. */
+static void two_ports(bool second_stuck)
+{
+    machine((struct fake_uart_opts){ .fifo = true, .byte_ns = BYTE_NS_115200 });
+    fake_uart_select(1);
+    fake_uart_attach_mmio(MMIO_UART, 4, 0, (struct fake_uart_opts){ .fifo = true,
+                                                                   .stuck = second_stuck });
+    fake_uart_select(0);
+    const struct uart_regs r = { .space = UART_SPACE_MMIO, .addr = MMIO_UART,
+                                 .mapped = (uintptr_t)MMIO_UART, .stride = 4, .access_bytes = 1 };
+    REQUIRE(uart_init(&port, FAKE_UART_COM1, 115200) == 0);
+    REQUIRE(uart_init_regs(&second, &r, 0, 57600) == 0);
+    klog_init(&port);
+    REQUIRE(klog_add_serial(&second) == 0);
+    klog_start(true);
+    irq_enable();
+}
+
+static bool unit_says(unsigned unit, const char *expect, size_t n)
+{
+    size_t len;
+    fake_uart_select(unit);
+    const char *out = fake_uart_output(&len);
+    bool same = len == n && !memcmp(out, expect, n);
+    fake_uart_select(0);
+    return same;
+}
+
+TEST(log_writes_every_port_in_order_and_waits_for_windows)
+{
+    static char expect[64 * 1024];
+    two_ports(false);
+    klog_window_begin();
+    size_t n = write_records(10, 300, expect, sizeof(expect));
+    fake_run_for_ns(100 * FIFO_NS_115200);
+    CHECK(unit_says(0, "", 0));                /* nothing on either while the window is open */
+    CHECK(unit_says(1, "", 0));
+    klog_window_end();
+    fake_run_for_ns(40 * FIFO_NS_115200);
+    CHECK(unit_says(0, expect, n));
+    CHECK(unit_says(1, expect, n));
+    CHECK_EQ_U64(fake_uart_overruns(), 0);
+    fake_uart_select(1);
+    CHECK_EQ_U64(fake_uart_overruns(), 0);
+    fake_uart_select(0);
+    struct klog_stats st = klog_stats_take();
+    CHECK_EQ_U64(st.in_window_cyc, 0);
+    CHECK_EQ_U64(st.serial_bytes, 2 * n);
+    CHECK(st.irqoff_max_cyc * 1000000000ull / fake_tsc_hz() < FIFO_NS_115200);
+}
+
+TEST(log_port_that_dies_is_dropped_alone)
+{
+    static char expect[16 * 1024];
+    two_ports(true);
+    size_t n = write_records(5, 100, expect, sizeof(expect));
+    fake_run_for_ns(20 * FIFO_NS_115200);
+    klog_flush();
+    CHECK(second.dead);
+    CHECK(!port.dead);
+    CHECK(unit_says(0, expect, n));            /* COM1 has everything */
+    CHECK(klog_lost_bytes() > 0);              /* the dead one's share, counted */
+}

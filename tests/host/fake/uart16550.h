@@ -20,6 +20,7 @@
 
 #define FAKE_UART_COM1 0x3F8
 #define FAKE_UART_OUT_MAX (1u << 20)
+#define FAKE_UART_UNITS 2         /* UARTs the machine can have at once */
 
 struct fake_uart_opts {
     bool fifo;            /* a 16550A's working 16-byte FIFO (else one holding register) */
@@ -28,7 +29,10 @@ struct fake_uart_opts {
     uint32_t clock_hz;    /* the input clock the divisor divides (0: 1.8432 MHz) */
 };
 
+/* Attaches the selected unit (fake_uart_select; unit 0 after fake_reset) at a port base. */
 void fake_uart_attach(uint16_t base, struct fake_uart_opts opts);
+/* Which unit the calls below (attach, output, divisor, overruns) mean. */
+void fake_uart_select(unsigned unit);
 /* The same UART with memory-mapped registers stride bytes apart; width: the access size it
  * takes (0: any; another size is a fault, as a bus error would be on a real one). */
 void fake_uart_attach_mmio(uint64_t addr, unsigned stride, unsigned width,
