@@ -137,6 +137,18 @@ int klog_add_serial(struct uart *serial)
     return 0;
 }
 
+void klog_pace(uint64_t tsc_hz)
+{
+    for (unsigned i = 0; i < n_uarts; i++)
+        if (uarts[i]->present)
+            uart_set_pacing(uarts[i], tsc_hz);
+}
+
+const struct uart *klog_serial(unsigned i)
+{
+    return i < n_uarts ? uarts[i] : NULL;
+}
+
 void klog_start(bool on)
 {
     buffered = on;

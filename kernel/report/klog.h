@@ -54,6 +54,10 @@ void klog_init(struct uart *serial);
  * same bytes in the same order, from what is written after this call on; a port that dies
  * is dropped alone. -1 when KLOG_SERIAL_MAX are there already. */
 int klog_add_serial(struct uart *serial);
+/* Port i of those added (NULL past the last). */
+const struct uart *klog_serial(unsigned i);
+/* Pacing (uart_set_pacing) on every port. */
+void klog_pace(uint64_t tsc_hz);
 /* Buffered from now on (call once interrupts can be taken). off: stay synchronous (every
  * write whole and at once, interrupts off, as before the log existed: console_log=off). */
 void klog_start(bool buffered);
