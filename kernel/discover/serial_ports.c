@@ -311,10 +311,11 @@ static void port_record(unsigned i, const struct serial_port *p)
         json_bool(&r.j, "pci_decode_enabled", p->decode_enabled);
     }
     rec_emit(&r);
-    kprintf("  serial      %-12s %s %#llx, %u.%04u MHz, %u baud: %s%s\n", p->name,
+    kprintf("  serial      %-12s %s %#llx, %u.%04u MHz, %u baud: %s%s%s\n", p->name,
             io ? "io" : "mmio", (unsigned long long)u->regs.addr, u->clock_hz / 1000000,
-            u->clock_hz % 1000000 / 100, u->baud,
-            p->problem ? p->problem : "answers", p->console ? " (output goes here)" : "");
+            u->clock_hz % 1000000 / 100, u->baud, p->problem ? p->problem : "answers",
+            p->console ? " (output goes here)" : "",
+            p->decode_enabled ? "; its PCI decoding was off: turned on" : "");
 }
 
 void serial_ports_report(void)

@@ -5,8 +5,10 @@
   arrive on COM2 and the inventory must say the port came from the SPCR.
 - The same SPCR with COM1 there too: output goes to both, byte for byte the same.
 - A PCI 16550 (QEMU's pci-serial: class 07/00, an I/O BAR) and no COM port: the records
-  arrive on the card, and the inventory names it by bus:device.function.
+  arrive on the card, and the inventory names it by bus:device.function; the same card
+  behind a root port on a second root bus (pxb-pcie), and on the pc machine (no MCFG).
 - An SPCR naming a port where nothing answers (a BMC that is off): the run goes on on COM1.
+- An SPCR naming a memory-mapped UART above 4 GiB where nothing is: mapped, probed, silent.
 - An SPCR with an interface type ticklab cannot drive (an ARM PL011): one `error` record
   naming the type, and COM1 probed instead.
 - console=spcr,57600 and uart_clock=: the SPCR port at the asked baud; a bad uart_clock=
@@ -76,6 +78,14 @@ SERIAL_CASES = [
                  port(source="pci", access="io", answered=True, console=True,
                       pci="00:03.0", pci_vendor="0x1b36", pci_device="0x2"),
                  has_record("console", serial_present=True)] + CLEAN),
+    Case("serial-pci-card-second-root-bus", "the PCI card behind a PCIe root port on a second "
+         "root bus (pxb-pcie, bus 0x80: no bridge on bus 0 leads there), found by trying "
+         "every bus of the MCFG's range",
+         args="exp=none",
+         serial=("-serial", "none", "-device", "pxb-pcie,id=pxb1,bus_nr=0x80",
+                 "-device", "pcie-root-port,id=rp1,bus=pxb1,chassis=1",
+                 "-chardev", "file,id=pcis,path={log}", "-device", "pci-serial,chardev=pcis,bus=rp1"),
+         checks=[port(source="pci", pci="81:00.0", answered=True, console=True)] + CLEAN),
     Case("serial-pci-card-pc-ports", "the PCI card on the pc machine (no MCFG: ports "
          "0xCF8/0xCFC) beside COM1, console=spcr with no SPCR falls back to every port",
          machine="pc", args="exp=none console=spcr",
@@ -93,6 +103,15 @@ SERIAL_CASES = [
                       problem="no answer (scratch register and loopback probe failed)"),
                  port(name="com1", console=True),
                  has_record("serial_ports", spcr="usable", consoles=1)] + CLEAN),
+    Case("serial-spcr-mmio-above-4g-silent", "an SPCR names a memory-mapped UART (32-bit "
+         "registers 4 bytes apart) above 4 GiB where nothing is: it is mapped uncached, "
+         "probed, found silent, and COM1 carries the run",
+         args="exp=none", prepare=spcr("serial-spcr-mmio-above-4g-silent", "--space", "mmio",
+                                       "--address", "0x4000001000", "--access", "3",
+                                       "--bit-width", "32", "--type", "0x12"),
+         checks=[port(source="spcr", access="mmio", address="0x4000001000", stride=4,
+                      access_bytes=4, answered=False, console=False),
+                 port(name="com1", console=True)] + CLEAN),
     Case("serial-spcr-unsupported-type", "an SPCR describing an ARM PL011 (type 3): one "
          "error naming the type, COM1 probed instead",
          args="exp=none", prepare=spcr("serial-spcr-unsupported-type", "--type", "3"),
