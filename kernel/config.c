@@ -1,6 +1,8 @@
 /* kernel/config.c - the command-line options and their defaults. */
 #include "kernel/config.h"
 
+#include "ticklab/uart16550.h"
+
 #include "ticklab/cmdline.h"
 #include "ticklab/kstring.h"
 
@@ -112,8 +114,8 @@ int config_parse(const char *line, bool cut, const char *const *exp_names,
         { .key = "console", .type = CMDLINE_STR, .dest = console_word,
           .max = sizeof(console_word),
           .accepted = "auto, spcr, com1..com4, ttyS0..ttyS3, 0xPORT or none, optionally "
-                      ",BAUD (a divisor of 115200 for a COM port; 50..4000000 for auto and "
-                      "spcr)" },
+                      ",BAUD (a divisor of 115200 for a COM port; for auto and spcr a rate "
+                      "1.8432 MHz or uart_clock= makes within 2 %)" },
         { .key = "qemu_exit", .type = CMDLINE_ENUM, .dest = &qemu_exit, .choices = tristates,
           .accepted = "auto, 1 or 0" },
         { .key = "reboot", .type = CMDLINE_BOOL, .dest = &reboot, .accepted = "0 or 1" },
@@ -221,9 +223,19 @@ int config_parse(const char *line, bool cut, const char *const *exp_names,
     cfg.exp_given = opts[2].seen;
     if (!k_strcmp(cfg.mask_irq, "none"))
         cfg.mask_irq[0] = 0;
-    if (console_word[0] &&
-        !parse_console(console_word, &cfg.console_mode, &cfg.console_port, &cfg.console_baud,
-                       &cfg.console_baud_given)) {
+    /* A rate no clock here can make (neither a COM port's 1.8432 MHz nor uart_clock=) would
+     * leave every port silent: refused like a malformed word, and the default kept. */
+    struct config before = cfg;
+    bool console_ok = !console_word[0] ||
+        parse_console(console_word, &cfg.console_mode, &cfg.console_port, &cfg.console_baud,
+                      &cfg.console_baud_given);
+    if (console_ok && cfg.console_baud_given && !uart_divisor(UART_CLOCK_HZ, cfg.console_baud) &&
+        !(cfg.uart_clock_hz && uart_divisor((uint32_t)cfg.uart_clock_hz, cfg.console_baud))) {
+        cfg.console_mode = before.console_mode, cfg.console_port = before.console_port;
+        cfg.console_baud = before.console_baud, cfg.console_baud_given = false;
+        console_ok = false;
+    }
+    if (!console_ok) {
         char word[48] = "console=";
         k_strlcpy(word + 8, console_word, sizeof(word) - 8);
         on_error(NULL, word, k_strlen(word), "not a console", opts[3].accepted);

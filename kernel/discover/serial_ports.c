@@ -30,6 +30,9 @@ struct serial_port {
     bool decode_enabled;        /* the walk turned on its BAR's decoding */
 };
 
+static const char no_answer[] = "no answer (scratch register and loopback probe failed)";
+static const char no_divisor[] = "no divisor makes the baud rate from this clock within 2 %";
+
 static struct serial_port ports[SERIAL_PORTS_MAX];
 static unsigned n_ports, n_consoles;
 static struct pci_scan pci;
@@ -73,9 +76,9 @@ static void probe(struct serial_port *p, struct uart_regs r, uint32_t clock_hz, 
     }
     int rc = uart_init_regs(&p->u, &r, clock_hz, baud);
     if (rc == -EINVAL)
-        p->problem = "no divisor makes the baud rate from this clock within 2 %";
+        p->problem = no_divisor;
     else if (rc)
-        p->problem = "no answer (scratch register and loopback probe failed)";
+        p->problem = no_answer;
 }
 
 static void spcr_port(void)
@@ -104,7 +107,7 @@ static void pci_config(struct pci_cfg *c)
     pci_method = "ports";
     for (unsigned i = 0; i < m->n; i++) {
         const struct acpi_mcfg_entry *e = &m->e[i];
-        if (e->segment != 0 || e->end_bus < e->start_bus)
+        if (e->segment != 0 || e->base == 0 || e->end_bus < e->start_bus)
             continue;
         uint64_t at = e->base + (uint64_t)e->start_bus * ECAM_BUS_BYTES;
         void *v = phys_map_uncached(at, (uint64_t)(e->end_bus - e->start_bus + 1) * ECAM_BUS_BYTES);
@@ -146,7 +149,8 @@ static void pci_ports(void)
     }
 }
 
-/* COMn at its fixed port: listed only when it answers, or when console= names it. */
+/* COMn at its fixed port: listed unless nothing answers there (always when console= names
+ * it); one that answers but cannot make the baud rate is listed with that problem. */
 static void io_port(uint16_t port, enum port_source src, bool keep_silent_one)
 {
     if (find(UART_SPACE_IO, port))
@@ -165,8 +169,10 @@ static void io_port(uint16_t port, enum port_source src, bool keep_silent_one)
     const struct uart_regs r = { .space = UART_SPACE_IO, .addr = port, .stride = 1,
                                  .access_bytes = 1 };
     probe(p, r, 0, cfg.console_baud);
-    if (p->problem && !keep_silent_one)
-        n_ports--;
+    if (p->problem == no_divisor && uart_init_regs(&p->u, &r, 0, 0) != 0)
+        p->problem = no_answer;       /* asked whether anything is there, divisor untouched */
+    if (p->problem == no_answer && !keep_silent_one)
+        n_ports--;                    /* nothing there: not a port found */
 }
 
 static void choose(void)

@@ -11,6 +11,8 @@
 - An SPCR naming a memory-mapped UART above 4 GiB where nothing is: mapped, probed, silent.
 - An SPCR with an interface type ticklab cannot drive (an ARM PL011): one `error` record
   naming the type, and COM1 probed instead.
+- uart_clock= on the PCI card (the divisor made for it: QEMU ignores the rate), a baud rate
+  no clock makes refused.
 - console=spcr,57600 and uart_clock=: the SPCR port at the asked baud; a bad uart_clock=
   value is refused with one error record and the default kept.
 
@@ -73,9 +75,10 @@ SERIAL_CASES = [
                  com1_too_same_bytes] + CLEAN),
     Case("serial-pci-card", "a PCI 16550 card (pci-serial, I/O BAR) and no COM port: the "
          "records arrive on the card and the inventory names its bus:device.function",
-         args="exp=none", serial=PCI_ONLY,
+         args="exp=none uart_clock=14745600", serial=PCI_ONLY,
          checks=[has_record("serial_ports", pci_method="ecam", found=1, consoles=1),
                  port(source="pci", access="io", answered=True, console=True,
+                      clock_hz=14745600, baud=115200,
                       pci="00:03.0", pci_vendor="0x1b36", pci_device="0x2"),
                  has_record("console", serial_present=True)] + CLEAN),
     Case("serial-pci-card-second-root-bus", "the PCI card behind a PCIe root port on a second "
@@ -120,6 +123,11 @@ SERIAL_CASES = [
                                    "COM ports probed instead"),
                  has_record("serial_ports", spcr="refused", spcr_interface_type="0x3"),
                  port(name="com1", console=True), end_status("ok")]),
+    Case("serial-console-baud-no-clock-makes", "console=auto,100000: no clock here makes "
+         "that rate within 2 %, so the word is refused with one error and auto at 115200 used",
+         args="exp=none console=auto,100000",
+         checks=[cmdline_errors(["console=auto,100000"]),
+                 port(name="com1", baud=115200, console=True), end_status("ok")]),
     Case("serial-spcr-baud-and-clock", "console=spcr,57600 programs the SPCR's port at "
          "57600; uart_clock=1 is refused with one error and the default kept",
          args="exp=none console=spcr,57600 uart_clock=1", serial=COM2_ONLY,
