@@ -20,8 +20,8 @@
 #define HAS_FIELD(type, field, len) \
     ((len) >= offsetof(type, field) + sizeof(((type *)0)->field))
 
-enum fact { FACT_MADT, FACT_HPET, FACT_FADT, FACT_DMAR, FACT_COUNT };
-static const char fact_sig[FACT_COUNT][5] = { "APIC", "HPET", "FACP", "DMAR" };
+enum fact { FACT_MADT, FACT_HPET, FACT_FADT, FACT_DMAR, FACT_SPCR, FACT_MCFG, FACT_COUNT };
+static const char fact_sig[FACT_COUNT][5] = { "APIC", "HPET", "FACP", "DMAR", "SPCR", "MCFG" };
 
 struct parser {
     const struct acpi_mem *mem;
@@ -520,6 +520,16 @@ static void dmar_decode(struct acpi_info *o, const uint8_t *t, uint32_t len)
     d->x2apic_opt_out = f.flags & ACPI_DMAR_X2APIC_OPT_OUT;
 }
 
+static void spcr_decode(struct acpi_info *o, const uint8_t *t, uint32_t len)
+{
+    acpi_spcr_decode(&o->spcr, t, len);
+}
+
+static void mcfg_decode(struct acpi_info *o, const uint8_t *t, uint32_t len)
+{
+    acpi_mcfg_decode(&o->mcfg, t, len);
+}
+
 struct fact_ref {
     const char **reason, **table_reason;
 };
@@ -532,6 +542,10 @@ static struct fact_ref fact_ref(struct acpi_info *o, enum fact k)
         return (struct fact_ref){ &o->hpet.reason, &o->hpet.table_reason };
     if (k == FACT_DMAR)
         return (struct fact_ref){ &o->dmar.reason, &o->dmar.table_reason };
+    if (k == FACT_SPCR)
+        return (struct fact_ref){ &o->spcr.reason, &o->spcr.table_reason };
+    if (k == FACT_MCFG)
+        return (struct fact_ref){ &o->mcfg.reason, &o->mcfg.table_reason };
     return (struct fact_ref){ &o->fadt.reason, &o->fadt.table_reason };
 }
 
@@ -540,7 +554,7 @@ static struct fact_ref fact_ref(struct acpi_info *o, enum fact k)
 static void fact_table(struct parser *ps, enum fact k, struct acpi_table *t, const uint8_t *p)
 {
     static void (*const decode[FACT_COUNT])(struct acpi_info *, const uint8_t *, uint32_t) = {
-        madt_decode, hpet_decode, fadt_decode, dmar_decode,
+        madt_decode, hpet_decode, fadt_decode, dmar_decode, spcr_decode, mcfg_decode,
     };
     struct fact_ref f = fact_ref(ps->out, k);
     if (!p) {
@@ -632,6 +646,7 @@ void acpi_parse(const struct acpi_mem *mem, const void *rsdp_copy, size_t rsdp_c
     struct parser ps = { .mem = mem, .out = out };
     memset(out, 0, sizeof(*out));
     out->madt.reason = out->hpet.reason = out->fadt.reason = out->dmar.reason = "no table";
+    out->spcr.reason = out->mcfg.reason = "no table";
     out->fadt.pm_timer_reason = "no FADT";
     if (!rsdp_find(mem, rsdp_copy, rsdp_copy_len, &out->rsdp))
         return;

@@ -1,5 +1,5 @@
-/* drivers/acpi.h - ACPI table discovery: RSDP, RSDT/XSDT, MADT, HPET, FADT (and the DSDT's
- * header), checksums verified.
+/* drivers/acpi.h - ACPI table discovery: RSDP, RSDT/XSDT, MADT, HPET, FADT, DMAR, SPCR
+ * (spcr.h), MCFG (mcfg.h) and the DSDT's header, checksums verified.
  *
  * Follows the ACPI Specification 6.5: 5.2.5 RSDP, 5.2.6 table header, 5.2.7 RSDT, 5.2.8 XSDT,
  * 5.2.9 FADT, 5.2.12 MADT, 5.2.3.2 Generic Address Structure; and the IA-PC HPET
@@ -40,6 +40,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "ticklab/mcfg.h"
+#include "ticklab/spcr.h"
 
 /* ---- reading memory ----------------------------------------------------------------------- */
 
@@ -388,6 +391,8 @@ struct acpi_info {
     struct acpi_hpet_info hpet;
     struct acpi_fadt_info fadt;
     struct acpi_dmar_info dmar;
+    struct acpi_spcr_info spcr;     /* the firmware's console port (spcr.h) */
+    struct acpi_mcfg_info mcfg;     /* PCI's ECAM windows (mcfg.h) */
 };
 
 /* Finds the RSDP (the loader's copy when rsdp_copy_len > 0, else the EBDA's first KiB, else

@@ -25,6 +25,7 @@ uint32_t inl(uint16_t port);
 void outb(uint16_t port, uint8_t v);
 void outw(uint16_t port, uint16_t v);
 void outl(uint16_t port, uint32_t v);
+uint8_t mmio_read8(uintptr_t addr);
 uint32_t mmio_read32(uintptr_t addr);
 void mmio_write8(uintptr_t addr, uint8_t v);
 void mmio_write16(uintptr_t addr, uint16_t v);
@@ -93,6 +94,13 @@ static inline uint32_t mmio_read32(uintptr_t addr)
 {
     uint32_t v;
     __asm__ volatile("movl %1, %0" : "=r"(v) : "m"(*(volatile uint32_t *)addr) : "memory");
+    return v;
+}
+/* 8-bit loads: a UART whose registers are memory (SPCR, PCI memory BARs). */
+static inline uint8_t mmio_read8(uintptr_t addr)
+{
+    uint8_t v;
+    __asm__ volatile("movb %1, %0" : "=q"(v) : "m"(*(volatile uint8_t *)addr) : "memory");
     return v;
 }
 /* 8- and 16-bit stores: the screen (EGA text cells, 16/24-bit pixels). */

@@ -36,6 +36,28 @@
 #define TX_TIMEOUT_POLLS 2000000u
 #define PROBE_POLLS     100000u
 
+/* Every register access goes through these two: I/O port or MMIO, byte or 32-bit wide. */
+static uint8_t reg_rd(const struct uart_regs *r, unsigned reg)
+{
+    if (r->space == UART_SPACE_IO)
+        return inb((uint16_t)(r->addr + reg * r->stride));
+    uintptr_t a = r->mapped + reg * r->stride;
+    return r->access_bytes == 4 ? (uint8_t)mmio_read32(a) : mmio_read8(a);
+}
+
+static void reg_wr(const struct uart_regs *r, unsigned reg, uint8_t v)
+{
+    if (r->space == UART_SPACE_IO) {
+        outb((uint16_t)(r->addr + reg * r->stride), v);
+        return;
+    }
+    uintptr_t a = r->mapped + reg * r->stride;
+    if (r->access_bytes == 4)
+        mmio_write32(a, v);
+    else
+        mmio_write8(a, v);
+}
+
 /* Pacing's part of THRE: a real 16550 says its FIFO is empty when the last byte it holds
  * moves to the shift register, one byte time before the line goes idle. */
 static bool paced_free(const struct uart *u, uint64_t now)
@@ -59,7 +81,7 @@ static bool tx_timed_out(struct uart *u)
 bool uart_tx_ready(const struct uart *u)
 {
     return u->present && !u->dead && paced_free(u, rdtsc()) &&
-           (inb(u->base + UART_LSR) & LSR_THR_EMPTY);
+           (reg_rd(&u->regs, UART_LSR) & LSR_THR_EMPTY);
 }
 
 bool uart_tx_wait(struct uart *u)
@@ -73,7 +95,7 @@ bool uart_tx_wait(struct uart *u)
         cpu_nop_block();
     }
     for (uint32_t polls = 0; polls < TX_TIMEOUT_POLLS; polls++) {
-        if (inb(u->base + UART_LSR) & LSR_THR_EMPTY)
+        if (reg_rd(&u->regs, UART_LSR) & LSR_THR_EMPTY)
             return true;
         if (rdtsc() - t0 > TX_TIMEOUT_CYC)
             break;
@@ -84,63 +106,114 @@ bool uart_tx_wait(struct uart *u)
 
 /* Scratch register holds a value and the loopback path returns a byte: a real 16550 behind
  * the port, not an empty bus that reads 0xFF. */
-static bool probe(uint16_t base)
+static bool probe(const struct uart_regs *r)
 {
-    outb(base + UART_SCR, 0x5A);
-    if (inb(base + UART_SCR) != 0x5A)
+    reg_wr(r, UART_SCR, 0x5A);
+    if (reg_rd(r, UART_SCR) != 0x5A)
         return false;
-    outb(base + UART_SCR, 0xA5);
-    if (inb(base + UART_SCR) != 0xA5)
+    reg_wr(r, UART_SCR, 0xA5);
+    if (reg_rd(r, UART_SCR) != 0xA5)
         return false;
 
-    outb(base + UART_MCR, MCR_LOOP);
-    for (unsigned i = 0; i < 2 * UART_FIFO_BYTES && (inb(base + UART_LSR) & LSR_DATA_READY); i++)
-        (void)inb(base + UART_RBR);           /* drop stale input so the echo is ours */
-    outb(base + UART_THR, 0xAE);
+    reg_wr(r, UART_MCR, MCR_LOOP);
+    for (unsigned i = 0; i < 2 * UART_FIFO_BYTES && (reg_rd(r, UART_LSR) & LSR_DATA_READY); i++)
+        (void)reg_rd(r, UART_RBR);            /* drop stale input so the echo is ours */
+    reg_wr(r, UART_THR, 0xAE);
     bool ok = false;
     for (uint32_t polls = 0; polls < PROBE_POLLS; polls++) {
-        if (inb(base + UART_LSR) & LSR_DATA_READY) {
-            ok = inb(base + UART_RBR) == 0xAE;
+        if (reg_rd(r, UART_LSR) & LSR_DATA_READY) {
+            ok = reg_rd(r, UART_RBR) == 0xAE;
             break;
         }
         cpu_relax();
     }
-    outb(base + UART_MCR, MCR_DTR | MCR_RTS | MCR_OUT2);
+    reg_wr(r, UART_MCR, MCR_DTR | MCR_RTS | MCR_OUT2);
     return ok;
 }
 
-int uart_init(struct uart *u, uint16_t base, uint32_t baud)
+uint32_t uart_divisor(uint32_t clock_hz, uint32_t baud)
 {
-    u->base = base;
-    u->baud = baud;
-    u->present = false;
-    u->dead = false;
-    u->tx_timeouts = 0;
-    u->fifo_bytes = 1;
-    u->pace_byte_cyc = 0;
-    u->pace_idle_at = 0;
-    if (baud == 0 || baud > UART_BASE_BAUD || UART_BASE_BAUD % baud != 0)
+    if (clock_hz == 0 || baud == 0)
+        return 0;
+    uint64_t step = 16ull * baud;
+    uint64_t div = ((uint64_t)clock_hz + step / 2) / step;
+    if (div == 0 || div > 0xFFFF)
+        return 0;
+    /* |clock / (16 div) - baud| <= baud * tol / 100, in integers: */
+    uint64_t made = 16ull * div * baud, err = made > clock_hz ? made - clock_hz : clock_hz - made;
+    if (err * 100 > (uint64_t)clock_hz * UART_BAUD_TOLERANCE_PCT)
+        return 0;
+    return (uint32_t)div;
+}
+
+static bool regs_ok(const struct uart_regs *r)
+{
+    if (r->stride != 1 && r->stride != 4)
+        return false;
+    if (r->access_bytes != 1 && r->access_bytes != 4)
+        return false;
+    if (r->space == UART_SPACE_IO)
+        return r->access_bytes == 1 && r->addr + 7u * r->stride <= 0xFFFF;
+    return r->space == UART_SPACE_MMIO && r->mapped != 0 &&
+           (r->access_bytes == 1 || r->stride == 4);
+}
+
+/* The divisor latch as the firmware left it, and the baud it makes (0: none programmed). */
+static uint32_t baud_as_is(const struct uart_regs *r, uint32_t clock_hz, uint8_t lcr)
+{
+    reg_wr(r, UART_LCR, lcr | LCR_DLAB);
+    uint32_t div = reg_rd(r, UART_DLL) | (uint32_t)reg_rd(r, UART_DLM) << 8;
+    reg_wr(r, UART_LCR, lcr);
+    return div ? (clock_hz + 8 * div) / (16 * div) : 0;
+}
+
+int uart_init_regs(struct uart *u, const struct uart_regs *regs, uint32_t clock_hz,
+                   uint32_t baud)
+{
+    *u = (struct uart){ .regs = *regs, .baud = baud, .fifo_bytes = 1 };
+    u->clock_hz = clock_hz ? clock_hz : UART_CLOCK_HZ;
+    u->base = regs->space == UART_SPACE_IO ? (uint16_t)regs->addr : 0;
+    if (!regs_ok(regs))
+        return -EINVAL;
+    uint32_t divisor = uart_divisor(u->clock_hz, baud);
+    if (baud && !divisor)
         return -EINVAL;
 
-    uint16_t divisor = (uint16_t)(UART_BASE_BAUD / baud);
-    outb(base + UART_IER, 0);
-    outb(base + UART_LCR, LCR_DLAB);
-    outb(base + UART_DLL, divisor & 0xFF);
-    outb(base + UART_DLM, divisor >> 8);
-    outb(base + UART_LCR, LCR_8N1);
-    outb(base + UART_FCR, FCR_ENABLE | FCR_CLEAR_RX | FCR_CLEAR_TX);
-    if (!probe(base))
+    const struct uart_regs *r = &u->regs;
+    reg_wr(r, UART_IER, 0);
+    if (divisor) {
+        reg_wr(r, UART_LCR, LCR_DLAB);
+        reg_wr(r, UART_DLL, divisor & 0xFF);
+        reg_wr(r, UART_DLM, (uint8_t)(divisor >> 8));
+    }
+    reg_wr(r, UART_LCR, LCR_8N1);
+    reg_wr(r, UART_FCR, FCR_ENABLE | FCR_CLEAR_RX | FCR_CLEAR_TX);
+    if (!probe(r))
         return -ENODEV;
-    if ((inb(base + UART_IIR) & IIR_FIFO_MASK) == IIR_FIFO_MASK)
+    if (!baud)
+        u->baud = baud_as_is(r, u->clock_hz, LCR_8N1);
+    if ((reg_rd(r, UART_IIR) & IIR_FIFO_MASK) == IIR_FIFO_MASK)
         u->fifo_bytes = UART_FIFO_BYTES;
     u->present = true;
     return 0;
 }
 
+int uart_init(struct uart *u, uint16_t base, uint32_t baud)
+{
+    if (baud == 0 || baud > UART_BASE_BAUD || UART_BASE_BAUD % baud != 0) {
+        *u = (struct uart){ .base = base, .baud = baud, .fifo_bytes = 1,
+                            .clock_hz = UART_CLOCK_HZ };
+        return -EINVAL;
+    }
+    const struct uart_regs io = { .space = UART_SPACE_IO, .addr = base, .stride = 1,
+                                  .access_bytes = 1 };
+    return uart_init_regs(u, &io, UART_CLOCK_HZ, baud);
+}
+
 void uart_set_pacing(struct uart *u, uint64_t tsc_hz)
 {
     /* 10 bit times; tsc_hz * 10 fits 64 bits for any TSC under 1.8e18 Hz. */
-    u->pace_byte_cyc = tsc_hz ? (tsc_hz * UART_BITS_PER_BYTE + u->baud - 1) / u->baud : 0;
+    u->pace_byte_cyc = tsc_hz && u->baud ? (tsc_hz * UART_BITS_PER_BYTE + u->baud - 1) / u->baud : 0;
     u->pace_idle_at = rdtsc();
 }
 
@@ -150,7 +223,7 @@ unsigned uart_tx_put(struct uart *u, const char *s, unsigned long n)
         return 0;
     unsigned k = n < u->fifo_bytes ? (unsigned)n : u->fifo_bytes;
     for (unsigned i = 0; i < k; i++)
-        outb(u->base + UART_THR, (uint8_t)s[i]);
+        reg_wr(&u->regs, UART_THR, (uint8_t)s[i]);
     if (u->pace_byte_cyc && k) {
         /* The bytes follow whatever is still on the wire, one byte time each. */
         uint64_t now = rdtsc();

@@ -11,6 +11,16 @@
  * uart_tx_wait() polls LSR.THRE (bounded) and uart_tx_put() then writes at most one FIFO's
  * worth without waiting. At 115200 baud 8N1 a byte takes 86.8 us on the wire, a FIFO 1.4 ms.
  *
+ * Where the registers are (struct uart_regs): I/O ports (the PC's COM ports, most PCI cards) or
+ * memory (an MMIO UART described by ACPI's SPCR, a PCI card with a memory BAR, Intel's
+ * AMT serial-over-LAN), eight registers one byte wide at a stride of 1 or 4 bytes, read and
+ * written with byte accesses or, where the hardware wants them (SPCR's GAS access size 3),
+ * 32-bit accesses whose low byte is the register. The input clock is the PC's 1.8432 MHz
+ * crystal unless the firmware (SPCR revision 3+) or the user says otherwise (PCI cards often
+ * run at 14.7456 MHz or more); the divisor is the nearest whole clock / (16 * baud), refused
+ * when the baud rate it makes is more than 2 % off (a UART at the other end tolerates
+ * about 2-3 % of total mismatch), or baud 0 leaves the divisor the firmware programmed.
+ *
  * Pacing (uart_set_pacing): QEMU's 16550 takes every byte at once, so nobody sees what a
  * real line costs. With pacing on, the driver also holds THRE low, on the TSC, for as long
  * as a real transmitter would still be sending what it was given (10 bit times a byte at the
@@ -25,9 +35,25 @@
 #define UART_FIFO_BYTES 16                /* the 16550A's transmit FIFO */
 #define UART_BITS_PER_BYTE 10             /* 8N1: start, 8 data, stop */
 
+#define UART_BAUD_TOLERANCE_PCT 2   /* the most the divisor's baud may miss the asked one */
+
+enum uart_space { UART_SPACE_IO, UART_SPACE_MMIO };
+
+/* Where a UART's eight registers are. */
+struct uart_regs {
+    enum uart_space space;
+    uint64_t addr;          /* I/O port or physical address (what the records show) */
+    uintptr_t mapped;       /* MMIO: where the kernel reaches addr (0 for I/O) */
+    uint8_t stride;         /* bytes from one register to the next: 1 or 4 */
+    uint8_t access_bytes;   /* 1 (byte accesses) or 4 (32-bit accesses, MMIO only) */
+};
+
 struct uart {
-    uint16_t base;          /* I/O port, e.g. 0x3F8 for COM1 */
-    uint32_t baud;
+    uint16_t base;          /* I/O port, e.g. 0x3F8 for COM1 (0 for an MMIO UART) */
+    struct uart_regs regs;
+    uint32_t clock_hz;      /* the input clock the divisor divides */
+    uint32_t baud;          /* as programmed, or (baud 0 asked) as the firmware's divisor
+                               makes it: 0 when that divisor reads 0 */
     bool present;           /* passed the probe */
     bool dead;              /* the transmitter stopped draining; no more output */
     uint8_t fifo_bytes;     /* bytes one THRE takes: 16 (working FIFO) or 1 */
@@ -39,6 +65,16 @@ struct uart {
 /* Probes and programs 8N1 with FIFOs at baud. -EINVAL when UART_BASE_BAUD is not a whole
  * multiple of baud (the divisor must be exact), -ENODEV when no UART answers at base. */
 int uart_init(struct uart *u, uint16_t base, uint32_t baud);
+/* The same for a UART anywhere: regs (mapped already when MMIO; stride 1 or 4, access 1 or 4,
+ * 4 only for MMIO), clock_hz its input clock (0: 1.8432 MHz). baud 0: keep the divisor the
+ * firmware left (u->baud is then what it makes). -EINVAL for a bad stride, access size or
+ * clock, or a baud no divisor makes within UART_BAUD_TOLERANCE_PCT; -ENODEV when the probe
+ * fails. */
+int uart_init_regs(struct uart *u, const struct uart_regs *regs, uint32_t clock_hz,
+                   uint32_t baud);
+/* The divisor for baud from clock_hz (nearest whole), or 0 when none is within
+ * UART_BAUD_TOLERANCE_PCT or it exceeds 16 bits. */
+uint32_t uart_divisor(uint32_t clock_hz, uint32_t baud);
 /* Pacing on (tsc_hz > 0: the TSC's calibrated rate) or off (0). */
 void uart_set_pacing(struct uart *u, uint64_t tsc_hz);
 /* Waits until the transmitter takes a FIFO's worth (LSR.THRE, and the pacing's), polling

@@ -1,6 +1,8 @@
 /* kernel/config.c - the command-line options and their defaults. */
 #include "kernel/config.h"
 
+#include "ticklab/uart16550.h"
+
 #include "ticklab/cmdline.h"
 #include "ticklab/kstring.h"
 
@@ -39,8 +41,11 @@ static bool parse_num(const char *s, const char *end, uint64_t base, uint64_t ma
     return true;
 }
 
-/* console=com1..com4 | 0xPORT | none, optionally ",BAUD". */
-static bool parse_console(const char *v, uint16_t *port, uint32_t *baud)
+/* console=auto | spcr | com1..com4 | ttyS0..ttyS3 | 0xPORT | none, optionally ",BAUD".
+ * A COM port's baud must divide 115200 (its 1.8432 MHz clock); auto and spcr take any
+ * 50..4000000 here, and each port then refuses a rate its own clock cannot make. */
+static bool parse_console(const char *v, enum console_mode *mode, uint16_t *port,
+                          uint32_t *baud, bool *baud_given)
 {
     static const uint16_t com[] = { 0x3F8, 0x2F8, 0x3E8, 0x2E8 };
     const char *comma = v;
@@ -48,21 +53,32 @@ static bool parse_console(const char *v, uint16_t *port, uint32_t *baud)
         comma++;
     size_t n = (size_t)(comma - v);
     uint64_t p = 0, b = 115200;
+    enum console_mode m = CONSOLE_PORT;
 
     if (n == 4 && k_strncmp(v, "none", 4) == 0)
-        p = 0;
+        m = CONSOLE_NONE;
+    else if (n == 4 && k_strncmp(v, "auto", 4) == 0)
+        m = CONSOLE_AUTO;
+    else if (n == 4 && k_strncmp(v, "spcr", 4) == 0)
+        m = CONSOLE_SPCR;
     else if (n == 4 && k_strncmp(v, "com", 3) == 0 && v[3] >= '1' && v[3] <= '4')
         p = com[v[3] - '1'];
+    else if (n == 5 && k_strncmp(v, "ttyS", 4) == 0 && v[4] >= '0' && v[4] <= '3')
+        p = com[v[4] - '0'];
     else if (n > 2 && v[0] == '0' && (v[1] == 'x' || v[1] == 'X')) {
         if (!parse_num(v + 2, comma, 16, 0xFFF8, &p) || p == 0)
             return false;
     } else
         return false;
-    if (*comma && (!parse_num(comma + 1, comma + k_strlen(comma), 10, 115200, &b) || b == 0 ||
-                   115200 % b != 0))
+    bool any_baud = m == CONSOLE_AUTO || m == CONSOLE_SPCR;
+    if (*comma && (!parse_num(comma + 1, comma + k_strlen(comma), 10, any_baud ? 4000000 : 115200,
+                               &b) ||
+                   b < (any_baud ? 50 : 1) || (!any_baud && 115200 % b != 0)))
         return false;
+    *mode = m;
     *port = (uint16_t)p;
     *baud = (uint32_t)b;
+    *baud_given = *comma != 0;
     return true;
 }
 
@@ -85,8 +101,8 @@ int config_parse(const char *line, bool cut, const char *const *exp_names,
     uint64_t uart_pace = 0;
     bool reboot = false;
 
-    cfg = (struct config){ .hz = TICK_DEFAULT_HZ, .console_port = 0x3F8,
-                           .console_baud = 115200 };
+    cfg = (struct config){ .hz = TICK_DEFAULT_HZ, .console_mode = CONSOLE_AUTO,
+                           .console_port = 0x3F8, .console_baud = 115200 };
     struct cmdline_opt opts[] = {
         { .key = "hz", .type = CMDLINE_UINT, .dest = &cfg.hz, .min = 1, .max = 1000000,
           .accepted = "1..1000000 ticks per second (100..10000 always; others if a device "
@@ -97,7 +113,9 @@ int config_parse(const char *line, bool cut, const char *const *exp_names,
           .choices = exp_names, .accepted = exp_accepted },
         { .key = "console", .type = CMDLINE_STR, .dest = console_word,
           .max = sizeof(console_word),
-          .accepted = "com1..com4, 0xPORT or none, optionally ,BAUD (a divisor of 115200)" },
+          .accepted = "auto, spcr, com1..com4, ttyS0..ttyS3, 0xPORT or none, optionally "
+                      ",BAUD (a divisor of 115200 for a COM port; for auto and spcr a rate "
+                      "1.8432 MHz or uart_clock= makes within 2 %)" },
         { .key = "qemu_exit", .type = CMDLINE_ENUM, .dest = &qemu_exit, .choices = tristates,
           .accepted = "auto, 1 or 0" },
         { .key = "reboot", .type = CMDLINE_BOOL, .dest = &reboot, .accepted = "0 or 1" },
@@ -164,6 +182,10 @@ int config_parse(const char *line, bool cut, const char *const *exp_names,
         { .key = "uart_pace", .type = CMDLINE_UINT, .dest = &uart_pace, .min = 0, .max = 1,
           .accepted = "0 or 1 (1: the UART driver holds each byte as long as a real line at "
                       "the console's baud rate)" },
+        { .key = "uart_clock", .type = CMDLINE_UINT, .dest = &cfg.uart_clock_hz,
+          .min = 1000000, .max = 250000000, .accepted = "1000000..250000000 (Hz: the input "
+                                                        "clock of PCI cards' UARTs; default "
+                                                        "1843200)" },
         { .key = "hpet_access", .type = CMDLINE_ENUM, .dest = &hpet_access,
           .choices = hpet_accesses, .accepted = "auto, 32 or 64 (bits per HPET register "
                                                  "access; auto: 64 under QEMU, else 32)" },
@@ -201,7 +223,19 @@ int config_parse(const char *line, bool cut, const char *const *exp_names,
     cfg.exp_given = opts[2].seen;
     if (!k_strcmp(cfg.mask_irq, "none"))
         cfg.mask_irq[0] = 0;
-    if (console_word[0] && !parse_console(console_word, &cfg.console_port, &cfg.console_baud)) {
+    /* A rate no clock here can make (neither a COM port's 1.8432 MHz nor uart_clock=) would
+     * leave every port silent: refused like a malformed word, and the default kept. */
+    struct config before = cfg;
+    bool console_ok = !console_word[0] ||
+        parse_console(console_word, &cfg.console_mode, &cfg.console_port, &cfg.console_baud,
+                      &cfg.console_baud_given);
+    if (console_ok && cfg.console_baud_given && !uart_divisor(UART_CLOCK_HZ, cfg.console_baud) &&
+        !(cfg.uart_clock_hz && uart_divisor((uint32_t)cfg.uart_clock_hz, cfg.console_baud))) {
+        cfg.console_mode = before.console_mode, cfg.console_port = before.console_port;
+        cfg.console_baud = before.console_baud, cfg.console_baud_given = false;
+        console_ok = false;
+    }
+    if (!console_ok) {
         char word[48] = "console=";
         k_strlcpy(word + 8, console_word, sizeof(word) - 8);
         on_error(NULL, word, k_strlen(word), "not a console", opts[3].accepted);

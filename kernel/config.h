@@ -14,14 +14,21 @@ enum crash_kind { CRASH_NONE, CRASH_UD, CRASH_PF, CRASH_DIV0, CRASH_OVERFLOW, CR
 enum tristate { TRI_AUTO, TRI_ON, TRI_OFF };
 /* How a CPU waits for an interrupt (kernel/timers/halt.h). */
 enum idle_mode { IDLE_HALT, IDLE_POLL, IDLE_AUTO };   /* auto: poll under virtual time */
+/* Where output goes (console=): every serial port that answers (SPCR's, PCI cards', COM1-4),
+ * the SPCR's alone, one given port, or none (the screen only). */
+enum console_mode { CONSOLE_AUTO, CONSOLE_SPCR, CONSOLE_PORT, CONSOLE_NONE };
 
 struct config {
     uint64_t hz;                /* periodic tick rate */
     enum profile profile;
     uint64_t exp_mask;          /* bit i: experiment i of the registry; 0 = none */
     bool exp_given;
-    uint16_t console_port;      /* 0: serial output off */
-    uint32_t console_baud;
+    enum console_mode console_mode;
+    uint16_t console_port;      /* CONSOLE_PORT: the I/O port */
+    uint32_t console_baud;      /* COM ports and PCI cards (the SPCR's port keeps its own
+                                   unless console= gave a baud) */
+    bool console_baud_given;
+    uint64_t uart_clock_hz;     /* uart_clock=: PCI cards' UART input clock (0: 1.8432 MHz) */
     bool console_log;           /* console_log=on: output through the in-memory log, drained
                                    between measurement windows (off: written at once) */
     bool uart_pace;             /* uart_pace=on: the UART driver holds each byte for its

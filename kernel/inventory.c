@@ -5,6 +5,7 @@
 #include "kernel/config.h"
 #include "kernel/discover/acpi_report.h"
 #include "kernel/discover/cpu_report.h"
+#include "kernel/discover/serial_ports.h"
 #include "kernel/report/console.h"
 #include "kernel/report/record.h"
 
@@ -32,8 +33,10 @@ static void console_record(const struct boot_info *boot)
 
     struct rec r;
     rec_begin(&r, "console");
-    json_hex(&r.j, "serial_port", cfg.console_port);
-    json_u64(&r.j, "serial_baud", cfg.console_baud);
+    /* The first port output goes to (serial_port records list them all). */
+    json_hex(&r.j, "serial_port", u->present ? u->regs.addr : 0);
+    json_u64(&r.j, "serial_baud", u->present ? u->baud : cfg.console_baud);
+    json_str(&r.j, "serial_access", u->regs.space == UART_SPACE_MMIO ? "mmio" : "io");
     json_bool(&r.j, "serial_present", u->present);
     json_u64(&r.j, "serial_fifo_bytes", u->present ? u->fifo_bytes : 0);
     json_str(&r.j, "screen", fb_kind_name(boot->fb.kind));
@@ -46,8 +49,6 @@ static void console_record(const struct boot_info *boot)
         json_u64(&r.j, "fb_bpp", boot->fb.bpp);
     }
     rec_emit(&r);
-    kprintf("  serial      port %#x at %u baud: %s\n", cfg.console_port, cfg.console_baud,
-            u->present ? "present" : "absent");
     kprintf("  screen      %s, %ux%u text cells%s\n", fb_kind_name(boot->fb.kind), cols, rows,
             fbcon_active() ? "" : " (not usable)");
 }
@@ -69,6 +70,7 @@ void inventory_boot(const struct boot_info *boot)
     kprintf("\nInventory\n");
     memory_record(boot);
     console_record(boot);
+    serial_ports_report();
     paging_record();
     cpu_inventory();
     acpi_inventory(boot, &acpi_facts);

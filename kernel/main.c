@@ -19,6 +19,7 @@
 #include "kernel/discover/cpu_report.h"
 #include "kernel/discover/hpet_boot.h"
 #include "kernel/discover/irq_check.h"
+#include "kernel/discover/serial_ports.h"
 #include "kernel/discover/topology_acpi.h"
 #include "kernel/report/console.h"
 #include "kernel/report/console_report.h"
@@ -106,16 +107,15 @@ static void *to_virt(uint64_t phys)
     return phys_to_virt(phys);
 }
 
+/* The ACPI tables are read first (silently): the SPCR and MCFG say where serial ports are. */
 static void consoles_init(void)
 {
-    int serial = -1;
-    if (cfg.console_port)
-        serial = console_serial_init(cfg.console_port, cfg.console_baud);
+    acpi_tables_parse(&boot, &acpi_facts);
+    unsigned serial = serial_ports_init();
     console_screen_init(&boot.fb, phys_map);
     kprintf("ticklab %s (%s): PC timer measurement kit\n", TICKLAB_VERSION, TICKLAB_GIT);
-    if (cfg.console_port && serial != 0)
-        kprintf("no serial port answers at %#x: output goes to the screen only\n",
-                cfg.console_port);
+    if (cfg.console_mode != CONSOLE_NONE && serial == 0)
+        kprintf("no serial port answers: output goes to the screen only\n");
 }
 
 #define CMDLINE_PIECE 1024   /* escaped bytes of the command line in one record */

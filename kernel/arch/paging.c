@@ -142,6 +142,19 @@ void *phys_map(uint64_t phys, uint64_t len)
     return phys_to_virt(phys);
 }
 
+void *phys_map_uncached(uint64_t phys, uint64_t len)
+{
+    void *v = phys_map(phys, len);
+    if (!v)
+        return NULL;
+    for (uint64_t a = phys & ~(PAGE_2M - 1); a < phys + len; a += PAGE_2M) {
+        uint64_t *pd = (uint64_t *)(uintptr_t)(pdpt_hi[a / GIB] & PTE_ADDR);
+        pd[(a >> 21) & 511] |= PTE_PCD | PTE_PWT;
+    }
+    write_cr3(read_cr3());   /* the old (cacheable) entries must not stay in the TLB */
+    return v;
+}
+
 /* Extra guard pages set after boot (the application processors' stacks). */
 #define MAX_EXTRA_GUARDS 32
 static struct {

@@ -28,6 +28,12 @@ static inline void *phys_to_virt(uint64_t phys)
  * can map (then the caller goes on without that memory). */
 void *phys_map(uint64_t phys, uint64_t len);
 
+/* phys_map(), and the 2 MiB pages of the direct map holding the range made uncached: device
+ * registers (a UART, PCI's ECAM window) outside the last 20 MiB below 4 GiB, whose memory
+ * type would otherwise be whatever the firmware's MTRRs say. Only for MMIO: a 2 MiB page is
+ * the unit, so RAM sharing one with the device would become uncached too. */
+void *phys_map_uncached(uint64_t phys, uint64_t len);
+
 /* One 4 KiB page of the identity map below 8 MiB, changed after boot (and flushed from this
  * CPU's TLB): a guard (unmapped; guard_name is what paging_guard_name() reports for it), code
  * (read-only, executable: the application processors' start page while they start), or data

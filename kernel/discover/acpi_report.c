@@ -441,9 +441,13 @@ static void dump_records(const struct boot_info *boot, const struct acpi_info *a
     }
 }
 
-void acpi_inventory(const struct boot_info *boot, struct acpi_info *out)
+void acpi_tables_parse(const struct boot_info *boot, struct acpi_info *out)
 {
     acpi_parse(&kernel_mem, boot->rsdp, boot->rsdp_len, out);
+}
+
+void acpi_inventory(const struct boot_info *boot, struct acpi_info *out)
+{
     summary_record(boot, out);
     summary_text(boot, out);
     for (unsigned i = 0; i < out->n_tables; i++)

@@ -6,11 +6,14 @@
 #include "ticklab/acpi.h"
 #include "kernel/boot/bootinfo.h"
 
-/* Filled by acpi_inventory() during the inventory; read-only afterwards. */
+/* Filled by acpi_tables_parse() before the consoles (the SPCR and MCFG say where serial
+ * ports are); read-only afterwards. */
 extern struct acpi_info acpi_facts;
 
 /* Parses the firmware's tables (the loader's RSDP copy in boot, else the BIOS areas) into
- * *out and reports them. Never fails: what is missing says why in its record. */
+ * *out, silently. Never fails: what is missing or broken is described in *out. */
+void acpi_tables_parse(const struct boot_info *boot, struct acpi_info *out);
+/* Reports what acpi_tables_parse() found: records and a human table. */
 void acpi_inventory(const struct boot_info *boot, struct acpi_info *out);
 
 #endif

@@ -5,18 +5,12 @@
 
 #include "ticklab/fmt.h"
 
-static struct uart serial;
-
-int console_serial_init(uint16_t port, uint32_t baud)
-{
-    int rc = uart_init(&serial, port, baud);
-    klog_init(&serial);
-    return rc;
-}
+static const struct uart none;     /* absent: what console_uart() shows with no port */
 
 const struct uart *console_uart(void)
 {
-    return &serial;
+    const struct uart *u = klog_serial(0);
+    return u ? u : &none;
 }
 
 int console_screen_init(const struct fb_info *fb, void *(*map)(uint64_t phys, uint64_t bytes))
@@ -27,8 +21,8 @@ int console_screen_init(const struct fb_info *fb, void *(*map)(uint64_t phys, ui
 void console_start(bool buffered, uint64_t pace_tsc_hz)
 {
     klog_drain_point();           /* what waits goes out first, interrupts on */
-    if (pace_tsc_hz && serial.present)
-        uart_set_pacing(&serial, pace_tsc_hz);
+    if (pace_tsc_hz)
+        klog_pace(pace_tsc_hz);
     klog_start(buffered);
 }
 

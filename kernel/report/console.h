@@ -16,8 +16,8 @@
 #define CON_SCREEN KLOG_SCREEN
 #define CON_ALL    (CON_SERIAL | CON_SCREEN)
 
-/* COM1 at 115200 8N1. Returns the uart_init() result (0, -ENODEV). */
-int console_serial_init(uint16_t port, uint32_t baud);
+/* The first serial port output goes to (kernel/discover/serial_ports.c hands them to the
+ * log), or an absent one. */
 const struct uart *console_uart(void);
 int console_screen_init(const struct fb_info *fb, void *(*map)(uint64_t phys, uint64_t bytes));
 /* From here on output is buffered (buffered: console_log=on) and, with pace_tsc_hz (the

@@ -14,17 +14,22 @@
 #define FULL_WAIT_CYC (1ull << 33)
 #define SCREEN_PIECE 64          /* bytes handed to fbcon's RAM copy per drain step */
 
+/* One writer, several readers: the serial ring has a tail per port (every port gets every
+ * byte, in order; the slowest decides when a byte's room is free), the screen ring one. */
 struct ring {
     char *buf;
     uint32_t size;
-    volatile uint32_t head, tail;    /* offsets; head == tail: empty; one byte kept free */
+    volatile uint32_t head;          /* offsets; head == every tail: empty; one byte kept free */
+    volatile uint32_t tail[KLOG_SERIAL_MAX];
+    unsigned readers;
 };
 
 static char serial_buf[KLOG_SERIAL_BYTES], screen_buf[KLOG_SCREEN_BYTES];
-static struct ring serial_ring = { serial_buf, KLOG_SERIAL_BYTES, 0, 0 };
-static struct ring screen_ring = { screen_buf, KLOG_SCREEN_BYTES, 0, 0 };
+static struct ring serial_ring = { serial_buf, KLOG_SERIAL_BYTES, 0, { 0 }, 1 };
+static struct ring screen_ring = { screen_buf, KLOG_SCREEN_BYTES, 0, { 0 }, 1 };
 
-static struct uart *uart;
+static struct uart *uarts[KLOG_SERIAL_MAX];
+static unsigned n_uarts;
 static bool buffered, panicked, serial_mid_line, said_dead;
 static volatile int lock_word, draining;
 static volatile unsigned windows;
@@ -72,9 +77,33 @@ static void note_irqoff(uint64_t cyc)
     note_max(windows ? &win.irqoff_max_cyc : &st.irqoff_max_cyc, cyc);
 }
 
+static uint32_t used_by(const struct ring *r, unsigned i)
+{
+    return (r->head - r->tail[i] + r->size) % r->size;
+}
+
 static uint32_t used(const struct ring *r)
 {
-    return (r->head - r->tail + r->size) % r->size;
+    uint32_t most = 0;
+    for (unsigned i = 0; i < r->readers; i++)
+        if (used_by(r, i) > most)
+            most = used_by(r, i);
+    return most;
+}
+
+static bool ring_empty(const struct ring *r)
+{
+    for (unsigned i = 0; i < r->readers; i++)
+        if (r->tail[i] != r->head)
+            return false;
+    return true;
+}
+
+static void ring_reset(struct ring *r)
+{
+    r->head = 0;
+    for (unsigned i = 0; i < KLOG_SERIAL_MAX; i++)
+        r->tail[i] = 0;
 }
 
 static uint32_t space(const struct ring *r)
@@ -93,13 +122,42 @@ static void put(struct ring *r, const char *s, size_t n)
 
 void klog_init(struct uart *serial)
 {
-    uart = serial;
+    n_uarts = 0;
     buffered = panicked = serial_mid_line = said_dead = false;
     lock_word = draining = 0;
     windows = 0;
-    serial_ring.head = serial_ring.tail = screen_ring.head = screen_ring.tail = 0;
+    ring_reset(&serial_ring);
+    ring_reset(&screen_ring);
+    serial_ring.readers = 1;
     st = (struct klog_stats){ 0 };
     lost = 0;
+    if (serial)
+        klog_add_serial(serial);
+}
+
+int klog_add_serial(struct uart *serial)
+{
+    if (n_uarts == KLOG_SERIAL_MAX)
+        return -1;
+    unsigned long f = lock();
+    /* The new port starts where the stream is now: it gets what is written from here on. */
+    serial_ring.tail[n_uarts] = serial_ring.head;
+    uarts[n_uarts++] = serial;
+    serial_ring.readers = n_uarts;
+    unlock(f);
+    return 0;
+}
+
+void klog_pace(uint64_t tsc_hz)
+{
+    for (unsigned i = 0; i < n_uarts; i++)
+        if (uarts[i]->present)
+            uart_set_pacing(uarts[i], tsc_hz);
+}
+
+const struct uart *klog_serial(unsigned i)
+{
+    return i < n_uarts ? uarts[i] : NULL;
 }
 
 void klog_start(bool on)
@@ -127,19 +185,27 @@ bool klog_window_open(void)
 
 /* ---- the writer ------------------------------------------------------------------------ */
 
-static bool port_usable(void)
+static bool port_ok(const struct uart *u)
 {
-    return uart && uart->present && !uart->dead;
+    return u && u->present && !u->dead;
+}
+
+static bool any_port_usable(void)
+{
+    for (unsigned i = 0; i < n_uarts; i++)
+        if (port_ok(uarts[i]))
+            return true;
+    return false;
 }
 
 /* Once, on the screen: the serial port stopped taking bytes, so the run goes on without it
  * (the `console_cost` record counts what was lost). Straight into the screen's ring: the
  * writer holds the drain and must not wait for itself. */
-static void say_port_dead(void)
+static void say_port_dead(const struct uart *u)
 {
-    static const char msg[] = "serial port stopped draining (THRE never came within its bound): "
-                              "serial output off, the screen goes on\n";
-    if (said_dead || !uart || !uart->present)
+    static const char msg[] = "a serial port stopped draining (THRE never came within its "
+                              "bound): output to it off, the others and the screen go on\n";
+    if (said_dead || !u || !u->present)
         return;
     said_dead = true;
     unsigned long f = lock();
@@ -148,54 +214,69 @@ static void say_port_dead(void)
     unlock(f);
 }
 
-/* A FIFO's worth to the UART; false when the port went dead waiting (bounded). */
-static void serial_chunk(struct ring *s)
+/* A FIFO's worth to port i (bounded wait; a port that dies waiting keeps its bytes for the
+ * next step to drop). */
+static void serial_chunk(struct ring *s, unsigned i)
 {
-    if (!uart_tx_wait(uart))
-        return;                       /* dead now: the next step drops what is left */
+    struct uart *u = uarts[i];
+    if (!uart_tx_wait(u))
+        return;
     char chunk[UART_FIFO_BYTES];
-    uint32_t n = used(s), t = s->tail;
-    if (n > uart->fifo_bytes)
-        n = uart->fifo_bytes;
-    for (uint32_t i = 0; i < n; i++)
-        chunk[i] = s->buf[(t + i) % s->size];
-    n = uart_tx_put(uart, chunk, n);
+    uint32_t n = used_by(s, i), t = s->tail[i];
+    if (n > u->fifo_bytes)
+        n = u->fifo_bytes;
+    for (uint32_t k = 0; k < n; k++)
+        chunk[k] = s->buf[(t + k) % s->size];
+    n = uart_tx_put(u, chunk, n);
     st.serial_bytes += n;
-    __atomic_store_n(&s->tail, (t + n) % s->size, __ATOMIC_RELEASE);
+    __atomic_store_n(&s->tail[i], (t + n) % s->size, __ATOMIC_RELEASE);
 }
 
-/* One step: a FIFO's worth to the UART when it can take one; else screen work while the
- * line is busy (a piece of text into fbcon's RAM copy, or one screen row drawn); else a
- * bounded wait for the UART. false when there was nothing left to do. */
+/* Port i has bytes left; a dead or absent one has them dropped (counted) instead. */
+static bool serial_left(struct ring *s, unsigned i)
+{
+    if (s->tail[i] == __atomic_load_n(&s->head, __ATOMIC_ACQUIRE))
+        return false;
+    if (port_ok(uarts[i]))
+        return true;
+    lost += used_by(s, i);
+    __atomic_store_n(&s->tail[i], s->head, __ATOMIC_RELEASE);
+    say_port_dead(uarts[i]);
+    return false;
+}
+
+/* One step: a FIFO's worth to the first port that can take one; else screen work while the
+ * lines are busy (a piece of text into fbcon's RAM copy, or one screen row drawn); else a
+ * bounded wait for the port furthest behind. false when there was nothing left to do. */
 static bool drain_step(void)
 {
     struct ring *s = &serial_ring, *v = &screen_ring;
-    bool serial_left = s->tail != __atomic_load_n(&s->head, __ATOMIC_ACQUIRE);
-    if (serial_left && !port_usable()) {
-        lost += used(s);
-        __atomic_store_n(&s->tail, s->head, __ATOMIC_RELEASE);
-        say_port_dead();
-        return true;
+    int behind = -1;
+    for (unsigned i = 0; i < n_uarts; i++) {
+        if (!serial_left(s, i))
+            continue;
+        if (uart_tx_ready(uarts[i])) {
+            serial_chunk(s, i);
+            return true;
+        }
+        if (behind < 0 || used_by(s, i) > used_by(s, (unsigned)behind))
+            behind = (int)i;
     }
-    if (serial_left && uart_tx_ready(uart)) {
-        serial_chunk(s);
-        return true;
-    }
-    if (v->tail != __atomic_load_n(&v->head, __ATOMIC_ACQUIRE)) {
+    if (v->tail[0] != __atomic_load_n(&v->head, __ATOMIC_ACQUIRE)) {
         char piece[SCREEN_PIECE];
-        uint32_t n = used(v), t = v->tail;
+        uint32_t n = used(v), t = v->tail[0];
         if (n > SCREEN_PIECE)
             n = SCREEN_PIECE;
         for (uint32_t i = 0; i < n; i++)
             piece[i] = v->buf[(t + i) % v->size];
         fbcon_write(piece, n);
-        __atomic_store_n(&v->tail, (t + n) % v->size, __ATOMIC_RELEASE);
+        __atomic_store_n(&v->tail[0], (t + n) % v->size, __ATOMIC_RELEASE);
         return true;
     }
     if (fbcon_flush_row())
         return true;
-    if (serial_left) {
-        serial_chunk(s);
+    if (behind >= 0) {
+        serial_chunk(s, (unsigned)behind);
         return true;
     }
     return false;
@@ -206,10 +287,10 @@ static bool drain_step(void)
 static void rewind_if_empty(void)
 {
     unsigned long f = lock();
-    if (serial_ring.head == serial_ring.tail)
-        serial_ring.head = serial_ring.tail = 0;
-    if (screen_ring.head == screen_ring.tail)
-        screen_ring.head = screen_ring.tail = 0;
+    if (ring_empty(&serial_ring))
+        ring_reset(&serial_ring);
+    if (ring_empty(&screen_ring))
+        ring_reset(&screen_ring);
     unlock(f);
 }
 
@@ -234,7 +315,7 @@ static bool drain(bool force)
     }
     if (off)
         note_irqoff(last - t0);
-    if (serial_ring.head == serial_ring.tail && screen_ring.head == screen_ring.tail)
+    if (ring_empty(&serial_ring) && ring_empty(&screen_ring))
         rewind_if_empty();
     __atomic_store_n(&draining, 0, __ATOMIC_RELEASE);
     return true;
@@ -307,15 +388,18 @@ static void write_now(unsigned where, const char *const *piece, const size_t *le
     unsigned long f = lock();
     uint64_t t0 = rdtsc();
     st.sync_writes++;
-    if ((where & KLOG_SERIAL) && uart) {
-        if (own_line && serial_mid_line)
-            uart_write(uart, "\n", 1);
-        for (unsigned i = 0; i < n; i++) {
-            uart_write(uart, piece[i], len[i]);
-            st.serial_bytes += len[i];
+    if ((where & KLOG_SERIAL) && n_uarts) {
+        for (unsigned p = 0; p < n_uarts; p++) {
+            if (own_line && serial_mid_line)
+                uart_write(uarts[p], "\n", 1);
+            for (unsigned i = 0; i < n; i++) {
+                uart_write(uarts[p], piece[i], len[i]);
+                st.serial_bytes += len[i];
+            }
+        }
+        for (unsigned i = 0; i < n; i++)
             if (len[i])
                 serial_mid_line = piece[i][len[i] - 1] != '\n';
-        }
     }
     if (where & KLOG_SCREEN) {
         for (unsigned i = 0; i < n; i++)
@@ -352,7 +436,7 @@ static void append(unsigned where, const char *const *piece, const size_t *len, 
                    bool own_line)
 {
     size_t bytes = total(len, n) + 1;
-    bool ser = (where & KLOG_SERIAL) && port_usable(), scr = (where & KLOG_SCREEN) && fbcon_active();
+    bool ser = (where & KLOG_SERIAL) && any_port_usable(), scr = (where & KLOG_SCREEN) && fbcon_active();
     for (;;) {
         if ((ser && !make_room(&serial_ring, bytes)) || (scr && !make_room(&screen_ring, bytes))) {
             lost += bytes;
@@ -385,7 +469,7 @@ void klog_write(unsigned where, const char *const *piece, const size_t *len, uns
                 bool own_line)
 {
     if (!buffered || panicked) {
-        if (serial_ring.head != serial_ring.tail || screen_ring.head != screen_ring.tail)
+        if (!ring_empty(&serial_ring) || !ring_empty(&screen_ring))
             klog_flush();             /* what was buffered goes first: order is kept */
         write_now(where, piece, len, n, own_line);
         return;

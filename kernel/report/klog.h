@@ -5,8 +5,8 @@
  * copy) and a writer drains them later: the serial port one FIFO's worth at a time, polling
  * THRE with the caller's interrupts on, and the screen one row at a time (fbcon.h). Nothing
  * is drained while a measurement window is open (klog_window_begin/end, marked by the
- * experiment harness): the writer waits for the window's end. Order is kept per console and
- * nothing is dropped: when a ring is full, the writer drains it there and then (inside the
+ * experiment harness): the writer waits for the window's end. Order is kept per console (each
+ * serial port reads the one serial ring at its own pace) and nothing is dropped: when a ring is full, the writer drains it there and then (inside the
  * window, if one is open; that time is counted as console time inside a window, the figure
  * whose goal is 0).
  *
@@ -30,6 +30,7 @@
 #define KLOG_SERIAL 1u
 #define KLOG_SCREEN 2u
 
+#define KLOG_SERIAL_MAX 8              /* serial ports written at once */
 #define KLOG_SERIAL_BYTES (256u * 1024u)   /* the biggest window's output, with room */
 #define KLOG_SCREEN_BYTES (16u * 1024u)
 
@@ -49,6 +50,14 @@ struct klog_stats {
 
 /* The consoles: serial may be NULL or absent; the screen is fbcon when it is active. */
 void klog_init(struct uart *serial);
+/* One more serial port (several: the SPCR's, PCI cards', COM ports): every port gets the
+ * same bytes in the same order, from what is written after this call on; a port that dies
+ * is dropped alone. -1 when KLOG_SERIAL_MAX are there already. */
+int klog_add_serial(struct uart *serial);
+/* Port i of those added (NULL past the last). */
+const struct uart *klog_serial(unsigned i);
+/* Pacing (uart_set_pacing) on every port. */
+void klog_pace(uint64_t tsc_hz);
 /* Buffered from now on (call once interrupts can be taken). off: stay synchronous (every
  * write whole and at once, interrupts off, as before the log existed: console_log=off). */
 void klog_start(bool buffered);

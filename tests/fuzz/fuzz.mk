@@ -17,8 +17,8 @@ FUZZ_CFLAGS  := -std=c11 -g -O1 -Wall -Wextra -Werror -fsanitize=fuzzer,address,
                 -fno-sanitize-recover=all -DTICKLAB_HOSTED -I. -Ibuild/gen -Itests/host
 FUZZ_OUT     := build/fuzz
 include scripts/headers.mk
-FUZZ_ACPI_SRCS := tests/fuzz/fuzz_acpi.c drivers/acpi.c tests/host/acpi_fixture.c
-FUZZ_ACPI_HDRS := drivers/acpi.h tests/host/acpi_fixture.h
+FUZZ_ACPI_SRCS := tests/fuzz/fuzz_acpi.c drivers/acpi.c drivers/spcr.c drivers/mcfg.c tests/host/acpi_fixture.c
+FUZZ_ACPI_HDRS := drivers/acpi.h drivers/spcr.h drivers/mcfg.h tests/host/acpi_fixture.h
 FUZZ_ACPI_FIXTURES := $(wildcard tests/host/fixtures/acpi/*/manifest)
 FUZZ_EXTRACT := tests/host/fixtures/acpi/extract.py
 

@@ -371,3 +371,163 @@ TEST(log_says_on_the_screen_when_the_serial_port_dies)
     CHECK(said);
     CHECK_EQ_U64(vram_reads, 0);
 }
+
+/* ---- UARTs elsewhere than COM1 (issue 25): memory-mapped registers, other clocks -------- */
+
+#define MMIO_UART 0xFE030000ull
+
+static bool wire_says(const char *msg)
+{
+    size_t len;
+    const char *out = fake_uart_output(&len);
+    return len == strlen(msg) && !memcmp(out, msg, len);
+}
+
+TEST(uart_mmio_stride4_dword_access_probes_and_writes)
+{
+    fake_reset();
+    fake_uart_attach_mmio(MMIO_UART, 4, 4, (struct fake_uart_opts){ .fifo = true });
+    const struct uart_regs r = { .space = UART_SPACE_MMIO, .addr = MMIO_UART,
+                                 .mapped = (uintptr_t)MMIO_UART, .stride = 4, .access_bytes = 4 };
+    REQUIRE(uart_init_regs(&port, &r, 0, 115200) == 0);
+    CHECK_EQ_U64(port.fifo_bytes, 16);
+    CHECK_EQ_U64(port.base, 0);
+    uart_write(&port, "mmio\n", 5);
+    fake_run_for_ns(100 * BYTE_NS_115200);
+    CHECK(wire_says("mmio\n"));
+    CHECK_EQ_U64(fake_uart_divisor(), 1);
+}
+
+TEST(uart_mmio_stride1_byte_access)
+{
+    fake_reset();
+    fake_uart_attach_mmio(MMIO_UART, 1, 1, (struct fake_uart_opts){ .fifo = true });
+    const struct uart_regs r = { .space = UART_SPACE_MMIO, .addr = MMIO_UART,
+                                 .mapped = (uintptr_t)MMIO_UART, .stride = 1, .access_bytes = 1 };
+    REQUIRE(uart_init_regs(&port, &r, 0, 57600) == 0);
+    CHECK_EQ_U64(fake_uart_divisor(), 2);
+    uart_write(&port, "b\n", 2);
+    fake_run_for_ns(100 * BYTE_NS_115200);
+    CHECK(wire_says("b\n"));
+}
+
+TEST(uart_mmio_nothing_there_is_enodev_and_bad_layouts_einval)
+{
+    fake_reset();                     /* unmapped MMIO reads all ones */
+    struct uart_regs r = { .space = UART_SPACE_MMIO, .addr = MMIO_UART,
+                           .mapped = (uintptr_t)MMIO_UART, .stride = 4, .access_bytes = 1 };
+    CHECK_EQ_I64(uart_init_regs(&port, &r, 0, 115200), -ENODEV);
+    CHECK(!port.present);
+    r.stride = 2;
+    CHECK_EQ_I64(uart_init_regs(&port, &r, 0, 115200), -EINVAL);
+    r.stride = 1, r.access_bytes = 4;          /* dword registers one byte apart */
+    CHECK_EQ_I64(uart_init_regs(&port, &r, 0, 115200), -EINVAL);
+    r = (struct uart_regs){ .space = UART_SPACE_IO, .addr = 0x2F8, .stride = 1, .access_bytes = 4 };
+    CHECK_EQ_I64(uart_init_regs(&port, &r, 0, 115200), -EINVAL);   /* I/O: bytes only */
+    CHECK_EQ_U64(fake_stats.unknown_port_writes, 0);
+}
+
+TEST(uart_divisor_from_other_clocks)
+{
+    CHECK_EQ_U64(uart_divisor(1843200, 115200), 1);
+    CHECK_EQ_U64(uart_divisor(1843200, 9600), 12);
+    CHECK_EQ_U64(uart_divisor(14745600, 115200), 8);     /* a PCI card's 8x crystal */
+    CHECK_EQ_U64(uart_divisor(48000000, 115200), 26);    /* 115384.6 baud: 0.16 % off */
+    CHECK_EQ_U64(uart_divisor(1843200, 100000), 0);      /* 115200 or 57600: 15 % off */
+    CHECK_EQ_U64(uart_divisor(1843200, 230400), 0);      /* above clock / 16 */
+    CHECK_EQ_U64(uart_divisor(1843200, 1), 0);           /* over 16 bits */
+    CHECK_EQ_U64(uart_divisor(0, 115200), 0);
+}
+
+TEST(uart_other_clock_programs_its_divisor_and_paces_right)
+{
+    fake_reset();
+    fake_uart_attach(FAKE_UART_COM1, (struct fake_uart_opts){ .fifo = true,
+                                                              .clock_hz = 14745600 });
+    const struct uart_regs r = { .space = UART_SPACE_IO, .addr = FAKE_UART_COM1, .stride = 1,
+                                 .access_bytes = 1 };
+    REQUIRE(uart_init_regs(&port, &r, 14745600, 115200) == 0);
+    CHECK_EQ_U64(fake_uart_divisor(), 8);
+    CHECK(fake_uart_byte_ns() + 1 >= BYTE_NS_115200 && fake_uart_byte_ns() <= BYTE_NS_115200);
+    CHECK_EQ_U64(port.clock_hz, 14745600);
+}
+
+TEST(uart_baud_zero_keeps_the_firmware_divisor)
+{
+    fake_reset();
+    fake_uart_attach(FAKE_UART_COM1, (struct fake_uart_opts){ .fifo = true });
+    fake_uart_set_divisor(12);                  /* the firmware's 9600 */
+    const struct uart_regs r = { .space = UART_SPACE_IO, .addr = FAKE_UART_COM1, .stride = 1,
+                                 .access_bytes = 1 };
+    REQUIRE(uart_init_regs(&port, &r, 0, 0) == 0);
+    CHECK_EQ_U64(fake_uart_divisor(), 12);
+    CHECK_EQ_U64(port.baud, 9600);
+}
+
+/* ---- several ports at once (issue 25): every port gets every byte, in order ------------- */
+
+static struct uart second;
+
+/* COM1 at 115200, and a memory-mapped UART (stride 4) at 57600: the slower one decides. */
+static void two_ports(bool second_stuck)
+{
+    machine((struct fake_uart_opts){ .fifo = true, .byte_ns = BYTE_NS_115200 });
+    fake_uart_select(1);
+    fake_uart_attach_mmio(MMIO_UART, 4, 0, (struct fake_uart_opts){ .fifo = true,
+                                                                   .stuck = second_stuck });
+    fake_uart_select(0);
+    const struct uart_regs r = { .space = UART_SPACE_MMIO, .addr = MMIO_UART,
+                                 .mapped = (uintptr_t)MMIO_UART, .stride = 4, .access_bytes = 1 };
+    REQUIRE(uart_init(&port, FAKE_UART_COM1, 115200) == 0);
+    REQUIRE(uart_init_regs(&second, &r, 0, 57600) == 0);
+    klog_init(&port);
+    REQUIRE(klog_add_serial(&second) == 0);
+    klog_start(true);
+    irq_enable();
+}
+
+static bool unit_says(unsigned unit, const char *expect, size_t n)
+{
+    size_t len;
+    fake_uart_select(unit);
+    const char *out = fake_uart_output(&len);
+    bool same = len == n && !memcmp(out, expect, n);
+    fake_uart_select(0);
+    return same;
+}
+
+TEST(log_writes_every_port_in_order_and_waits_for_windows)
+{
+    static char expect[64 * 1024];
+    two_ports(false);
+    klog_window_begin();
+    size_t n = write_records(10, 300, expect, sizeof(expect));
+    fake_run_for_ns(100 * FIFO_NS_115200);
+    CHECK(unit_says(0, "", 0));                /* nothing on either while the window is open */
+    CHECK(unit_says(1, "", 0));
+    klog_window_end();
+    fake_run_for_ns(40 * FIFO_NS_115200);
+    CHECK(unit_says(0, expect, n));
+    CHECK(unit_says(1, expect, n));
+    CHECK_EQ_U64(fake_uart_overruns(), 0);
+    fake_uart_select(1);
+    CHECK_EQ_U64(fake_uart_overruns(), 0);
+    fake_uart_select(0);
+    struct klog_stats st = klog_stats_take();
+    CHECK_EQ_U64(st.in_window_cyc, 0);
+    CHECK_EQ_U64(st.serial_bytes, 2 * n);
+    CHECK(st.irqoff_max_cyc * 1000000000ull / fake_tsc_hz() < FIFO_NS_115200);
+}
+
+TEST(log_port_that_dies_is_dropped_alone)
+{
+    static char expect[16 * 1024];
+    two_ports(true);
+    size_t n = write_records(5, 100, expect, sizeof(expect));
+    fake_run_for_ns(20 * FIFO_NS_115200);
+    klog_flush();
+    CHECK(second.dead);
+    CHECK(!port.dead);
+    CHECK(unit_says(0, expect, n));            /* COM1 has everything */
+    CHECK(klog_lost_bytes() > 0);              /* the dead one's share, counted */
+}

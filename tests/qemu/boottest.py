@@ -153,7 +153,11 @@ def qemu_command(case, log):
             cmd += ["-nic", "none"]    # no network boot entry to fall to, no iPXE ROM to load
     else:
         cmd += ["-kernel", os.path.join(ROOT, "build", case.kernel), "-append", case.args]
-    if case.serial_on_com2:
+    if case.prepare:
+        cmd += list(case.prepare(case))
+    if case.serial:
+        cmd += [a.replace("{log}", log) for a in case.serial]
+    elif case.serial_on_com2:
         cmd += ["-serial", "null", "-serial", "file:" + log]
     elif case.no_serial:
         cmd += ["-serial", "none"]

@@ -34,6 +34,12 @@ class Case:
     expect_stream: bool = True     # a whole run (boot ... end, CRCs, count) is required
     serial_on_com2: bool = False
     no_serial: bool = False
+    # The serial wiring instead of one COM1 captured: QEMU arguments in which "{log}" is the
+    # capture file (the chardev whose bytes the case reads), e.g. a pci-serial's chardev.
+    serial: tuple = ()
+    # (case) -> more QEMU arguments, made before the boot (e.g. an ACPI table written under
+    # build/test for -acpitable: cases_serial.py).
+    prepare: Optional[Callable] = None
     qemu_extra: tuple = ()
     timeout_s: int = 120
     end_grace_s: int = 30          # after the end record QEMU must exit within this
@@ -751,6 +757,11 @@ ALL += REPEAT_CASES
 from cases_console import CONSOLE_CASES, LONG_CONSOLE  # noqa: E402
 ALL += CONSOLE_CASES
 LONG += LONG_CONSOLE
+
+# Serial ports where the firmware says they are: SPCR, PCI cards, several at once
+# (cases_serial.py).
+from cases_serial import SERIAL_CASES  # noqa: E402
+ALL += SERIAL_CASES
 
 # The platform tier: QEMU's odd machines and CPUs, long command lines (cases_platform.py).
 from cases_platform import PLATFORM_CASES  # noqa: E402

@@ -81,11 +81,13 @@ RECORD_ROW_KEYS = {
     "samples": ("exp", "device", "path", "wait", "first_seq"),
     "sample_detail": ("exp", "device", "path", "wait", "seq"),
     "console_phase": ("exp", "phase"),
+    "serial_port": ("index",),
     # sent once per run: the row needs no name
     "boot": (), "cpu": (), "memory": (), "console": (), "paging": (), "lapic": (),
     "interrupts": (), "irq_check": (), "irq_stats": (), "acpi_summary": (), "fadt": (),
     "hpet_table": (), "hpet_boot_state": (), "madt": (), "environment": (), "clocksource_selected": (),
     "hrtimer_base": (), "cpu_plan": (), "dmar": (), "console_cost": (), "screen_scroll": (),
+    "serial_ports": (),
 }
 # Keys that name a row whatever its type (the kernel's coming `variant`: faithful/ticklab).
 ALWAYS_ROW_KEYS = ("variant",)

@@ -12,11 +12,11 @@ from .htmlpage import esc, key_values, plain_table, state, table
 from .summary import basis_words
 
 # Inventory records shown as key/value tables, in order, when present.
-INVENTORY_ONE = ("boot", "cpu", "memory", "console", "paging", "lapic", "interrupts",
+INVENTORY_ONE = ("boot", "cpu", "memory", "console", "serial_ports", "paging", "lapic", "interrupts",
                  "irq_check", "acpi_summary", "fadt", "hpet_table", "hpet_boot_state", "madt",
                  "clocksource_selected", "tick", "hrtimer_base", "environment", "plan")
 # Inventory records with one row per thing, shown as tables.
-INVENTORY_ROWS = ("clocksource", "clockevent", "cpu_start", "ioapic", "acpi")
+INVENTORY_ROWS = ("clocksource", "clockevent", "cpu_start", "ioapic", "acpi", "serial_port")
 SHOWN_ELSEWHERE = set(INVENTORY_ONE) | set(INVENTORY_ROWS) | {
     "result", "calibration", "verdict", "error", "end", "madt_more", "acpi_dump", "exp_start",
     "exp_end", "samples", "sample_detail"}

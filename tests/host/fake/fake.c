@@ -169,6 +169,7 @@ void fake_reset(void)
     fake_lapic_reset();
     fake_rtc_reset();
     fake_uart_reset();
+    fake_pci_reset();
 }
 
 /* Power on before main(), so a test that forgets fake_reset() still has a sane machine
@@ -302,6 +303,7 @@ static void mmio_write(uintptr_t addr, unsigned size, uint64_t v)
     settle();
 }
 
+uint8_t mmio_read8(uintptr_t addr) { return (uint8_t)mmio_read(addr, 1); }
 uint32_t mmio_read32(uintptr_t addr) { return (uint32_t)mmio_read(addr, 4); }
 uint64_t mmio_read64(uintptr_t addr) { return mmio_read(addr, 8); }
 void mmio_write8(uintptr_t addr, uint8_t v) { mmio_write(addr, 1, v); }

@@ -219,6 +219,7 @@ void fake_cpuid_reset(void);
 #include "pmtimer.h"
 #include "rtc.h"
 #include "tsc.h"
+#include "pci.h"
 #include "uart16550.h"
 
 #endif
