@@ -20,11 +20,7 @@ static uint64_t add_sat(uint64_t a, uint64_t b)
     return a > UINT64_MAX - b ? UINT64_MAX : a + b;
 }
 
-/* The device's event: its owner is the base (hrtimer_base_init claimed it). */
-static void ce_event(struct clockevent *ce)
-{
-    hrtimer_interrupt(ce->owner);
-}
+static void ce_event(struct clockevent *ce);
 
 int hrtimer_base_init(struct hrtimer_base *base, struct clockevent *dev,
                       const struct hrtimer_clock *clock, struct tq_slot *slots,
@@ -269,7 +265,7 @@ static inline __attribute__((always_inline)) void interrupt_tail(struct hrtimer_
  * callback: they are read only by update_device(), which returns at once while
  * in_interrupt, by note_spurious() (given `armed` as it was) and by the release, so a
  * callback sees the same behaviour as when they were cleared here. */
-void hrtimer_interrupt(struct hrtimer_base *b)
+static inline __attribute__((always_inline)) void interrupt(struct hrtimer_base *b)
 {
     if (b->in_interrupt)
         return;
@@ -286,6 +282,18 @@ void hrtimer_interrupt(struct hrtimer_base *b)
     if (!first || tq_deadline_ns(first) > entry)
         note_spurious(b, first, b->armed, entry);
     interrupt_tail(b, entry, b->storm_limit);
+}
+
+void hrtimer_interrupt(struct hrtimer_base *b)
+{
+    interrupt(b);
+}
+
+/* The device's event: its owner is the base (hrtimer_base_init claimed it). The interrupt
+ * in line, not a jump to hrtimer_interrupt(): on every event's path. */
+static void ce_event(struct clockevent *ce)
+{
+    interrupt(ce->owner);
 }
 
 bool hrtimer_rescue(struct hrtimer_base *b, uint64_t grace_ns)
