@@ -598,7 +598,8 @@ int hpet_channel_init(struct hpet_channel *ch, struct hpet *h, unsigned n, unsig
     int rc = hpet_comparator_caps(h, n, &caps);
     if (rc)
         return rc;
-    *ch = (struct hpet_channel){ .hpet = h, .n = n };
+    *ch = (struct hpet_channel){ .hpet = h, .n = n, .status_reg = h->mmio + GINTR_STA,
+                                 .status_bit = 1u << n };
     if (n == 0)
         fmt_snprintf(ch->name, sizeof(ch->name), "hpet");   /* what clockevent=hpet names */
     else

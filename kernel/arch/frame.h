@@ -6,8 +6,10 @@
 #define TICKLAB_ARCH_FRAME_H
 #include <stdint.h>
 
-/* For an interrupt (vector 32 and up) rbx, rbp and r12-r15 are slots only, not the values:
- * the entry does not save them (kernel/arch/isr.asm); an exception's frame has them all. */
+/* For an interrupt (vector 32 and up) rbx, rbp and r12-r15 are not there: the entry does
+ * not save them and the frame handed to the handler starts below the stack pointer, so
+ * those six fields are overwritten by the handler's own stack (kernel/arch/isr.asm); an
+ * exception's frame has them all. */
 struct trap_frame {
     uint64_t r15, r14, r13, r12, rbp, rbx;
     uint64_t r11, r10, r9, r8, rdi, rsi, rdx, rcx, rax;

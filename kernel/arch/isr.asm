@@ -4,8 +4,8 @@
 
 bits 64
 section .text
-extern exception_dispatch, irq_dispatch, irq_probe_exit
-extern irq_probe
+extern exception_dispatch, irq_probe_exit
+extern irq_probe, irq_handlers, irq_counts, irq_unexpected_counts, irq_events
 
 %macro STUB 1
 align 16
@@ -30,9 +30,9 @@ STUB v
 
 ; The frame (kernel/arch/frame.h), from the top: rax, rcx, rdx, rsi, rdi, r8-r11 (the
 ; registers a C call may change), then rbx, rbp, r12-r15 (those it preserves). An exception
-; saves them all, for the fault report; an interrupt only reserves their slots, since the
-; handlers are C functions that keep them anyway and nothing reads them: six pushes and
-; six pops fewer between an interrupt and its handler.
+; saves them all, for the fault report; an interrupt does not even reserve their slots
+; (isr_common_irq), since the handlers are C functions that keep them anyway and nothing
+; reads them: six pushes and six pops fewer between an interrupt and its handler.
 %macro SAVE_CALLER_SAVED 0
     push rax
     push rcx
@@ -88,21 +88,40 @@ isr_common_exception:
     pop rbx
     RESTORE_CALLER_SAVED
 
+; An interrupt's dispatch, in place (it is on every timer interrupt's path): the vector's
+; count and irq_events, then its handler from irq_handlers (kernel/arch/trap.c: 16 bytes a
+; vector, fn then ctx), called with the frame and ctx; a vector with no handler is counted
+; in irq_unexpected_counts. The frame's six slots for rbx, rbp and r12-r15 are not reserved:
+; nothing reads them for an interrupt (frame.h), so the frame handed over starts 48 bytes
+; below the stack pointer, where the handler's own frames then go. 16 pushes in all keep
+; the stack 16-byte aligned at the call, as 22 did.
 isr_common_irq:
     SAVE_CALLER_SAVED
-    sub rsp, 48             ; rbx, rbp, r12-r15: slots only
     cld
-    mov rdi, rsp
-    call irq_dispatch
+    movzx eax, byte [rsp + 72]          ; the vector (struct trap_frame, less the six slots)
+    add qword [irq_counts + rax*8], 1
+    add qword [rel irq_events], 1
+    shl eax, 4
+    mov rcx, [irq_handlers + rax]
+    test rcx, rcx
+    jz .unexpected
+    mov rsi, [irq_handlers + rax + 8]
+    lea rdi, [rsp - 48]
+    call rcx
     mov byte [rel irq_probe + 46], 0    ; in_irq: this interrupt is over
     ; the exit stamp, while tick-overhead splits the interrupt (irq_probe.split at 45)
     cmp byte [rel irq_probe + 45], 0
-    je .no_split
-    mov rdi, rsp
-    call irq_probe_exit
-.no_split:
-    add rsp, 48
+    jne .split
+.out:
     RESTORE_CALLER_SAVED
+.unexpected:
+    shr eax, 1
+    add qword [irq_unexpected_counts + rax], 1
+    jmp .out
+.split:
+    lea rdi, [rsp - 48]
+    call irq_probe_exit
+    jmp .out
 
 section .rodata
 global isr_stub_table

@@ -1,7 +1,8 @@
-/* kernel/arch/trap.c - vector dispatch: exceptions go to the fault reporter, everything else
- * to the handler installed for the vector (counted per vector). A vector with no handler is
- * counted as unexpected; nothing is written from here (interrupt context): the counts are
- * reported later, from thread context (intr_report_stats). */
+/* kernel/arch/trap.c - vector dispatch: exceptions go to the fault reporter; every other
+ * vector to the handler installed here, which the entry stub (isr.asm) calls itself,
+ * counting it per vector. A vector with no handler is counted as unexpected; nothing is
+ * written from interrupt context: the counts are reported later, from thread context
+ * (intr_report_stats). */
 #include "kernel/arch/trap.h"
 
 #include <stdbool.h>
@@ -12,56 +13,42 @@
 
 #define FIRST_IRQ_VECTOR 32
 
-static struct {
-    irq_handler_fn fn;
-    void *ctx;
-} handlers[256];
-static uint64_t counts[256];
+/* isr.asm reads these by address: a handler and its context 16 bytes a vector, the counts
+ * 8 bytes a vector. */
+struct irq_handler irq_handlers[256];
+uint64_t irq_counts[256];
 volatile uint64_t irq_events;
 struct irq_probe irq_probe;
-static uint64_t unexpected[256];
+uint64_t irq_unexpected_counts[256];
+_Static_assert(sizeof(struct irq_handler) == 16, "isr.asm indexes irq_handlers by vector * 16");
+_Static_assert(__builtin_offsetof(struct irq_handler, ctx) == 8, "isr.asm loads ctx at 8");
 
 int irq_set_handler(unsigned vector, irq_handler_fn fn, void *ctx)
 {
     if (vector < FIRST_IRQ_VECTOR || vector > 255)
         return -EINVAL;
-    if (handlers[vector].fn)
+    if (irq_handlers[vector].fn)
         return -EBUSY;
-    handlers[vector].ctx = ctx;
-    handlers[vector].fn = fn;
+    irq_handlers[vector].ctx = ctx;
+    irq_handlers[vector].fn = fn;
     return 0;
 }
 
 void irq_clear_handler(unsigned vector)
 {
     if (vector >= FIRST_IRQ_VECTOR && vector <= 255)
-        handlers[vector].fn = 0;
+        irq_handlers[vector].fn = 0;
 }
 
 uint64_t irq_count(unsigned vector)
 {
-    return vector < 256 ? counts[vector] : 0;
+    return vector < 256 ? irq_counts[vector] : 0;
 }
 
 void exception_dispatch(struct trap_frame *tf)
 {
-    counts[tf->vector & 0xFF]++;
+    irq_counts[tf->vector & 0xFF]++;
     fault_handle(tf);
-}
-
-/* The handler is the last thing done, so the call is a jump: nothing between the stub and
- * the handler but the count and the lookup. */
-void irq_dispatch(struct trap_frame *tf)
-{
-    unsigned v = (unsigned)tf->vector & 0xFF;
-    counts[v]++;
-    irq_events++;
-    irq_handler_fn fn = handlers[v].fn;
-    if (!fn) {
-        unexpected[v]++;
-        return;
-    }
-    fn(tf, handlers[v].ctx);
 }
 
 void irq_probe_exit(const struct trap_frame *tf)
@@ -73,5 +60,5 @@ void irq_probe_exit(const struct trap_frame *tf)
 
 uint64_t irq_unexpected(unsigned vector)
 {
-    return vector < 256 ? unexpected[vector] : 0;
+    return vector < 256 ? irq_unexpected_counts[vector] : 0;
 }

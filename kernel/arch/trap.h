@@ -12,7 +12,7 @@
  * the entry stub of every interrupt and exception, right after it saved the two registers
  * RDTSC writes (the "first instruction of the handler" in latency figures). While `split`
  * as well: eoi_begin/eoi_end around the acknowledgement of the interrupt controller
- *  (intr_eoi), exit_tsc as irq_dispatch returns to the stub; vector and seq (incremented
+ *  (intr_eoi), exit_tsc as the handler returns to the stub; vector and seq (incremented
  * last) say which interrupt the set belongs to. One set for all CPUs: an experiment that turns it on keeps the other
  * CPUs quiet. */
 struct irq_probe {
@@ -36,11 +36,19 @@ _Static_assert(__builtin_offsetof(struct irq_probe, in_irq) == 46,
 
 typedef void (*irq_handler_fn)(struct trap_frame *tf, void *ctx);
 
-/* From kernel/arch/isr.asm: vectors 0-31 to the fault reporter, 32-255 to their handlers;
- * irq_probe_exit after a handler while irq_probe.split (the exit stamp). */
+/* From kernel/arch/isr.asm: vectors 0-31 to the fault reporter; 32-255 are dispatched by
+ * the stub itself to irq_handlers[vector] (counted in irq_counts, or in
+ * irq_unexpected_counts when none is installed); irq_probe_exit after a handler while
+ * irq_probe.split (the exit stamp). An interrupt's frame has no room for rbx, rbp and
+ * r12-r15 (frame.h): a handler reads only its vector, error code and the CPU's part. */
 void exception_dispatch(struct trap_frame *tf);
-void irq_dispatch(struct trap_frame *tf);
 void irq_probe_exit(const struct trap_frame *tf);
+struct irq_handler {
+    irq_handler_fn fn;
+    void *ctx;
+};
+extern struct irq_handler irq_handlers[256];
+extern uint64_t irq_counts[256], irq_unexpected_counts[256];
 /* Install a handler for vector 32..255. Returns -EINVAL for an exception vector or
  * -EBUSY when one is installed already. */
 int irq_set_handler(unsigned vector, irq_handler_fn fn, void *ctx);

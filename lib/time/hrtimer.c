@@ -20,11 +20,7 @@ static uint64_t add_sat(uint64_t a, uint64_t b)
     return a > UINT64_MAX - b ? UINT64_MAX : a + b;
 }
 
-/* The device's event: its owner is the base (hrtimer_base_init claimed it). */
-static void ce_event(struct clockevent *ce)
-{
-    hrtimer_interrupt(ce->owner);
-}
+static void ce_event(struct clockevent *ce);
 
 int hrtimer_base_init(struct hrtimer_base *base, struct clockevent *dev,
                       const struct hrtimer_clock *clock, struct tq_slot *slots,
@@ -214,7 +210,8 @@ static __attribute__((noinline)) void back_off(struct hrtimer_base *b, uint64_t 
 
 /* Runs what is due and arms the device for the new head, until the head is ahead of the
  * clock once the device is armed; bounded by the storm limit and HRTIMER_MAX_TRIES. */
-static void expire(struct hrtimer_base *b, uint64_t entry, uint32_t budget)
+static __attribute__((noinline)) void expire(struct hrtimer_base *b, uint64_t entry,
+                                             uint32_t budget)
 {
     uint64_t now = entry;
 
@@ -244,32 +241,59 @@ static void expire(struct hrtimer_base *b, uint64_t entry, uint32_t budget)
     }
 }
 
+/* Everything after the head's callback (or after an interrupt that found nothing due): the
+ * device counted as fired, the count, the rest that is due and the device's next
+ * programming (expire: apart, so that the way to the first callback keeps only the
+ * registers it needs across its calls; with an empty queue it has nothing to do). */
+static inline __attribute__((always_inline)) void interrupt_tail(struct hrtimer_base *b,
+                                                                 uint64_t entry,
+                                                                 uint32_t budget)
+{
+    b->armed = false;          /* a one-shot device that fired is no longer armed */
+    b->hang_pending = false;
+    b->stats.interrupts++;
+    if (!tq_empty(&b->q))
+        expire(b, entry, budget);
+    b->in_interrupt = false;
+    b->entry_early = false;
+}
+
 /* The head's callback comes first: one clock read and the dequeue stand between the
  * interrupt and it; the counts, the spurious-interrupt diagnosis and the device's next
- * programming all come after (expire), or only when nothing is due (note_spurious). */
-void hrtimer_interrupt(struct hrtimer_base *b)
+ * programming all come after (interrupt_tail), or only when nothing is due
+ * (note_spurious). `armed` and `hang_pending` are cleared in interrupt_tail, after the
+ * callback: they are read only by update_device(), which returns at once while
+ * in_interrupt, by note_spurious() (given `armed` as it was) and by the release, so a
+ * callback sees the same behaviour as when they were cleared here. */
+static inline __attribute__((always_inline)) void interrupt(struct hrtimer_base *b)
 {
     if (b->in_interrupt)
         return;
     b->in_interrupt = true;
-    bool was_armed = b->armed;
-    b->armed = false;          /* a one-shot device that fired is no longer armed */
-    b->hang_pending = false;
     b->entry_early = false;
     uint64_t entry = b->now_ns();
     struct tq_node *first = tq_first(&b->q);
-    uint32_t budget = b->storm_limit;
-    if (__builtin_expect(first && tq_deadline_ns(first) <= entry && budget, 1)) {
+    if (__builtin_expect(first && tq_deadline_ns(first) <= entry && b->storm_limit, 1)) {
         tq_pop_first(&b->q);
         run_one(b, to_timer(first));
-        budget--;
-    } else if (!first || tq_deadline_ns(first) > entry) {
-        note_spurious(b, first, was_armed, entry);
+        interrupt_tail(b, entry, b->storm_limit - 1);
+        return;
     }
-    b->stats.interrupts++;
-    expire(b, entry, budget);
-    b->in_interrupt = false;
-    b->entry_early = false;
+    if (!first || tq_deadline_ns(first) > entry)
+        note_spurious(b, first, b->armed, entry);
+    interrupt_tail(b, entry, b->storm_limit);
+}
+
+void hrtimer_interrupt(struct hrtimer_base *b)
+{
+    interrupt(b);
+}
+
+/* The device's event: its owner is the base (hrtimer_base_init claimed it). The interrupt
+ * in line, not a jump to hrtimer_interrupt(): on every event's path. */
+static void ce_event(struct clockevent *ce)
+{
+    interrupt(ce->owner);
 }
 
 bool hrtimer_rescue(struct hrtimer_base *b, uint64_t grace_ns)

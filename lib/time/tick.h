@@ -110,6 +110,7 @@ struct tick {
     uint64_t ref_ns, period_int;
     uint32_t ref_frac, period_frac;
     uint64_t next_ns, next2_ns; /* when one and two periods will have passed (grid_next) */
+    uint64_t two_periods_up_q16;  /* 2 * the period in 1/65536 ns, + 65535 (a ceiling) */
     uint64_t measured_j0;       /* jiffies at info.measured_first_ns */
     uint64_t owed;              /* periods tick_sync() added that no interrupt has come for */
 };

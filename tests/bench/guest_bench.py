@@ -226,7 +226,7 @@ def main():
         print("guest bench: --accel kvm, but KVM is not usable here: %s" % why, file=sys.stderr)
         return 1
     samples = a.samples or SAMPLES[accel]
-    data, note = boot(accel, a.kernel, "exp=tick-overhead,wakeup-latency samples=%d" % samples,
+    data, note = boot(accel, a.kernel, "exp=tick-overhead,wakeup-latency samples=%d idle=halt" % samples,
                       TIMEOUT_S[accel])
     runs = records.parse_stream(data)
     if not runs:

@@ -275,7 +275,7 @@ class Tracer:
 
     def run(self):
         port = free_port()
-        q = boot(self.kernel, "exp=tick-overhead,wakeup-latency samples=%d" % self.samples,
+        q = boot(self.kernel, "exp=tick-overhead,wakeup-latency samples=%d idle=halt" % self.samples,
                  port)
         try:
             stub = Stub(port)

@@ -438,6 +438,42 @@ TEST(hpet_channel_level_interrupt_without_status_is_not_its_own)
     CHECK_EQ_U64(mmio_read32(FAKE_HPET_BASE + 0x20) & 1, 0);   /* status cleared */
 }
 
+/* The level check reads GINTR_STA in place (hpet_channel_irq) with the channel's own bit:
+ * on comparator 2, comparator 0's status bit set is another's interrupt, not passed on and
+ * not cleared; its own bit set is its event, cleared. */
+TEST(hpet_channel_level_check_uses_its_own_status_bit)
+{
+    static struct hpet_channel ch2;
+    static int owner2;
+    REQUIRE(channel_machine(100, NULL));
+    REQUIRE(hpet_comparator_route(&the_hpet, 2, GSI + 1) == 0);
+    REQUIRE(hpet_comparator_level(&the_hpet, 2, true) == 0);
+    REQUIRE(hpet_channel_init(&ch2, &the_hpet, 2, 0, NULL) == 0);
+    REQUIRE(clockevent_register(&ch2.ce) == 0);
+    REQUIRE(clockevent_claim(&ch2.ce, count_event, &owner2) == 0);
+    REQUIRE(clockevent_set_state(&ch2.ce, CE_STATE_ONESHOT, 0) == 0);
+    CHECK_EQ_U64(ch2.status_reg, FAKE_HPET_BASE + 0x20);
+    CHECK_EQ_U64(ch2.status_bit, 1u << 2);
+    REQUIRE(hpet_comparator_level(&the_hpet, 0, true) == 0);
+    REQUIRE(clockevent_program_ns(&ch.ce, 5000) == 0);        /* comparator 0 sets bit 0 */
+    irq_disable();
+    fake_run_for_ns(10000);
+    REQUIRE((mmio_read32(FAKE_HPET_BASE + 0x20) & 1) == 1);
+    uint64_t seen = events_seen;
+    hpet_channel_irq(&ch2);
+    CHECK_EQ_U64(ch2.foreign_irqs, 1);
+    CHECK_EQ_U64(events_seen, seen);
+    CHECK_EQ_U64(mmio_read32(FAKE_HPET_BASE + 0x20) & 1, 1);   /* not its bit: left alone */
+    REQUIRE(clockevent_program_ns(&ch2.ce, 5000) == 0);
+    fake_run_for_ns(10000);
+    REQUIRE((mmio_read32(FAKE_HPET_BASE + 0x20) & 4) == 4);
+    hpet_channel_irq(&ch2);
+    CHECK_EQ_U64(ch2.foreign_irqs, 1);
+    CHECK_EQ_U64(events_seen, seen + 1);
+    CHECK_EQ_U64(mmio_read32(FAKE_HPET_BASE + 0x20) & 5, 1);   /* its bit cleared, 0's kept */
+    irq_enable();
+}
+
 /* ---- FSB delivery: the comparator's own message to the local APIC ------------------------- */
 
 #define MSI_VEC 0x45

@@ -30,7 +30,7 @@ static struct tsc the_tsc;
 
 unsigned fake_smp_cpu;
 /* kernel/arch/trap.c's count of interrupts taken (not linked here): a polling wait ends
- * when it moves, so the fake's interrupt entry below counts like irq_dispatch does. */
+ * when it moves, so the fake's interrupt entry below counts like the entry stub (isr.asm) does. */
 volatile uint64_t irq_events;
 
 static struct lapic_timer_ce lt;
