@@ -10,7 +10,7 @@ HOST_CC ?= gcc
 HOST_CFLAGS := -std=c11 -O1 -g -Wall -Wextra -Werror -fsanitize=address,undefined \
                -fno-sanitize-recover=all -DTICKLAB_HOSTED -I. -Ibuild/gen
 
-HOST_LIB_SRCS := lib/crc32.c lib/fmt.c lib/json.c lib/kstring.c lib/cmdline.c lib/qrcode.c
+HOST_LIB_SRCS := lib/crc32.c lib/fmt.c lib/json.c lib/kstring.c lib/cmdline.c lib/qrcode.c lib/deflate.c
 HOST_TEST_SRCS := $(wildcard tests/host/test_*.c) tests/host/main.c
 HOST_LIB_SRCS += kernel/intr/topology.c kernel/boot/bootinfo.c kernel/smp/cpu_plan.c
 # The EFI application's handoff block (plain C), round-tripped through bootinfo.c.
