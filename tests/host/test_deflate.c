@@ -78,6 +78,13 @@ TEST(deflate_python_reads_every_shape)
     round_trip(in, 200000, "long-distance repeats");
     size_t n = records_like(in, sizeof(in));
     round_trip(in, n, "records");
+    /* symbol i about 2^-i of the time: a Huffman code deeper than 15 bits, which the
+     * builder must flatten (and 4 blocks of codes of their own) */
+    for (size_t i = 0; i < 250000; i++) {
+        x ^= x << 13, x ^= x >> 17, x ^= x << 5;
+        in[i] = (uint8_t)(x ? __builtin_ctz(x) : 32);
+    }
+    round_trip(in, 250000, "skewed symbols, several blocks");
 }
 
 TEST(deflate_compresses_records_and_says_when_out_is_short)
