@@ -180,6 +180,11 @@ void fbcon_clear(void)
         mark_dirty(r);
 }
 
+void fbcon_home(void)
+{
+    con.cx = con.cy = 0;
+}
+
 const struct fbcon_stats *fbcon_stats(void)
 {
     return &con.st;

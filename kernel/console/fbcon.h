@@ -65,6 +65,9 @@ enum fb_kind fbcon_screen(uint32_t *width, uint32_t *height);
 void fbcon_fill(uint32_t x, uint32_t y, uint32_t w, uint32_t h, bool white);
 /* Blank text, the cursor at the top left, every cell redrawn by the next flush. */
 void fbcon_clear(void);
+/* The cursor to the top left, the text kept: what is written next replaces it, and the next
+ * flush redraws only the cells that changed. */
+void fbcon_home(void);
 const struct fbcon_stats *fbcon_stats(void);
 
 #endif

@@ -206,18 +206,28 @@ static size_t build_part(const struct plan *pl, unsigned k)
     return QR_PART_HEAD + n + QR_PART_TAIL;
 }
 
-static void draw_code(const struct plan *pl, uint32_t w, uint32_t h)
+/* The code centred below the text rows. The last code drawn is remembered: the next one of
+ * the same version redraws only the modules that changed (about half; video memory is
+ * slow, a whole 800x600 code is a million byte writes at 24 bpp). */
+static void draw_code(const struct plan *pl, uint32_t w, uint32_t h, bool whole)
 {
+    static uint8_t prev[QR_SIZE_MAX * QR_SIZE_MAX];
     const struct qr_code *c = qs.code;
     uint32_t side = (c->size + 2 * QUIET) * pl->px;
     uint32_t top = TEXT_ROWS * GLYPH_H, room = h - top;
     uint32_t x0 = (w - side) / 2, y0 = top + (room - side) / 2;
-    fbcon_fill(x0, y0, side, side, true);
+    if (whole) {
+        fbcon_fill(x0, y0, side, side, true);
+        memset(prev, 0, sizeof(prev));       /* all light */
+    }
     for (unsigned y = 0; y < c->size; y++) {
         for (unsigned x = 0; x < c->size; x++) {
-            if (qr_dark(c, x, y))
-                fbcon_fill(x0 + (QUIET + x) * pl->px, y0 + (QUIET + y) * pl->px, pl->px, pl->px,
-                           false);
+            uint8_t d = qr_dark(c, x, y);
+            if (d == prev[y * c->size + x])
+                continue;
+            prev[y * c->size + x] = d;
+            fbcon_fill(x0 + (QUIET + x) * pl->px, y0 + (QUIET + y) * pl->px, pl->px, pl->px,
+                       !d);
         }
     }
 }
@@ -305,11 +315,14 @@ void qrscreen_show(void)
             size_t n = build_part(&pl, k);
             if (qr_encode(qs.code, part, n, pl.version, QR_ECC_M, -1))
                 continue;                    /* cannot happen: the plan fits the capacity */
-            fbcon_clear();
+            if (k == 1)
+                fbcon_clear();               /* the instructions go; later, only row 0 */
+            else
+                fbcon_home();
             screen_line("ticklab part %u of %u   run %08x   (photograph each; then "
                         "tools/ticklab decode)", k, pl.parts, pl.run_id);
             fbcon_flush();
-            draw_code(&pl, w, h);
+            draw_code(&pl, w, h, k == 1);
             if (!round)
                 serial_line("qr: part %u of %u on screen\n", k, pl.parts);
             wait_ms(qs.part_ms);
