@@ -80,6 +80,9 @@ $(HOST_HALT_OBJ): kernel/timers/halt.c kernel/timers/halt.h kernel/arch/cpu.h \
 # The output path (issue 24): the UART driver, the in-memory log and the screen console
 # against tests/host/fake/uart16550.c and a framebuffer that fails a test on any read.
 HOST_LIB_SRCS += drivers/uart16550.c kernel/report/klog.c kernel/console/fbcon.c
+# The last screen's record store (issue 25).
+HOST_LIB_SRCS += kernel/report/recstore.c
+HOST_HDRS += kernel/report/recstore.h
 HOST_HDRS += drivers/uart16550.h kernel/report/klog.h kernel/console/fbcon.h build/gen/font8x16.h
 
 build/host/tests: $(HOST_LIB_SRCS) $(HOST_TEST_SRCS) $(HOST_HALT_OBJ) $(HOST_HDRS) tests/host/host.mk | deps $(HDR_FARM)

@@ -272,7 +272,8 @@ def run_screenshot_case(case, log):
 
 # What a case's own boot procedure (Case.run) may use of the harness.
 HARNESS = types.SimpleNamespace(root=ROOT, out=OUT, stick_image=stick_image,
-                                usb_stick_args=usb_stick_args, lit_pixels=lit_pixels)
+                                usb_stick_args=usb_stick_args, lit_pixels=lit_pixels,
+                                qemu_command=qemu_command)
 
 
 def read_log(log):
