@@ -757,8 +757,9 @@ from cases_platform import PLATFORM_CASES  # noqa: E402
 ALL += PLATFORM_CASES
 
 # The records as QR codes on the last screen, read back from screendumps (cases_qr.py).
-from cases_qr import QR_CASES  # noqa: E402
+from cases_qr import QR_CASES, QR_LONG  # noqa: E402
 ALL += QR_CASES
+LONG += QR_LONG
 
 # Secure Boot left on: shim, MokManager, a signed ticklab.efi (cases_secureboot.py); SKIP
 # where their packages are not installed (make test-secureboot installs them).
