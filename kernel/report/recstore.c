@@ -10,6 +10,9 @@ static uint32_t held, dropped;
 static bool closing;
 static const char *off_reason = "not set up";
 static volatile int lock_word;
+/* A record sent by a fault handler while this CPU held the lock (a fault inside the copy)
+ * must not wait for ever: after this many spins the writer goes ahead, as klog's does. */
+#define LOCK_SPINS (1u << 24)
 
 void recstore_init(uint8_t *buf, size_t bytes, const char *why)
 {
@@ -26,7 +29,8 @@ void recstore_add(const char *const *piece, const size_t *len, unsigned n)
     for (unsigned i = 0; i < n; i++)
         total += len[i];
     unsigned long f = irq_save();
-    while (__atomic_exchange_n(&lock_word, 1, __ATOMIC_ACQUIRE))
+    for (unsigned i = 0; i < LOCK_SPINS && __atomic_exchange_n(&lock_word, 1, __ATOMIC_ACQUIRE);
+         i++)
         cpu_relax();
     size_t room = cap - used;
     if (!closing)
