@@ -96,6 +96,7 @@ int config_parse(const char *line, bool cut, const char *const *exp_names,
 {
     static char console_word[32];
     unsigned profile = PROFILE_QUICK, qemu_exit = TRI_AUTO, crash = CRASH_NONE, dump = 0;
+    unsigned qr = TRI_AUTO;
     unsigned wrapcheck = TRI_AUTO, tickmode = 0, nohz = 0, hpet_access = 0, raw_samples = 0;
     unsigned idle = IDLE_AUTO, console_log = 0;
     uint64_t uart_pace = 0;
@@ -186,6 +187,10 @@ int config_parse(const char *line, bool cut, const char *const *exp_names,
           .min = 1000000, .max = 250000000, .accepted = "1000000..250000000 (Hz: the input "
                                                         "clock of PCI cards' UARTs; default "
                                                         "1843200)" },
+        { .key = "qr", .type = CMDLINE_ENUM, .dest = &qr, .choices = tristates3,
+          .accepted = "auto, on or off (the records as QR codes on the last screen)" },
+        { .key = "qr_part_ms", .type = CMDLINE_UINT, .dest = &cfg.qr_part_ms, .min = 200,
+          .max = 60000, .accepted = "200..60000 (ms each QR code stays on the screen)" },
         { .key = "hpet_access", .type = CMDLINE_ENUM, .dest = &hpet_access,
           .choices = hpet_accesses, .accepted = "auto, 32 or 64 (bits per HPET register "
                                                  "access; auto: 64 under QEMU, else 32)" },
@@ -201,6 +206,9 @@ int config_parse(const char *line, bool cut, const char *const *exp_names,
     cfg.reboot = reboot;
     cfg.dump_acpi = dump == 1;
     cfg.wrapcheck = (enum tristate)wrapcheck;
+    cfg.qr = (enum tristate)qr;
+    if (!opts_seen(opts, n_opts, "qr_part_ms"))
+        cfg.qr_part_ms = 3000;
     cfg.hpet_access = hpet_access == 1 ? 32 : hpet_access == 2 ? 64 : 0;
     cfg.tick_oneshot = tickmode == 1;
     cfg.idle = (enum idle_mode)idle;

@@ -63,6 +63,10 @@ struct config {
     uint64_t lapic_hz;          /* lapic_hz=: likewise for the LAPIC timer */
     enum tristate wrapcheck;    /* runs across two wraps of each narrow counter; auto: in
                                    the full and soak profiles only */
+    enum tristate qr;           /* qr=: the records as QR codes on the last screen; auto: when
+                                   the screen is graphical and the run does not end by
+                                   exiting QEMU or rebooting */
+    uint64_t qr_part_ms;        /* qr_part_ms=: how long each code stays on the screen */
     unsigned hpet_access;       /* hpet_access=: 0 auto (64-bit reads under QEMU, whose HPET
                                    takes them; 32-bit halves on any other machine), 32, 64 */
 };

@@ -23,6 +23,7 @@
 #include "kernel/discover/topology_acpi.h"
 #include "kernel/report/console.h"
 #include "kernel/report/console_report.h"
+#include "kernel/report/qrscreen.h"
 #include "kernel/report/record.h"
 #include "kernel/report/stop.h"
 #include "kernel/run.h"
@@ -225,6 +226,10 @@ void kmain(uint32_t magic, uint32_t info_phys)
                                               : STOP_EXIT_AUTO,
                    cfg.reboot);
     consoles_init();
+    /* The last screen's record store, before the first record (kernel/report/recstore.h). */
+    qrscreen_setup(boot.high_ram_len ? phys_to_virt(boot.high_ram_base) : 0,
+                   (size_t)boot.high_ram_len, "no free RAM above 16 MiB in the memory map",
+                   (enum qr_mode)cfg.qr, (uint32_t)cfg.qr_part_ms);
 
     send_boot_record();
     send_deferred_errors();

@@ -2,6 +2,7 @@
 #include "kernel/run.h"
 
 #include "kernel/report/console_report.h"
+#include "kernel/report/qrscreen.h"
 #include "kernel/report/record.h"
 #include "kernel/report/stop.h"
 #include "kernel/summary.h"
@@ -21,6 +22,7 @@ void run_finish(void)
     console_phase_report("run", "end");
     console_report_run();
     /* Records in all, the end record included, as the host tool counts them. */
+    qrscreen_closing(stop_leaves());     /* the qr_store record, before the count is taken */
     summary_show(!failed, rec_sent() + 1);
     stop_run(failed, fail_reason);
 }

@@ -5,10 +5,11 @@
 # (as root). Two sets:
 #   run   what building, booting and reporting need (make, make run, make iso/efi/usb, the
 #         host tool's report): compilers, NASM, QEMU, GRUB, OVMF, gnu-efi, Python with
-#         pyserial and matplotlib
+#         pyserial and matplotlib; zbar-tools for `tools/ticklab decode` (QR photos)
 #   test  run + what only the tests need (make test): clang and its sanitizer/fuzzer
 #         runtime, pytest, hypothesis, chromium for the report page's browser test,
-#         sbsigntool and openssl for the Secure Boot boot tests
+#         sbsigntool and openssl for the Secure Boot boot tests, qrencode (the QR
+#         encoder's known answers) and python3-pil (degraded screen photos)
 #   secureboot  run + what the Secure Boot stick needs (make secureboot-usb, make
 #         test-secureboot): sbsigntool and openssl. Debian's signed shim and MokManager are
 #         no package of either set: scripts/shimfiles.sh downloads their packages
@@ -46,6 +47,7 @@ RUN_PROBES=(
     file:/usr/share/ovmf/OVMF.fd\|ovmf
     file:/usr/lib/crt0-efi-x86_64.o\|gnu-efi  file:/usr/include/efi/efi.h\|gnu-efi
     cmd:/usr/bin/python3\|python3  py:serial\|python3-serial  py:matplotlib\|python3-matplotlib
+    cmd:zbarimg\|zbar-tools
 )
 TEST_PROBES=(
     cmd:clang\|clang
@@ -53,6 +55,7 @@ TEST_PROBES=(
     'file:/usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.asan-x86_64.a|libclang-rt-14-dev'
     py:pytest\|python3-pytest  py:hypothesis\|python3-hypothesis
     cmd:chromium\|chromium
+    cmd:qrencode\|qrencode  py:PIL\|python3-pil
 )
 # In both the test set and the secureboot set. The OVMF build with Secure Boot and
 # Microsoft's keys is in the ovmf package the run set installs already.

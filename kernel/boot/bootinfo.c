@@ -135,6 +135,12 @@ static void mmap_entry(struct boot_info *bi, uint64_t base, uint64_t len, uint32
     if (type != MMAP_AVAILABLE)
         return;
     bi->mem_usable_bytes += len;
+    uint64_t lo = base > BOOT_HIGH_RAM_FROM ? base : BOOT_HIGH_RAM_FROM;
+    uint64_t hi = base + len < base || base + len > (1ull << 32) ? 1ull << 32 : base + len;
+    if (hi > lo && hi - lo > bi->high_ram_len) {
+        bi->high_ram_base = lo;
+        bi->high_ram_len = hi - lo;
+    }
     if (base < 0x100000 && bi->n_low_ram < BOOT_LOW_RAM_MAX) {
         bi->low_ram[bi->n_low_ram].base = base;
         bi->low_ram[bi->n_low_ram++].len = len;

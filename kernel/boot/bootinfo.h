@@ -83,6 +83,8 @@ struct efi_firmware {
 };
 
 #define BOOT_LOW_RAM_MAX 8
+/* Above the kernel image (below 8 MiB, linker.ld) with room to spare. */
+#define BOOT_HIGH_RAM_FROM 0x1000000ull
 
 struct boot_info {
     enum boot_path path;
@@ -99,6 +101,9 @@ struct boot_info {
     size_t rsdp_len;                  /* 0: none (search the BIOS areas instead) */
     struct fb_info fb;
     uint64_t mem_usable_bytes;        /* sum of type-1 (available) memory map ranges */
+    uint64_t high_ram_base, high_ram_len;   /* the largest available range, clipped to
+                                         [BOOT_HIGH_RAM_FROM, 4 GiB) (the direct map's
+                                         first 4 GiB): the last screen's record store */
     uint32_t mmap_entries;
     struct {                          /* available ranges starting below 1 MiB (the other
                                          CPUs' start page must be one of them) */

@@ -148,6 +148,43 @@ void fbcon_describe(uint32_t *cols, uint32_t *rows)
     *rows = con.active ? con.rows : 0;
 }
 
+enum fb_kind fbcon_screen(uint32_t *width, uint32_t *height)
+{
+    *width = con.active ? con.fb.width : 0;
+    *height = con.active ? con.fb.height : 0;
+    return con.active ? con.fb.kind : FB_NONE;
+}
+
+void fbcon_fill(uint32_t x, uint32_t y, uint32_t w, uint32_t h, bool white)
+{
+    if (!con.active || con.fb.kind != FB_RGB || x >= con.fb.width || y >= con.fb.height)
+        return;
+    uint32_t px = white ? rgb_pixel(0xFF, 0xFF, 0xFF) : 0;
+    uint32_t x_end = w > con.fb.width - x ? con.fb.width : x + w;
+    uint32_t y_end = h > con.fb.height - y ? con.fb.height : y + h;
+    for (uint32_t r = y; r < y_end; r++) {
+        uintptr_t line = con.base + (uintptr_t)r * con.fb.pitch;
+        for (uint32_t c = x; c < x_end; c++)
+            put_pixel(line, c, px);
+    }
+}
+
+void fbcon_clear(void)
+{
+    if (!con.active)
+        return;
+    con.cx = con.cy = con.top = 0;
+    memset(text, ' ', (size_t)con.cols * con.rows);
+    memset(shown, SHOWN_UNKNOWN, (size_t)con.cols * con.rows);
+    for (uint32_t r = 0; r < con.rows; r++)
+        mark_dirty(r);
+}
+
+void fbcon_home(void)
+{
+    con.cx = con.cy = 0;
+}
+
 const struct fbcon_stats *fbcon_stats(void)
 {
     return &con.st;

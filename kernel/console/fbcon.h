@@ -56,6 +56,18 @@ void fbcon_flush(void);
  * the most one scroll can cost (every character moved). bytes: video memory written. */
 uint64_t fbcon_redraw_all(uint64_t *bytes);
 void fbcon_describe(uint32_t *cols, uint32_t *rows);
+/* The screen's kind and size (pixels for FB_RGB, cells for FB_EGA_TEXT); FB_NONE when the
+ * console is off. */
+enum fb_kind fbcon_screen(uint32_t *width, uint32_t *height);
+/* The last screen's pictures (kernel/report/qrscreen.c): fills a rectangle of an FB_RGB
+ * screen with white or black, clipped to the screen (nothing on a text screen). The RAM
+ * copy does not know of it: fbcon_clear() before text is drawn there again. */
+void fbcon_fill(uint32_t x, uint32_t y, uint32_t w, uint32_t h, bool white);
+/* Blank text, the cursor at the top left, every cell redrawn by the next flush. */
+void fbcon_clear(void);
+/* The cursor to the top left, the text kept: what is written next replaces it, and the next
+ * flush redraws only the cells that changed. */
+void fbcon_home(void);
 const struct fbcon_stats *fbcon_stats(void);
 
 #endif

@@ -3,6 +3,7 @@
 
 #include "kernel/report/console.h"
 #include "kernel/report/klog.h"
+#include "kernel/report/recstore.h"
 #include "ticklab/crc32.h"
 #include "ticklab/fmt.h"
 #include "ticklab/kstring.h"
@@ -25,6 +26,7 @@ static void send_line(const char *json, size_t len)
     const char *piece[3] = { head, json, "\n" };
     size_t bytes[3] = { (size_t)n, len, 1 };
     __atomic_add_fetch(&sent, 1, __ATOMIC_RELAXED);
+    recstore_add(piece, bytes, 3);       /* the copy the last screen's QR codes carry */
     klog_write(KLOG_SERIAL, piece, bytes, 3, true);
 }
 

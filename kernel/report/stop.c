@@ -3,6 +3,7 @@
 
 #include "kernel/report/console.h"
 #include "kernel/report/klog.h"
+#include "kernel/report/qrscreen.h"
 #include "kernel/report/record.h"
 #include "ticklab/cpuid.h"
 #include "ticklab/io.h"
@@ -34,9 +35,19 @@ bool stop_under_qemu(void)
     return known;
 }
 
+static bool exits_qemu(void)
+{
+    return exit_mode == STOP_EXIT_ALWAYS || (exit_mode == STOP_EXIT_AUTO && stop_under_qemu());
+}
+
+bool stop_leaves(void)
+{
+    return exits_qemu() || do_reboot;
+}
+
 static __attribute__((noreturn)) void out(bool failed)
 {
-    bool qemu = exit_mode == STOP_EXIT_ALWAYS || (exit_mode == STOP_EXIT_AUTO && stop_under_qemu());
+    bool qemu = exits_qemu();
     if (qemu)
         outb(QEMU_EXIT_PORT, failed ? QEMU_EXIT_FAIL : QEMU_EXIT_OK);
     if (do_reboot) {
@@ -72,5 +83,6 @@ void stop_run(bool failed, const char *reason)
     rec_emit(&r);
     kprintf("\nticklab: run %s: %u records, the end record included%s%s\n",
             failed ? "FAILED" : "finished ok", n + 1, failed ? "; " : "", failed ? reason : "");
+    qrscreen_show();              /* the codes never return; a text screen's note does */
     out(failed);
 }

@@ -14,7 +14,11 @@ enum stop_exit { STOP_EXIT_AUTO, STOP_EXIT_ALWAYS, STOP_EXIT_NEVER };
 void stop_configure(enum stop_exit qemu_exit, bool reboot);
 /* True when the hypervisor CPUID leaf says QEMU (TCG or KVM). */
 bool stop_under_qemu(void);
-/* Sends `end` (status ok, or failed with reason) and stops. Never returns. A second call
+/* True when stop_run() will leave: exit QEMU (its exit port) or reboot, not halt. */
+bool stop_leaves(void);
+/* Sends `end` (status ok, or failed with reason), shows the QR codes of the records when
+ * qrscreen_closing() decided so (kernel/report/qrscreen.h; they cycle until the PC is
+ * switched off), and stops. Never returns. A second call
  * (a fault while ending) sends nothing more and stops at once. */
 __attribute__((noreturn)) void stop_run(bool failed, const char *reason);
 

@@ -10,7 +10,7 @@ HOST_CC ?= gcc
 HOST_CFLAGS := -std=c11 -O1 -g -Wall -Wextra -Werror -fsanitize=address,undefined \
                -fno-sanitize-recover=all -DTICKLAB_HOSTED -I. -Ibuild/gen
 
-HOST_LIB_SRCS := lib/crc32.c lib/fmt.c lib/json.c lib/kstring.c lib/cmdline.c
+HOST_LIB_SRCS := lib/crc32.c lib/fmt.c lib/json.c lib/kstring.c lib/cmdline.c lib/qrcode.c lib/deflate.c
 HOST_TEST_SRCS := $(wildcard tests/host/test_*.c) tests/host/main.c
 HOST_LIB_SRCS += kernel/intr/topology.c kernel/boot/bootinfo.c kernel/smp/cpu_plan.c
 # The EFI application's handoff block (plain C), round-tripped through bootinfo.c.
@@ -80,6 +80,9 @@ $(HOST_HALT_OBJ): kernel/timers/halt.c kernel/timers/halt.h kernel/arch/cpu.h \
 # The output path (issue 24): the UART driver, the in-memory log and the screen console
 # against tests/host/fake/uart16550.c and a framebuffer that fails a test on any read.
 HOST_LIB_SRCS += drivers/uart16550.c kernel/report/klog.c kernel/console/fbcon.c
+# The last screen's record store (issue 25).
+HOST_LIB_SRCS += kernel/report/recstore.c
+HOST_HDRS += kernel/report/recstore.h
 HOST_HDRS += drivers/uart16550.h kernel/report/klog.h kernel/console/fbcon.h build/gen/font8x16.h
 
 build/host/tests: $(HOST_LIB_SRCS) $(HOST_TEST_SRCS) $(HOST_HALT_OBJ) $(HOST_HDRS) tests/host/host.mk | deps $(HDR_FARM)

@@ -717,10 +717,10 @@ ALL = [
     # EGA text and 3400 in GRUB's UEFI framebuffer; the SeaBIOS banner alone, which stays if
     # our console draws nothing, about 1000.
     Case("screen-ega-text", "console=none: the VGA text console shows the run (screendump)",
-         args="console=none qemu_exit=0 exp=none", expect_stream=False,
+         args="console=none qemu_exit=0 exp=none qr=off", expect_stream=False,
          screenshot_min_pixels=3000),
     Case("screen-uefi-framebuffer", "UEFI GOP framebuffer via GRUB: text drawn (screendump)",
-         boot="iso", firmware="uefi", args="console=none qemu_exit=0 exp=none",
+         boot="iso", firmware="uefi", args="console=none qemu_exit=0 exp=none qr=off",
          expect_stream=False, screenshot_min_pixels=3000, screenshot_wait_s=12.0),
     Case("no-uart-no-hang", "no UART at 0x3F8: the probe says so and the run still ends",
          args="exp=none", no_serial=True, expect_stream=False, checks=[serial_silent]),
@@ -766,6 +766,11 @@ ALL += SERIAL_CASES
 # The platform tier: QEMU's odd machines and CPUs, long command lines (cases_platform.py).
 from cases_platform import PLATFORM_CASES  # noqa: E402
 ALL += PLATFORM_CASES
+
+# The records as QR codes on the last screen, read back from screendumps (cases_qr.py).
+from cases_qr import QR_CASES, QR_LONG  # noqa: E402
+ALL += QR_CASES
+LONG += QR_LONG
 
 # Secure Boot left on: shim, MokManager, a signed ticklab.efi (cases_secureboot.py); SKIP
 # where their packages are not installed (make test-secureboot installs them).

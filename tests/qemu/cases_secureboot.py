@@ -391,8 +391,8 @@ SECUREBOOT_CASES = [
     _case("secureboot-enroll-mok-and-run", "Secure Boot on, Microsoft's keys: shim refuses "
           "ticklab.efi until the test enrolls ticklab.cer in MokManager; after its reboot the "
           "stick runs to the end, secure_boot true, started by shim; summary on screen",
-          run_enroll_and_boot, "exp=none qemu_exit=0", 420,
-          [efi_boot("none", True, "exp=none qemu_exit=0"), secure_boot_by_shim,
+          run_enroll_and_boot, "exp=none qemu_exit=0 qr=off", 420,
+          [efi_boot("none", True, "exp=none qemu_exit=0 qr=off"), secure_boot_by_shim,
            has_record("console", screen="rgb", screen_active=True)] + CLEAN,
           exit_code=None),
     _case("secureboot-signature-checked", "key enrolled: ticklab.efi signed with another key "

@@ -9,9 +9,9 @@ import argparse
 import os
 import sys
 
-from . import EXIT_USAGE, capture, check, compare, report
+from . import EXIT_USAGE, capture, check, compare, decode, report
 
-COMMANDS = (capture, check, report, compare)
+COMMANDS = (capture, check, report, compare, decode)
 
 
 class ArgumentParser(argparse.ArgumentParser):
