@@ -83,6 +83,22 @@ void rsdt_set_entries(struct fake_mem *fm, const uint32_t *addrs, unsigned n)
     region_replace(r, t.b, t.len);
 }
 
+bool table_add(struct fake_mem *fm, const struct tbuf *t)
+{
+    if (!fake_region_add(fm, NEW_TABLE_PHYS, t->b, t->len))
+        return false;
+    struct fake_region *root = fake_find(fm, "RSDT");
+    uint32_t addrs[64];
+    unsigned n = (unsigned)((root->len - ACPI_HEADER_BYTES) / 4);
+    if (n >= 63)
+        return false;
+    for (unsigned i = 0; i < n; i++)
+        addrs[i] = get32(root->bytes + ACPI_HEADER_BYTES + 4 * i);
+    addrs[n] = NEW_TABLE_PHYS;
+    rsdt_set_entries(fm, addrs, n + 1);
+    return true;
+}
+
 /* Moves table sig to NEW_TABLE_PHYS with new contents; the RSDT follows. */
 void table_swap(struct fake_mem *fm, const char *sig, const struct tbuf *t)
 {

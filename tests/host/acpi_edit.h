@@ -26,6 +26,8 @@ void tb_finish(struct tbuf *t);
 void region_replace(struct fake_region *r, const void *bytes, size_t len);
 void rsdt_set_entries(struct fake_mem *fm, const uint32_t *addrs, unsigned n);
 void table_swap(struct fake_mem *fm, const char *sig, const struct tbuf *t);
+/* Adds t at NEW_TABLE_PHYS and appends it to the RSDT (checksum fixed); false if no room. */
+bool table_add(struct fake_mem *fm, const struct tbuf *t);
 struct acpi_info *parse_edited(const char *fixture, void (*edit)(struct fake_mem *));
 void check_qemu_madt(const struct acpi_madt *m);
 void check_qemu_hpet(const struct acpi_hpet_info *h);

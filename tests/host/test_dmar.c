@@ -18,15 +18,7 @@ static void add_dmar(struct fake_mem *fm)
     tb_begin(&t, "DMAR");
     tb_put(&t, body, dmar_body_len);
     tb_finish(&t);
-    REQUIRE(fake_region_add(fm, NEW_TABLE_PHYS, t.b, t.len));
-    struct fake_region *root = fake_find(fm, "RSDT");
-    uint32_t addrs[64];
-    unsigned n = (unsigned)((root->len - ACPI_HEADER_BYTES) / 4);
-    REQUIRE(n < 63);
-    for (unsigned i = 0; i < n; i++)
-        addrs[i] = get32(root->bytes + ACPI_HEADER_BYTES + 4 * i);
-    addrs[n] = NEW_TABLE_PHYS;
-    rsdt_set_entries(fm, addrs, n + 1);
+    REQUIRE(table_add(fm, &t));
 }
 
 TEST(dmar_x2apic_opt_out_flag_parsed)

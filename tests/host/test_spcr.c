@@ -133,15 +133,7 @@ static void add_spcr(struct fake_mem *fm)
     spcr_table(&t, &added);
     if (corrupt)
         t.b[40] ^= 0x10;
-    REQUIRE(fake_region_add(fm, NEW_TABLE_PHYS, t.b, t.len));
-    struct fake_region *root = fake_find(fm, "RSDT");
-    uint32_t addrs[64];
-    unsigned n = (unsigned)((root->len - ACPI_HEADER_BYTES) / 4);
-    REQUIRE(n < 63);
-    for (unsigned i = 0; i < n; i++)
-        addrs[i] = get32(root->bytes + ACPI_HEADER_BYTES + 4 * i);
-    addrs[n] = NEW_TABLE_PHYS;
-    rsdt_set_entries(fm, addrs, n + 1);
+    REQUIRE(table_add(fm, &t));
 }
 
 TEST(spcr_through_acpi_parse_and_checksum_refused)
