@@ -12,6 +12,7 @@
 #include "kernel/timers/clocks.h"
 #include "ticklab/errno.h"
 #include "ticklab/fmt.h"
+#include "ticklab/hotpath.h"
 #include "ticklab/hpet.h"
 #include "ticklab/io.h"
 #include "ticklab/lapic_timer.h"
@@ -74,7 +75,7 @@ static struct routed pit_irq_route;
  * the controller holds a new edge of this line meanwhile in its request register, and
  * handlers run with interrupts off, so nothing is lost, and the EOI's two accesses are not
  * between the interrupt and its timer's callback. */
-static void pit_irq(struct trap_frame *tf, void *ctx)
+static HOT_PATH void pit_irq(struct trap_frame *tf, void *ctx)
 {
     (void)tf, (void)ctx;
     pit_clockevent_irq(&pit);
@@ -101,7 +102,7 @@ static void pit_init(void)
 static struct lapic_timer_ce lapic_timers[CPU_MAX];
 
 /* One vector on every CPU: the interrupt is the running CPU's own timer's. */
-static void lapic_irq(struct trap_frame *tf, void *ctx)
+static HOT_PATH void lapic_irq(struct trap_frame *tf, void *ctx)
 {
     (void)tf, (void)ctx;
     lapic_timer_ce_irq(&lapic_timers[cpu_index()]);
@@ -195,7 +196,7 @@ static struct hpet_slot {
 /* Comparator 0 took IRQ0 by legacy replacement, which also gives IRQ8 to comparator 1. */
 static bool hpet_legacy_on;
 
-static void hpet_irq(struct trap_frame *tf, void *ctx)
+static HOT_PATH void hpet_irq(struct trap_frame *tf, void *ctx)
 {
     struct hpet_slot *s = ctx;
     (void)tf;
