@@ -309,18 +309,23 @@ static void write_comparator(const struct hpet *h, unsigned n, uint64_t v, uint3
         wr32(h, TN_CMP(n), (uint32_t)v);
 }
 
-/* Whether a comparator just written with target may never match: the counter, read back
- * after the write, is within the block's margin of target or past it (wrap-safe, in the
- * comparator's width). The read is ordered after the write, but the chip may apply the
- * write later (hpet.h). */
-static bool too_late(const struct hpet *h, uint64_t target, uint32_t conf)
+/* Whether target is still at least the block's -ETIME margin ahead of the counter at `now`
+ * (wrap-safe, in the comparator's width). */
+static bool ahead_by_margin(const struct hpet *h, uint64_t target, uint64_t now, uint32_t conf)
 {
-    uint64_t now = hpet_read(h);
     int64_t margin = (int64_t)h->cmp_margin_cyc;
 
     if (compares_64(h, conf))
-        return (int64_t)(target - now) < margin;
-    return (int32_t)((uint32_t)target - (uint32_t)now) < margin;
+        return (int64_t)(target - now) >= margin;
+    return (int32_t)((uint32_t)target - (uint32_t)now) >= margin;
+}
+
+/* Whether a comparator just written with target may never match: the counter, read back
+ * after the write, is within the margin of target or past it. The read is ordered after
+ * the write, but the chip may apply the write later (hpet.h). */
+static bool too_late(const struct hpet *h, uint64_t target, uint32_t conf)
+{
+    return !ahead_by_margin(h, target, hpet_read(h), conf);
 }
 
 /* The delivery bit the comparator's interrupt is enabled with: FSB where it was set up. */
@@ -341,7 +346,7 @@ static uint32_t enable(const struct hpet *h, unsigned n, uint32_t conf)
 /* One-shot mode, the one way (the channel's state and the raw call): the configuration
  * (not periodic, the compare width) written with the interrupt off, the comparator given a
  * value ahead (*abs_cyc, or half its range ahead: parked), then the interrupt on. Each
- * event is then arm(): one comparator write and one counter read. */
+ * event is then channel_next_abs(): one comparator write and one counter read. */
 static uint32_t oneshot_mode(const struct hpet *h, unsigned n, const uint64_t *abs_cyc)
 {
     uint32_t conf = with_width(h, rd32(h, TN_CONF(n)) &
@@ -349,13 +354,6 @@ static uint32_t oneshot_mode(const struct hpet *h, unsigned n, const uint64_t *a
     wr32(h, TN_CONF(n), conf);
     write_comparator(h, n, abs_cyc ? *abs_cyc : hpet_read(h) + (cmp_mask(h, conf) >> 1), conf);
     return enable(h, n, conf);
-}
-
-/* Equality match: if the counter got there before the write landed, nothing fires. */
-static int arm(const struct hpet *h, unsigned n, uint32_t conf, uint64_t abs_cyc)
-{
-    write_comparator(h, n, abs_cyc, conf);
-    return too_late(h, abs_cyc, conf) ? -ETIME : 0;
 }
 
 int hpet_comparator_caps(const struct hpet *h, unsigned n, struct hpet_comparator_caps *out)
@@ -481,7 +479,7 @@ static void sort_u64(uint64_t *v, unsigned n)
 }
 
 /* The counter before a comparator write to the counter read back after it: the per-event
- * path (arm()) with the value far ahead and the comparator's interrupt off. */
+ * path (channel_next_abs()) with the value far ahead and the comparator's interrupt off. */
 static uint64_t write_readback_cyc(const struct hpet *h, unsigned n, uint32_t conf)
 {
     uint64_t mask = cmp_mask(h, conf), before = hpet_read(h);
@@ -537,6 +535,9 @@ static int channel_oneshot(struct clockevent *ce)
     struct hpet_channel *ch = to_channel(ce);
     ch->conf = oneshot_mode(ch->hpet, ch->n, 0);
     ch->level = (ch->conf & TN_INT_LEVEL) != 0;
+    /* No count armed yet in this mode (the shutdown before it cleared the status bit):
+     * nothing for the first arming to find stale. */
+    ch->events_at_arm = ch->ce.events - 1;
     clockevent_line_unmask(ch->ce.line);
     return 0;
 }
@@ -559,11 +560,42 @@ static int channel_shutdown(struct clockevent *ce)
     return 0;
 }
 
+/* Whether the counter at `now` has reached count `cyc` (wrap-safe, in the compare width). */
+static bool reached(const struct hpet *h, uint32_t conf, uint64_t cyc, uint64_t now)
+{
+    if (compares_64(h, conf))
+        return (int64_t)(now - cyc) >= 0;
+    return (int32_t)((uint32_t)now - (uint32_t)cyc) >= 0;
+}
+
+/* One event at count cyc, keeping the status bit a proof (hpet_channel_irq). Equality
+ * match: if the counter got there before the write landed, nothing fires (-ETIME). After the
+ * write, a level comparator's bit may still hold a match of the count before, reached with
+ * its interrupt not handled yet (no event since that arming, and the counter read after the
+ * write is past that count). It is cleared then, and the counter read again after the
+ * clearing: the new count was still ahead when the bit was cleared, so from here the bit
+ * can only mean the new count. The interrupt the old match had raised finds the bit clear
+ * (foreign_irqs); the old count's timer was replaced by this arming anyway. A 32-bit
+ * comparator matches its count again at every wrap of the counter's low half (43 s at
+ * 100 MHz), handled or not, so there the bit is cleared at every arming. Otherwise the
+ * arming is what it was: one write and one read. */
 static int channel_next_abs(struct clockevent *ce, uint64_t cyc)
 {
     struct hpet_channel *ch = to_channel(ce);
-    ch->armed_cyc = cyc & cmp_mask(ch->hpet, ch->conf);
-    return arm(ch->hpet, ch->n, ch->conf, cyc);
+    const struct hpet *h = ch->hpet;
+    uint64_t before = ch->armed_cyc;
+
+    ch->armed_cyc = cyc & cmp_mask(h, ch->conf);
+    write_comparator(h, ch->n, cyc, ch->conf);
+    uint64_t now = hpet_read(h);
+    bool stale = ch->ce.events == ch->events_at_arm && reached(h, ch->conf, before, now);
+    if (ch->level && (stale || !compares_64(h, ch->conf))) {
+        hpet_ack(h, ch->n);
+        ch->stale_cleared += stale;
+        now = hpet_read(h);
+    }
+    ch->events_at_arm = ch->ce.events;
+    return ahead_by_margin(h, cyc, now, ch->conf) ? 0 : -ETIME;
 }
 
 /* The counter has not reached the value last armed yet (wrap-safe, in the compare width).

@@ -296,7 +296,14 @@ struct hpet_channel {
                                               compares with (never read back, see the top) */
     uint64_t foreign_irqs;                 /* level interrupts whose status bit was clear:
                                               another device's on a shared input (or an
-                                              input of the wrong polarity); not passed on */
+                                              input of the wrong polarity), or one of a
+                                              count the arming after it cleared (below);
+                                              not passed on */
+    uint64_t events_at_arm;                /* ce.events at the last one-shot arming: equal
+                                              at the next, no interrupt was handled since */
+    uint64_t stale_cleared;                /* armings that cleared a status bit a count
+                                              before them had set (it had been reached, its
+                                              interrupt not yet handled) */
     char name[8];
 };
 
@@ -310,17 +317,29 @@ int hpet_channel_init(struct hpet_channel *ch, struct hpet *h, unsigned n, unsig
 /* The interrupt, from the host's handler: a level-triggered comparator's status bit is
  * checked and cleared (it holds its line until then; clear, the interrupt was another
  * device's: counted in foreign_irqs and not passed on); an edge needs no HPET access here.
- * Then the event goes to the core. Inline: it is on every event's path. */
+ * Then the event goes to the core. Inline: it is on every event's path.
+ *
+ * A set status bit is also a proof: one-shot armings keep it (channel_next_abs) such that
+ * it can only have been set by the count armed last, so the main counter has reached that
+ * count, and when the core armed it for an exact time_ns() moment (ce.abs_exact_ns, the
+ * counter being time_ns()'s own), the event passes that moment on as ce.reached_ns: its
+ * owner need not read the clock to know it is due. An edge proves nothing (its interrupt may
+ * be one an earlier count left in flight). */
 static inline void hpet_channel_irq(struct hpet_channel *ch)
 {
     if (ch->level) {
         /* hpet_status_take(), without its call and its range check (n is the channel's) */
-        if (!(mmio_read32(ch->status_reg) & ch->status_bit)) {
+        uintptr_t reg = ch->status_reg;
+        uint32_t bit = ch->status_bit;
+        if (!(mmio_read32(reg) & bit)) {
             ch->foreign_irqs++;
             return;
         }
-        mmio_write32(ch->status_reg, ch->status_bit);
+        mmio_write32(reg, bit);
+        clockevent_handle_irq_reached(&ch->ce);
+        return;
     }
+    ch->ce.reached_ns = 0;
     clockevent_handle_irq(&ch->ce);
 }
 

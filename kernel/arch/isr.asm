@@ -7,6 +7,12 @@ section .text
 extern exception_dispatch, irq_probe_exit
 extern irq_probe, irq_handlers, irq_counts, irq_unexpected_counts, irq_events
 
+; An exception's stub pushes its vector and goes to the common path. An interrupt's stub
+; is the whole entry, dispatch and exit in place (IRQ_ENTRY below): it is on every timer
+; interrupt's path, and knowing its vector when assembled spares the jump, the vector's
+; load, the index arithmetic and the test for a missing handler (every slot of
+; irq_handlers holds one: irq_unhandled until a driver installs its own, trap.c). About
+; 110 bytes a vector, 25 KB for the 224.
 %macro STUB 1
 align 16
 isr_stub_%1:
@@ -18,15 +24,9 @@ isr_stub_%1:
 %if %1 < 32
     jmp isr_common_exception
 %else
-    jmp isr_common_irq
+    IRQ_ENTRY %1
 %endif
 %endmacro
-
-%assign v 0
-%rep 256
-STUB v
-%assign v v + 1
-%endrep
 
 ; The frame (kernel/arch/frame.h), from the top: rax, rcx, rdx, rsi, rdi, r8-r11 (the
 ; registers a C call may change), then rbx, rbp, r12-r15 (those it preserves). An exception
@@ -42,9 +42,8 @@ STUB v
     cmp byte [rel irq_probe + 44], 0
     je %%no_probe
     rdtsc
-    shl rdx, 32
-    or rax, rdx
-    mov [rel irq_probe], rax
+    mov [rel irq_probe], eax            ; entry_tsc, the low half and the high
+    mov [rel irq_probe + 4], edx
     mov byte [rel irq_probe + 46], 1    ; in_irq
 %%no_probe:
     push rsi
@@ -88,40 +87,38 @@ isr_common_exception:
     pop rbx
     RESTORE_CALLER_SAVED
 
-; An interrupt's dispatch, in place (it is on every timer interrupt's path): the vector's
-; count and irq_events, then its handler from irq_handlers (kernel/arch/trap.c: 16 bytes a
-; vector, fn then ctx), called with the frame and ctx; a vector with no handler is counted
-; in irq_unexpected_counts. The frame's six slots for rbx, rbp and r12-r15 are not reserved:
-; nothing reads them for an interrupt (frame.h), so the frame handed over starts 48 bytes
-; below the stack pointer, where the handler's own frames then go. 16 pushes in all keep
-; the stack 16-byte aligned at the call, as 22 did.
-isr_common_irq:
+; An interrupt, vector %1, after its two pushes: the vector's count and irq_events, then
+; its handler from irq_handlers (kernel/arch/trap.c: 16 bytes a vector, fn then ctx),
+; called with the frame and ctx. The frame's six slots for rbx, rbp and r12-r15 are not
+; reserved: nothing reads them for an interrupt (frame.h), so the frame handed over starts
+; 48 bytes below the stack pointer, where the handler's own frames then go. 16 pushes in
+; all keep the stack 16-byte aligned at the call.
+%macro IRQ_ENTRY 1
     SAVE_CALLER_SAVED
     cld
-    movzx eax, byte [rsp + 72]          ; the vector (struct trap_frame, less the six slots)
-    add qword [irq_counts + rax*8], 1
+    add qword [irq_counts + %1 * 8], 1
     add qword [rel irq_events], 1
-    shl eax, 4
-    mov rcx, [irq_handlers + rax]
-    test rcx, rcx
-    jz .unexpected
-    mov rsi, [irq_handlers + rax + 8]
+    mov rsi, [irq_handlers + %1 * 16 + 8]
     lea rdi, [rsp - 48]
-    call rcx
+    call [irq_handlers + %1 * 16]
     mov byte [rel irq_probe + 46], 0    ; in_irq: this interrupt is over
     ; the exit stamp, while tick-overhead splits the interrupt (irq_probe.split at 45)
     cmp byte [rel irq_probe + 45], 0
-    jne .split
-.out:
+    jne isr_irq_split
     RESTORE_CALLER_SAVED
-.unexpected:
-    shr eax, 1
-    add qword [irq_unexpected_counts + rax], 1
-    jmp .out
-.split:
+%endmacro
+
+%assign v 0
+%rep 256
+STUB v
+%assign v v + 1
+%endrep
+
+; The exit stamp of a split interrupt, then its exit (its stub's own, repeated).
+isr_irq_split:
     lea rdi, [rsp - 48]
     call irq_probe_exit
-    jmp .out
+    RESTORE_CALLER_SAVED
 
 section .rodata
 global isr_stub_table

@@ -14,8 +14,9 @@
 #define FIRST_IRQ_VECTOR 32
 
 /* isr.asm reads these by address: a handler and its context 16 bytes a vector, the counts
- * 8 bytes a vector. */
-struct irq_handler irq_handlers[256];
+ * 8 bytes a vector. Every slot holds a handler (the stubs call it without a test):
+ * irq_unhandled where no driver installed its own. */
+struct irq_handler irq_handlers[256] = { [0 ... 255] = { irq_unhandled, 0 } };
 uint64_t irq_counts[256];
 volatile uint64_t irq_events;
 struct irq_probe irq_probe;
@@ -23,11 +24,18 @@ uint64_t irq_unexpected_counts[256];
 _Static_assert(sizeof(struct irq_handler) == 16, "isr.asm indexes irq_handlers by vector * 16");
 _Static_assert(__builtin_offsetof(struct irq_handler, ctx) == 8, "isr.asm loads ctx at 8");
 
+/* A vector with no handler installed: counted in irq_unexpected_counts. */
+void irq_unhandled(struct trap_frame *tf, void *ctx)
+{
+    (void)ctx;
+    irq_unexpected_counts[tf->vector & 0xFF]++;
+}
+
 int irq_set_handler(unsigned vector, irq_handler_fn fn, void *ctx)
 {
-    if (vector < FIRST_IRQ_VECTOR || vector > 255)
+    if (vector < FIRST_IRQ_VECTOR || vector > 255 || !fn)
         return -EINVAL;
-    if (irq_handlers[vector].fn)
+    if (irq_handlers[vector].fn != irq_unhandled)
         return -EBUSY;
     irq_handlers[vector].ctx = ctx;
     irq_handlers[vector].fn = fn;
@@ -37,7 +45,7 @@ int irq_set_handler(unsigned vector, irq_handler_fn fn, void *ctx)
 void irq_clear_handler(unsigned vector)
 {
     if (vector >= FIRST_IRQ_VECTOR && vector <= 255)
-        irq_handlers[vector].fn = 0;
+        irq_handlers[vector].fn = irq_unhandled;
 }
 
 uint64_t irq_count(unsigned vector)

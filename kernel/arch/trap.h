@@ -37,8 +37,9 @@ _Static_assert(__builtin_offsetof(struct irq_probe, in_irq) == 46,
 typedef void (*irq_handler_fn)(struct trap_frame *tf, void *ctx);
 
 /* From kernel/arch/isr.asm: vectors 0-31 to the fault reporter; 32-255 are dispatched by
- * the stub itself to irq_handlers[vector] (counted in irq_counts, or in
- * irq_unexpected_counts when none is installed); irq_probe_exit after a handler while
+ * the stub itself to irq_handlers[vector] (counted in irq_counts; irq_unhandled, the
+ * handler of a vector none was installed for, counts it in irq_unexpected_counts too);
+ * irq_probe_exit after a handler while
  * irq_probe.split (the exit stamp). An interrupt's frame has no room for rbx, rbp and
  * r12-r15 (frame.h): a handler reads only its vector, error code and the CPU's part. */
 void exception_dispatch(struct trap_frame *tf);
@@ -53,6 +54,7 @@ extern uint64_t irq_counts[256], irq_unexpected_counts[256];
  * -EBUSY when one is installed already. */
 int irq_set_handler(unsigned vector, irq_handler_fn fn, void *ctx);
 void irq_clear_handler(unsigned vector);
+void irq_unhandled(struct trap_frame *tf, void *ctx);
 uint64_t irq_count(unsigned vector);
 /* Interrupts taken so far, on any CPU: a wait that polls instead of halting ends when this
  * moves (not atomic across CPUs: two at once may count one, the value still moves). */

@@ -65,6 +65,7 @@ static void report(const struct hrtimer_base *base, unsigned n, uint64_t reprogr
     json_u64(&r.j, "reprograms", reprograms);
     json_u64(&r.j, "hangs", base->stats.hangs);
     json_u64(&r.j, "storms", base->stats.storm_detected);
+    json_u64(&r.j, "proven", base->stats.proven);
     rec_emit(&r);
     kprintf("  hrtimers    %u/%u fired on %s, %u early, late min %lld p50 %lld p99 %lld max "
             "%lld ns, %llu reprograms\n", n_fired, n, base->dev->name, early, (long long)st->min,

@@ -373,8 +373,10 @@ void ce_devices_describe(struct json *j, const struct clockevent *ce)
     }
     if (s->how == HPET_ROUTE_LEGACY)
         json_u64(j, "isa_irq", 0);
-    if (s->ch.level)
+    if (s->ch.level) {
         json_u64(j, "foreign_irqs", s->ch.foreign_irqs);
+        json_u64(j, "stale_cleared", s->ch.stale_cleared);
+    }
     json_u64(j, "etime_margin_cyc", h->cmp_margin_cyc);
     json_bool(j, "etime_margin_measured", h->margin.measured);
     if (h->margin.measured) {

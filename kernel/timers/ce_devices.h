@@ -30,9 +30,9 @@ struct clockevent *ce_devices_hpet_of(unsigned cpu, const char **why);
 
 /* The route of a device's interrupt, as `clockevent` record members (docs/report-format.md):
  * for an HPET comparator `comparator`, `route` (`fsb`, `ioapic`, `legacy`), `vector`, and
- * `msi_address`/`msi_data` or `gsi`/`trigger`/`polarity` or `isa_irq`, `foreign_irqs` on a
- * level-triggered input, and the block's -ETIME margin (`etime_margin_cyc`, ...). Nothing
- * for other devices. */
+ * `msi_address`/`msi_data` or `gsi`/`trigger`/`polarity` or `isa_irq`, `foreign_irqs` and
+ * `stale_cleared` on a level-triggered input, and the block's -ETIME margin
+ * (`etime_margin_cyc`, ...). Nothing for other devices. */
 void ce_devices_describe(struct json *j, const struct clockevent *ce);
 /* "fsb", "ioapic", "legacy" for an HPET comparator's device, NULL for others. */
 const char *ce_devices_route_name(const struct clockevent *ce);

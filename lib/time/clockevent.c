@@ -129,6 +129,8 @@ int clockevent_register(struct clockevent *ce)
     update_limits_ns(ce);
     ce->events = ce->programs = ce->abs_programs = ce->state_changes = 0;
     ce->clamped_short = ce->clamped_long = ce->etime_retries = ce->etime_failures = 0;
+    ce->abs_exact_ns = ce->reached_ns = 0;
+    ce->abs_exact_gen = 0;
     ce->next = NULL;
     *tail = ce;
     return 0;
@@ -318,6 +320,7 @@ int clockevent_set_state(struct clockevent *ce, enum clockevent_state s, uint64_
 {
     int err;
 
+    ce->abs_exact_ns = 0;
     if (s == CE_STATE_SHUTDOWN) {
         if (ce->state != CE_STATE_SHUTDOWN)
             ce->state_changes++;
@@ -396,6 +399,7 @@ static int retry_after_etime(struct clockevent *ce)
 /* The relative path, once the device is known to be in ONESHOT and the request counted. */
 static int program_delta(struct clockevent *ce, uint64_t delta_ns)
 {
+    ce->abs_exact_ns = 0;
     int err = ce->set_next_event(ce, clamp_delta(ce, ns_to_cyc_up_fast(ce, delta_ns)));
     return err == -ETIME ? retry_after_etime(ce) : err;
 }
@@ -436,15 +440,17 @@ int clockevent_program_cyc(struct clockevent *ce, uint64_t cyc)
     if (err)
         return err;
     ce->programs++;
+    ce->abs_exact_ns = 0;
     return ce->set_next_event(ce, cyc);
 }
 
 /* The count of cs at which time_ns() reaches abs_ns: exact when time_ns() runs on cs;
  * otherwise mapped through one pair of readings of both clocks taken together, at cs's
  * stated rate (over a wait of milliseconds a rate error of ppm is nanoseconds). */
-static int abs_count(const struct clocksource *cs, uint64_t abs_ns, uint64_t *cyc)
+static int abs_count(const struct clocksource *cs, uint64_t abs_ns, uint64_t *cyc, bool *exact)
 {
     int rc = timekeeping_cycles_at(abs_ns, cs, cyc);
+    *exact = rc == 0;
     if (rc != -ENODEV || !cs->freq_hz || !cs->read)
         return rc;
     uint64_t c, t = time_ns_paired(cs, &c);
@@ -470,12 +476,20 @@ int clockevent_program_abs_ns(struct clockevent *ce, uint64_t abs_ns, uint64_t n
         uint64_t wait_ns = abs_ns > now_ns ? abs_ns - now_ns : 0;
         if (wait_ns < ce->min_delta_ns)
             return program_delta(ce, 0);
+        uint32_t gen = __atomic_load_n(&timekeeping_mapping_gen, __ATOMIC_ACQUIRE);
+        bool exact;
         if (wait_ns < ce->max_delta_ns &&
-            abs_count(ce->abs_cs, abs_ns, &cyc) == 0) {
+            abs_count(ce->abs_cs, abs_ns, &cyc, &exact) == 0) {
             ce->abs_programs++;
+            /* Before the write: an interrupt of this arming may come as soon as it lands. */
+            ce->abs_exact_ns = exact ? abs_ns : 0;
+            ce->abs_exact_gen = gen;
             err = ce->set_next_abs(ce, cyc);
-            if (err != -ETIME)
+            if (err != -ETIME) {
+                if (err)
+                    ce->abs_exact_ns = 0;
                 return err;
+            }
             ce->etime_retries++;
             return program_delta(ce, 0);
         }

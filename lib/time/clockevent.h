@@ -152,8 +152,24 @@ struct clockevent {
     clockevent_handler event;    /* called for every event */
     void *owner;                 /* the owner's context (the hrtimer base, the tick) */
 
+    /* ---- driver, from its interrupt: ---- */
+    uint64_t reached_ns;         /* abs_exact_ns when the interrupt itself proves the device's
+                                    counter reached the count it was armed for (a level HPET
+                                    comparator's status bit: the driver clears it at every
+                                    arming that could leave one set by an earlier count, and
+                                    checks the counter after), 0 when it proves nothing. Set
+                                    before ->event is called; meaningful only inside it. A
+                                    driver that never proves leaves it 0 */
+
     /* ---- core: register zeroes them; read-only for everybody else ---- */
     enum clockevent_state state;
+    uint64_t abs_exact_ns;       /* the moment of the current arming when it went through
+                                    set_next_abs with a count of time_ns()'s own counter
+                                    (timekeeping_cycles_at(): time_ns() at that count is this
+                                    or later, exactly); 0 when the device was armed any other
+                                    way since, or shut down */
+    uint32_t abs_exact_gen;      /* timekeeping_mapping_gen, read before that count was
+                                    taken: the count holds while the two are equal */
     uint64_t min_delta_ns;       /* min_delta_cyc (at least 1) in ns, rounded up, and */
     uint64_t max_delta_ns;       /* max_delta_cyc in ns: kept off the per-event path */
     uint64_t ns_cyc_mult;        /* ns -> cycles by multiply and shift (clockevent.c), */
@@ -307,6 +323,16 @@ static inline void clockevent_handle_irq(struct clockevent *ce)
     ce->events++;
     if (ce->event)
         ce->event(ce);
+}
+
+/* The same, from a driver whose interrupt proves the device's counter reached the count it
+ * was armed for (see reached_ns): the moment of an exact absolute arming goes to ->event as
+ * reached_ns, and the arming is spent (a one-shot count is reached once). */
+static inline void clockevent_handle_irq_reached(struct clockevent *ce)
+{
+    ce->reached_ns = ce->abs_exact_ns;
+    ce->abs_exact_ns = 0;
+    clockevent_handle_irq(ce);
 }
 
 #ifdef TICKLAB_HOSTED

@@ -175,6 +175,8 @@ static struct {
 
 static struct clocksource *cs_list;
 
+uint32_t timekeeping_mapping_gen;
+
 /* A compiler barrier: on one CPU, interrupts see memory in program order, so only the
  * compiler can reorder what a reader interrupting the writer observes. */
 #define barrier() __atomic_signal_fence(__ATOMIC_SEQ_CST)
@@ -383,6 +385,7 @@ static void tk_rebase(struct tk_base *b, struct clocksource *cs)
     b->mult = cs->mult;
     b->shift = cs->shift;
     b->base_frac = 0;
+    __atomic_store_n(&timekeeping_mapping_gen, timekeeping_mapping_gen + 1, __ATOMIC_RELAXED);
     b->base_cyc = cs_read(cs);
     tk_guard_set(b);
     __atomic_store_n(&tk.max_idle_ns, mul_div_u64(limit_cyc, NSEC_PER_SEC, cs->freq_hz),
@@ -586,6 +589,7 @@ int timekeeping_set_guard(struct clocksource *guard)
         tk_fold(&b);                    /* up to now under the old guard */
     tk.guard = guard;
     tk_guard_set(&b);
+    __atomic_store_n(&timekeeping_mapping_gen, timekeeping_mapping_gen + 1, __ATOMIC_RELAXED);
     tk_publish(&b);
     tk_writer_leave();
     return 0;

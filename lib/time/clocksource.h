@@ -209,6 +209,14 @@ uint64_t timekeeping_max_idle_ns(void);
  * *cyc is then the base count, already past); -ERANGE (beyond what one fold can hold). */
 int timekeeping_cycles_at(uint64_t ns, const struct clocksource *cs, uint64_t *cyc);
 
+/* Counts the changes of time_ns()'s mapping from counter to ns: a new source, a new rate of
+ * the source, a wrap guard set or removed. A fold is not one (it keeps the mapping exactly:
+ * base_frac). So a count from timekeeping_cycles_at() taken while this held one value still
+ * maps to the same time, and no earlier, while it holds it: what lets an interrupt that
+ * proves its comparator reached such a count stand for a clock read (hrtimer.c). Written
+ * by the timekeeping writer only; a plain read is one load. */
+extern uint32_t timekeeping_mapping_gen;
+
 struct timekeeping_stats {
     uint64_t accumulates;    /* folds done (accumulate, and the fold before a switch) */
     uint64_t late;           /* folds whose delta exceeded 7/8 of the limit */

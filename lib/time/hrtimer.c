@@ -3,6 +3,7 @@
 #include "ticklab/hrtimer.h"
 
 #include "ticklab/clocksource.h"
+#include "ticklab/hotpath.h"
 
 #include "ticklab/errno.h"
 
@@ -167,7 +168,7 @@ static bool run_due(struct hrtimer_base *b, uint64_t now, uint32_t *budget)
         if (*budget == 0)
             return false;
         (*budget)--;
-        tq_pop_first(&b->q);
+        tq_pop_head(&b->q, n);
         run_one(b, to_timer(n));
     }
     return true;
@@ -195,11 +196,13 @@ static __attribute__((noinline)) void note_spurious(struct hrtimer_base *b,
 }
 
 /* Hang: the work outran the clock. Like Linux, back off for as long as this interrupt took
- * (capped) so the rest of the system gets to run. */
-static __attribute__((noinline)) void back_off(struct hrtimer_base *b, uint64_t entry)
+ * (capped) so the rest of the system gets to run. `since`: the interrupt's entry, or on a
+ * proven interrupt (which reads no clock at entry) the moment it proved, at most the
+ * wake-up latency before the entry. */
+static __attribute__((noinline)) void back_off(struct hrtimer_base *b, uint64_t since)
 {
     uint64_t now = b->now_ns();
-    uint64_t hang = now > entry ? now - entry : 0;
+    uint64_t hang = now > since ? now - since : 0;
     b->stats.hangs++;
     if (hang > b->stats.max_hang_ns)
         b->stats.max_hang_ns = hang;
@@ -208,12 +211,12 @@ static __attribute__((noinline)) void back_off(struct hrtimer_base *b, uint64_t 
         b->hang_pending = true;
 }
 
-/* Runs what is due and arms the device for the new head, until the head is ahead of the
- * clock once the device is armed; bounded by the storm limit and HRTIMER_MAX_TRIES. */
-static __attribute__((noinline)) void expire(struct hrtimer_base *b, uint64_t entry,
-                                             uint32_t budget)
+/* Runs what is due at `now` and arms the device for the new head, until the head is ahead
+ * of the clock once the device is armed; bounded by the storm limit and HRTIMER_MAX_TRIES.
+ * A hang is measured from `since` (back_off). */
+static __attribute__((noinline)) void expire(struct hrtimer_base *b, uint64_t now,
+                                             uint64_t since, uint32_t budget)
 {
-    uint64_t now = entry;
 
     for (int tries = 0;; tries++) {
         if (!run_due(b, now, &budget)) {
@@ -234,7 +237,7 @@ static __attribute__((noinline)) void expire(struct hrtimer_base *b, uint64_t en
         if (err != 0 && err != -ETIME)
             return;            /* a device error: counted, nothing more to try */
         if (tries + 1 >= HRTIMER_MAX_TRIES) {
-            back_off(b, entry);
+            back_off(b, since);
             return;
         }
         b->stats.retries++;
@@ -253,9 +256,24 @@ static inline __attribute__((always_inline)) void interrupt_tail(struct hrtimer_
     b->hang_pending = false;
     b->stats.interrupts++;
     if (!tq_empty(&b->q))
-        expire(b, entry, budget);
+        expire(b, entry, entry, budget);
     b->in_interrupt = false;
     b->entry_early = false;
+}
+
+/* The tail of a proven interrupt: the clock is read only now, and only when timers are
+ * left to run or to arm for. */
+static inline __attribute__((always_inline)) void proven_tail(struct hrtimer_base *b,
+                                                              uint64_t reached,
+                                                              uint32_t budget)
+{
+    b->armed = false;
+    b->hang_pending = false;
+    b->stats.interrupts++;
+    b->stats.proven++;
+    if (!tq_empty(&b->q))
+        expire(b, b->now_ns(), reached, budget);
+    b->in_interrupt = false;
 }
 
 /* The head's callback comes first: one clock read and the dequeue stand between the
@@ -265,16 +283,25 @@ static inline __attribute__((always_inline)) void interrupt_tail(struct hrtimer_
  * callback: they are read only by update_device(), which returns at once while
  * in_interrupt, by note_spurious() (given `armed` as it was) and by the release, so a
  * callback sees the same behaviour as when they were cleared here. */
-static inline __attribute__((always_inline)) void interrupt(struct hrtimer_base *b)
+static inline __attribute__((always_inline)) void interrupt(struct hrtimer_base *b,
+                                                            uint64_t reached)
 {
     if (b->in_interrupt)
         return;
-    b->in_interrupt = true;
-    b->entry_early = false;
-    uint64_t entry = b->now_ns();
+    b->in_interrupt = true;    /* entry_early is false here: every tail clears it */
     struct tq_node *first = tq_first(&b->q);
+    /* Proven (ce_event): the head is due by the moment the device proved, so it runs with
+     * no clock read before it; the storm budget and the rest as below. reached 0 (nothing
+     * proved) lets through only a deadline of 0, which is due whenever it is looked at. */
+    if (first && tq_deadline_ns(first) <= reached && b->storm_limit) {
+        tq_pop_head(&b->q, first);
+        run_one(b, to_timer(first));
+        proven_tail(b, reached, b->storm_limit - 1);
+        return;
+    }
+    uint64_t entry = b->now_ns();
     if (__builtin_expect(first && tq_deadline_ns(first) <= entry && b->storm_limit, 1)) {
-        tq_pop_first(&b->q);
+        tq_pop_head(&b->q, first);
         run_one(b, to_timer(first));
         interrupt_tail(b, entry, b->storm_limit - 1);
         return;
@@ -286,14 +313,23 @@ static inline __attribute__((always_inline)) void interrupt(struct hrtimer_base 
 
 void hrtimer_interrupt(struct hrtimer_base *b)
 {
-    interrupt(b);
+    interrupt(b, 0);
 }
 
 /* The device's event: its owner is the base (hrtimer_base_init claimed it). The interrupt
- * in line, not a jump to hrtimer_interrupt(): on every event's path. */
-static void ce_event(struct clockevent *ce)
+ * in line, not a jump to hrtimer_interrupt(): on every event's path.
+ *
+ * A device whose interrupt proves its counter reached the count it was armed for passes
+ * that arming's moment as reached_ns (clockevent.h: only for a count of time_ns()'s own
+ * counter, which program() asks for only when the base's clock is time_ns()). If
+ * time_ns()'s mapping has not changed since that count was taken, time_ns() now reads that
+ * moment or later: the head is then known due without reading the clock (on the HPET, time_ns()'s
+ * counter under QEMU and where the TSC is not trusted, the read is an uncached access
+ * of a microsecond on a PC). */
+static HOT_PATH void ce_event(struct clockevent *ce)
 {
-    interrupt(ce->owner);
+    uint64_t reached = ce->abs_exact_gen == timekeeping_mapping_gen ? ce->reached_ns : 0;
+    interrupt(ce->owner, reached);
 }
 
 bool hrtimer_rescue(struct hrtimer_base *b, uint64_t grace_ns)

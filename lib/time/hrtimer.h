@@ -81,6 +81,9 @@ struct hrtimer_stats {
                                  CLOCKEVENT_EARLY_TOLERANCE_NS before the moment it was armed for:
                                  the device (or its programming) fired early, a defect */
     uint64_t early_max_ns;    /* the earliest of those, ns before the moment */
+    uint64_t proven;          /* of `interrupts`, those whose device proved the moment it
+                                 was armed for had come (clockevent reached_ns): the timers
+                                 due by it ran without a clock read before them */
 };
 
 struct hrtimer_base {

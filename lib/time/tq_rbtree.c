@@ -277,43 +277,11 @@ int tq_rb_requeue(struct tq_rb *t, struct tq_rb_node *n, uint64_t deadline_ns)
     return was_first | now_first;
 }
 
-/* The first node is the leftmost: it has no left child, so the black height below it is
- * that of an empty subtree and a right child can only be a red leaf. Its removal is then one
- * of three short cases instead of a general deletion: a red leaf child takes its place
- * (painted black, nothing else changes); a red first node just goes; only a black leaf
- * leaves its parent's left side a black short, which erase_fixup repairs (at most three
- * rotations, near the left edge that the pops keep in cache). The next node is that child,
- * or else the parent. */
-/* The rare case apart, a tail call, so that the usual pop keeps no frame. */
-static __attribute__((noinline)) struct tq_rb_node *
-pop_rebalance(struct tq_rb *t, struct tq_rb_node *n, struct tq_rb_node *p)
+/* tq_rb_pop_first()'s rare case (tq_rbtree.h): a black first node without a child went,
+ * and its parent's left side is a black short. Not in line, and a tail call from the pop. */
+__attribute__((noinline)) struct tq_rb_node *
+tq_rb_pop_rebalance(struct tq_rb *t, struct tq_rb_node *n, struct tq_rb_node *p)
 {
     erase_fixup_left(t, p);
-    return n;
-}
-
-struct tq_rb_node *tq_rb_pop_first(struct tq_rb *t)
-{
-    struct tq_rb_node *n = t->first;
-
-    if (!n)
-        return NULL;
-    uintptr_t pf = n->parent_flags;
-    struct tq_rb_node *p = (struct tq_rb_node *)(pf & ~(uintptr_t)TQ_RB_FLAGS);
-    struct tq_rb_node *r = n->child[1];
-    if (r) {
-        r->parent_flags = (uintptr_t)p | TQ_RB_QUEUED | TQ_RB_BLACK;
-        t->first = r;
-    } else {
-        t->first = p;
-    }
-    if (p)
-        p->child[0] = r;
-    else
-        t->root = r;
-    n->parent_flags = 0;       /* not queued; the children are set again by an insertion */
-    t->count--;
-    if (!r && p && (pf & TQ_RB_BLACK))
-        return pop_rebalance(t, n, p);
     return n;
 }

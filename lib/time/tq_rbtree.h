@@ -52,8 +52,52 @@ int tq_rb_remove(struct tq_rb *t, struct tq_rb_node *n);
  * if n was not queued and the tree is full. */
 int tq_rb_requeue(struct tq_rb *t, struct tq_rb_node *n, uint64_t deadline_ns);
 
-/* Dequeues and returns the first node, NULL when empty. The head always changes. */
-struct tq_rb_node *tq_rb_pop_first(struct tq_rb *t);
+/* The rare case of tq_rb_pop_first() (a black leaf, whose removal leaves its parent's left
+ * side a black short): apart, in tq_rbtree.c, so that the usual pop stays small enough to
+ * be in line. Returns n. */
+struct tq_rb_node *tq_rb_pop_rebalance(struct tq_rb *t, struct tq_rb_node *n,
+                                       struct tq_rb_node *p);
+
+/* Dequeues and returns the first node, NULL when empty. The head always changes.
+ *
+ * The first node is the leftmost: it has no left child, so the black height below it is
+ * that of an empty subtree and a right child can only be a red leaf. Its removal is then one
+ * of three short cases instead of a general deletion: a red leaf child takes its place
+ * (painted black, nothing else changes); a red first node just goes; only a black leaf
+ * leaves its parent's left side a black short, which tq_rb_pop_rebalance repairs (at most
+ * three rotations, near the left edge that the pops keep in cache). The next node is that
+ * child, or else the parent. In line: every expiry pays it (an hrtimer interrupt pops its
+ * head before the callback runs), and a call would add its own instructions to each. */
+static inline struct tq_rb_node *tq_rb_pop_node(struct tq_rb *t, struct tq_rb_node *n);
+static inline struct tq_rb_node *tq_rb_pop_first(struct tq_rb *t)
+{
+    struct tq_rb_node *n = t->first;
+
+    return n ? tq_rb_pop_node(t, n) : NULL;
+}
+
+/* The same for a caller that holds the first node already: n must be t->first (not NULL). */
+static inline struct tq_rb_node *tq_rb_pop_node(struct tq_rb *t, struct tq_rb_node *n)
+{
+    uintptr_t pf = n->parent_flags;
+    struct tq_rb_node *p = (struct tq_rb_node *)(pf & ~(uintptr_t)TQ_RB_FLAGS);
+    struct tq_rb_node *r = n->child[1];
+    if (r) {
+        r->parent_flags = (uintptr_t)p | TQ_RB_QUEUED | TQ_RB_BLACK;
+        t->first = r;
+    } else {
+        t->first = p;
+    }
+    if (p)
+        p->child[0] = r;
+    else
+        t->root = r;
+    n->parent_flags = 0;       /* not queued; the children are set again by an insertion */
+    t->count--;
+    if (__builtin_expect(!r && p && (pf & TQ_RB_BLACK), 0))
+        return tq_rb_pop_rebalance(t, n, p);
+    return n;
+}
 
 static inline struct tq_rb_node *tq_rb_first(const struct tq_rb *t) { return t->first; }
 static inline bool tq_rb_empty(const struct tq_rb *t) { return t->first == NULL; }

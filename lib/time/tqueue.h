@@ -96,6 +96,17 @@ static inline struct tq_node *tq_pop_first(struct tq *q)
 {
     return (struct tq_node *)TQ_FN(pop_first)(&q->impl);
 }
+/* tq_pop_first() for a caller that holds the first node, n (tq_first(q), not NULL): the
+ * tree then need not load and test it again. */
+static inline void tq_pop_head(struct tq *q, struct tq_node *n)
+{
+#if TQ_IMPL == TQ_IMPL_RBTREE
+    tq_rb_pop_node(&q->impl, &n->impl);
+#else
+    (void)n;
+    tq_heap_pop_first(&q->impl);
+#endif
+}
 static inline bool tq_empty(const struct tq *q) { return TQ_FN(empty)(&q->impl); }
 static inline bool tq_queued(const struct tq_node *n) { return TQ_FN(queued)(&n->impl); }
 /* Valid while n is queued (and after, until n is queued again). */

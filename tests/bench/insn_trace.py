@@ -33,7 +33,6 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 RIP = 16            # register numbers of QEMU's x86-64 'g' packet
 RSP = 7
-STUB_INSNS = 3      # isr_stub_N: push 0 (or nothing), push N, jmp isr_common_irq
 
 
 class Symbols:
@@ -73,7 +72,16 @@ class Symbols:
         if i < 0:
             return "?"
         a, size, n, _ = self.funcs[i]
-        return n if size == 0 or pc < a + size else n
+        # An interrupt's stub (isr.asm: entry, dispatch and exit in place, with the local
+        # labels of its macros) and the split exit are one part: the entry stub.
+        if n.startswith("isr_stub_") or n.startswith("..@") or n == "isr_irq_split":
+            return "isr_stub"
+        return n
+
+    def irq_stubs(self):
+        """The entry stubs of vectors 32-255 (isr.asm), where every interrupt starts."""
+        return [a for a, _, n, _ in self.funcs
+                if n.startswith("isr_stub_") and n[9:].isdigit() and int(n[9:]) >= 32]
 
     def var(self, name, file=None):
         return self.data[(name, file)]
@@ -201,12 +209,14 @@ class Tracer:
         self.samples = samples
 
     def interrupt(self, stub, keep):
-        """One whole interrupt from isr_common_irq to its IRETQ, or None when it is not one
-        `keep(pcs)` wants (another device's)."""
-        common, _ = self.syms.func("isr_common_irq")
-        stub.brk(common)
+        """One whole interrupt from its entry stub's first instruction to its IRETQ, or None
+        when it is not one `keep(pcs)` wants (another device's)."""
+        stubs = self.syms.irq_stubs()
+        for a in stubs:
+            stub.brk(a)
         stub.cont()
-        stub.brk(common, False)
+        for a in stubs:
+            stub.brk(a, False)
         pcs = trace_until(stub, lambda pc: pc in self.syms.iretq)
         return pcs if keep(pcs) else None
 
@@ -297,16 +307,15 @@ def main():
     tick, hrt = t.run()
     for dev, before, cbk, after, arm in hrt:
         print("  hrtimer on %s, CPU halted (wakeup-latency):" % dev)
-        print("    stub -> callback        %4d  (+%d in the entry stub) %s" % (
-            len(before), STUB_INSNS, fmt_parts(by_function(t.syms, before))))
+        print("    stub -> callback        %4d  %s" % (
+            len(before), fmt_parts(by_function(t.syms, before))))
         print("    callback (the sampling) %4d" % len(cbk))
         print("    callback -> IRETQ       %4d  %s" % (len(after), fmt_parts(
             by_function(t.syms, after))))
         print("    arming (program_abs_ns) %4d  %s" % (len(arm), fmt_parts(
             by_function(t.syms, arm))))
     if tick:
-        print("  tick (tick-overhead's first rate): stub -> IRETQ %d (+%d in the entry stub)"
-              % (len(tick), STUB_INSNS))
+        print("  tick (tick-overhead's first rate): stub -> IRETQ %d" % len(tick))
         print("    " + fmt_parts(by_function(t.syms, tick)))
     else:
         print("  tick: no tick interrupt was traced")

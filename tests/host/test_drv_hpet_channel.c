@@ -576,3 +576,83 @@ TEST(hpet_channel_state_change_with_a_passed_comparator_fires_nothing_early)
     CHECK_EQ_U64(cnt_at_event, target);
     CHECK_EQ_U64(fake_irq_stats(FAKE_IRQ_HPET(0))->raised, 3);
 }
+
+/* A level comparator's status bit proves its count was reached (hpet_channel_irq): the
+ * event of an exact absolute arming carries that arming's moment (reached_ns), a relative
+ * one nothing. An arming that replaces a count already reached but not yet handled (its
+ * interrupt held off) clears the bit that count set, so the interrupt left in flight is
+ * not taken for the new count's, and the new count's own event carries its own moment. */
+static uint64_t reached_at_event, time_at_event;
+static void note_reached(struct clockevent *ce)
+{
+    events_seen++;
+    reached_at_event = ce->reached_ns;
+    time_at_event = time_ns();
+}
+
+TEST(hpet_channel_level_status_proves_its_count_and_a_rearm_clears_a_reached_one)
+{
+    REQUIRE(channel_machine(100, NULL));
+    REQUIRE(hpet_comparator_level(&the_hpet, 0, true) == 0);
+    ch.ce.event = note_reached;
+    REQUIRE(clockevent_program_ns(&ch.ce, 5000) == 0);           /* takes the level bit */
+    fake_run_for_ns(10000);
+    REQUIRE(events_seen == 1);
+    CHECK_EQ_U64(reached_at_event, 0);                           /* relative: no proof */
+
+    uint64_t now = time_ns(), d1 = now + 5003;
+    REQUIRE(clockevent_program_abs_ns(&ch.ce, d1, now) == 0);
+    CHECK_EQ_U64(ch.ce.abs_exact_ns, d1);
+    fake_run_for_ns(10000);
+    CHECK_EQ_U64(events_seen, 2);
+    CHECK_EQ_U64(reached_at_event, d1);
+    CHECK(time_at_event >= d1);
+    CHECK_EQ_U64(ch.ce.abs_exact_ns, 0);                         /* spent */
+    CHECK_EQ_U64(ch.stale_cleared, 0);
+
+    /* reached with the interrupt held off, then replaced by a later count */
+    irq_disable();
+    now = time_ns();
+    uint64_t d2 = now + 3000;
+    REQUIRE(clockevent_program_abs_ns(&ch.ce, d2, now) == 0);
+    fake_run_for_ns(6000);
+    CHECK_EQ_U64(mmio_read32(FAKE_HPET_BASE + 0x20) & 1, 1);    /* d2's match, unhandled */
+    now = time_ns();
+    uint64_t d3 = now + 20000;
+    REQUIRE(clockevent_program_abs_ns(&ch.ce, d3, now) == 0);
+    CHECK_EQ_U64(ch.stale_cleared, 1);
+    CHECK_EQ_U64(mmio_read32(FAKE_HPET_BASE + 0x20) & 1, 0);
+    irq_enable();
+    fake_run_for_ns(1000);
+    CHECK_EQ_U64(events_seen, 2);                                /* nothing passed on early */
+    fake_run_for_ns(30000);
+    CHECK_EQ_U64(events_seen, 3);
+    CHECK_EQ_U64(reached_at_event, d3);
+    CHECK(time_at_event >= d3);
+
+    /* re-armed from its own event (the usual way): no extra status access */
+    uint64_t acks = fake_hpet_stats()->status_writes;
+    now = time_ns();
+    REQUIRE(clockevent_program_abs_ns(&ch.ce, now + 5000, now) == 0);
+    CHECK_EQ_U64(fake_hpet_stats()->status_writes, acks);
+    fake_run_for_ns(10000);
+    CHECK_EQ_U64(events_seen, 4);
+    CHECK_EQ_U64(fake_hpet_stats()->status_writes - acks, 1);    /* the event's own clear */
+    CHECK_EQ_U64(ch.stale_cleared, 1);
+}
+
+/* An edge-triggered comparator's interrupt proves nothing: no moment is passed on. */
+TEST(hpet_channel_edge_event_proves_nothing)
+{
+    REQUIRE(channel_machine(100, NULL));
+    ch.ce.event = note_reached;
+    uint64_t now = time_ns();
+    REQUIRE(clockevent_program_abs_ns(&ch.ce, now + 5000, now) == 0);
+    REQUIRE(clockevent_program_ns(&ch.ce, 3000) == 0);
+    now = time_ns();
+    REQUIRE(clockevent_program_abs_ns(&ch.ce, now + 5000, now) == 0);
+    CHECK_EQ_U64(ch.ce.abs_exact_ns, now + 5000);
+    fake_run_for_ns(10000);
+    CHECK_EQ_U64(events_seen, 1);
+    CHECK_EQ_U64(reached_at_event, 0);
+}

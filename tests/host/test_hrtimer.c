@@ -76,10 +76,20 @@ static struct hrtimer_base base;
 #define NT 64
 static struct tq_slot slots[NT];
 
-/* The device's interrupt: a one-shot that fired holds nothing any more. */
+/* The device's interrupt: a one-shot that fired holds nothing any more. Like an HPET
+ * comparator's level status bit, an interrupt of an absolute arming whose count the counter
+ * has reached proves it (clockevent_handle_irq_reached: the core then passes the arming's
+ * moment when it was exact); any other interrupt (early, stale, of a relative arming)
+ * proves nothing. */
 static void fire_device(void)
 {
+    bool proves = dev_armed && dev_last_was_abs && fake_now >= dev_last_abs;
     dev_armed = false;
+    if (proves) {
+        clockevent_handle_irq_reached(&dev);
+        return;
+    }
+    dev.reached_ns = 0;
     clockevent_handle_irq(&dev);
 }
 
@@ -104,9 +114,11 @@ static void setup(uint64_t min_cyc, uint64_t max_cyc)
  * fake_now (selected at fake_now 0, so time_ns() == fake_now exactly), and a CE_ABS device
  * comparing against that counter, registered (the core keeps its ns limits), under a base
  * on hrtimer_clock_time_ns: every deadline at least min_delta away is armed by its count. */
+static uint64_t ns_counter_reads;
 static uint64_t ns_counter_read(const struct clocksource *cs)
 {
     (void)cs;
+    ns_counter_reads++;
     return fake_now;
 }
 static struct clocksource ns_counter;
@@ -339,8 +351,11 @@ static void model_check(bool time_ns_abs)
     CHECK(exp_fired > 100000);
     CHECK(!dev_armed);
     if (time_ns_abs) {
-        /* The absolute branch is the one taken, not the relative fallback. */
+        /* The absolute branch is the one taken, not the relative fallback; the interrupts
+         * that proved their moment ran their due timers without a clock read before them,
+         * and the model found none of them early or out of order. */
         CHECK(dev.abs_programs > exp_reprograms / 2);
+        CHECK(base.stats.proven > base.stats.interrupts / 10);
         CHECK_EQ_U64(dev.abs_programs, dev_abs_calls);
         CHECK(dev.programs >= exp_reprograms);
         clocksource_test_reset();
@@ -780,4 +795,72 @@ TEST(hrtimer_base_reclaim_keeps_the_statistics)
     fake_now = 9000;
     fire_device();
     CHECK_EQ_U64(base.stats.expired, 2);
+}
+
+/* An interrupt that proves its exact absolute arming (the counter reached the count, as an
+ * HPET comparator's level status bit says) runs the head with no clock read before the
+ * callback; the clock is read after it only when timers are left. Once time_ns()'s mapping
+ * changed (a new rate, here), the count no longer stands for the moment: the clock is read
+ * first, as for any interrupt. A proven moment before the head's deadline runs nothing. */
+static uint64_t reads_at_cb;
+static int proven_fired;
+static enum hrtimer_restart note_reads_cb(struct hrtimer *t)
+{
+    (void)t;
+    reads_at_cb = ns_counter_reads;
+    proven_fired++;
+    return HRTIMER_NORESTART;
+}
+
+TEST(hrtimer_proven_interrupt_reads_no_clock_before_its_callback)
+{
+    static struct hrtimer t, later;
+    REQUIRE(setup_time_ns());
+    proven_fired = 0;
+    t = (struct hrtimer){ .fn = note_reads_cb };
+    later = (struct hrtimer){ .fn = note_reads_cb };
+    REQUIRE(hrtimer_start(&base, &t, 5000, HRTIMER_MODE_ABS) == 0);
+    CHECK(dev_last_was_abs && dev_last_abs == 5000);
+    CHECK_EQ_U64(dev.abs_exact_ns, 5000);
+    fake_now = 5003;
+    uint64_t reads0 = ns_counter_reads;
+    fire_device();
+    CHECK_EQ_I64(proven_fired, 1);
+    CHECK_EQ_U64(reads_at_cb, reads0);                  /* none before the callback */
+    CHECK_EQ_U64(ns_counter_reads, reads0);             /* nor after: nothing left */
+    CHECK_EQ_U64(base.stats.proven, 1);
+    CHECK_EQ_U64(dev.abs_exact_ns, 0);                  /* the arming is spent */
+
+    /* two queued: the first's callback without a read, then one read to arm the second */
+    REQUIRE(hrtimer_start(&base, &t, 9000, HRTIMER_MODE_ABS) == 0);
+    REQUIRE(hrtimer_start(&base, &later, 20000, HRTIMER_MODE_ABS) == 0);
+    fake_now = 9000;
+    reads0 = ns_counter_reads;
+    fire_device();
+    CHECK_EQ_I64(proven_fired, 2);
+    CHECK_EQ_U64(reads_at_cb, reads0);
+    CHECK(ns_counter_reads > reads0);
+    CHECK(dev_armed && dev_last_abs == 20000);
+    CHECK_EQ_U64(base.stats.proven, 2);
+
+    /* the mapping changed after the arming: the clock is read before the callback */
+    REQUIRE(clocksource_set_freq(&ns_counter, 1000000000) == 0);
+    fake_now = 20000;
+    reads0 = ns_counter_reads;
+    fire_device();
+    CHECK_EQ_I64(proven_fired, 3);
+    CHECK(reads_at_cb > reads0);
+    CHECK_EQ_U64(base.stats.proven, 2);
+    CHECK_EQ_U64(base.stats.interrupts, 3);
+
+    /* a relative arming (closer than min delta: the delay path) proves nothing */
+    dev.min_delta_ns = 100;
+    REQUIRE(hrtimer_start(&base, &t, fake_now + 50, HRTIMER_MODE_ABS) == 0);
+    CHECK(!dev_last_was_abs);
+    CHECK_EQ_U64(dev.abs_exact_ns, 0);
+    fake_now += 100;
+    fire_device();
+    CHECK_EQ_I64(proven_fired, 4);
+    CHECK_EQ_U64(base.stats.proven, 2);
+    CHECK_EQ_U64(base.stats.early_fires + base.stats.spurious, 0);
 }
