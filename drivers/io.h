@@ -232,6 +232,40 @@ static inline void wrmsr_fence(void) { __asm__ volatile("mfence; lfence" : : : "
 
 #endif /* TICKLAB_HOSTED */
 
+/* ---- arithmetic the compiler will not pick, for the time core's hot paths (not hardware:
+ * the same in host builds; here because inline assembly lives in this file only) ---- */
+
+/* floor((a * m + add) / 2^sh) for sh < 64, the 128-bit sum kept whole: four instructions
+ * (MUL, ADD, ADC, SHRD; gcc's own 128-bit shift adds a test and a CMOV for shifts of 64 and
+ * more), the fixed-point step of a clock conversion (time_ns(), a device's count). The
+ * result must fit 64 bits (the caller bounds a). */
+static inline __attribute__((always_inline)) uint64_t mul_add_shr_u64(uint64_t a, uint64_t m,
+                                                                      uint64_t add,
+                                                                      uint32_t sh)
+{
+    uint64_t hi;
+    __asm__("mulq %[m]\n\t"
+            "addq %[add], %%rax\n\t"
+            "adcq $0, %%rdx\n\t"
+            "shrdq %%cl, %%rdx, %%rax"
+            : "+a"(a), "=&d"(hi)
+            : [m] "rm"(m), [add] "rm"(add), "c"(sh)
+            : "cc");
+    return a;
+}
+
+/* (hi * 2^64 + lo) / d for hi < d (the quotient fits 64 bits): one DIV. */
+static inline uint64_t div_u128_u64(uint64_t hi, uint64_t lo, uint64_t d)
+{
+    uint64_t q, r;
+    __asm__("divq %4" : "=a"(q), "=d"(r) : "a"(lo), "d"(hi), "rm"(d) : "cc");
+    return q;
+}
+
+/* p itself, but opaque to the optimiser: a pointer computed from an index (a latch's copy)
+ * is then kept as one base register for every field, not re-derived from the index. */
+#define opaque_ptr(p) ({ __typeof__(p) p_ = (p); __asm__("" : "+r"(p_)); p_; })
+
 /* A counter read that needs no call to its driver: one ordered RDTSC, or one 64-bit load
  * from a mapped address. A driver whose counter is that simple says so in its clocksource
  * (struct clocksource.direct), and cs_read() reads it here, in line: time_ns() is on every
@@ -247,6 +281,25 @@ struct io_counter {
 static inline __attribute__((always_inline)) uint64_t io_counter_read(const struct io_counter *c)
 {
     return c->kind == IO_COUNTER_TSC ? rdtsc_ordered() : mmio_read64(c->mmio);
+}
+
+/* A 32-bit device register written in line, by whoever holds this (the clock event core arms
+ * a LAPIC timer's count through it, clockevent.h count_reg): its mapped address, or the MSR
+ * that stands for it (x2APIC). IO_REG_NONE: none given. */
+enum io_reg_kind { IO_REG_NONE = 0, IO_REG_MMIO32, IO_REG_MSR };
+struct io_reg32 {
+    enum io_reg_kind kind;
+    uint32_t msr;               /* IO_REG_MSR */
+    uintptr_t mmio;             /* IO_REG_MMIO32 */
+};
+
+static inline __attribute__((always_inline)) void io_reg32_write(const struct io_reg32 *r,
+                                                                 uint32_t v)
+{
+    if (r->kind == IO_REG_MSR)
+        wrmsr(r->msr, v);
+    else
+        mmio_write32(r->mmio, v);
 }
 
 /* c read between two reads of ref, with nothing else between the three (what they are is

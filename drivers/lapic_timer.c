@@ -268,6 +268,11 @@ void lapic_timer_ce_init(struct lapic_timer_ce *t, const struct lapic *l, unsign
         .set_state_periodic = lapic_periodic, .set_state_oneshot = lapic_oneshot,
         .set_state_shutdown = timer_shutdown, .set_next_event = lapic_next,
         .pending = lapic_pending,
+        /* lapic_next() is this one write, and a count register cannot be in the past */
+        .count_reg = l->x2apic ? (struct io_reg32){ IO_REG_MSR, MSR_X2APIC_BASE +
+                                                                (LAPIC_TIMER_INIT >> 4), 0 }
+                               : (struct io_reg32){ IO_REG_MMIO32, 0,
+                                                    l->mmio + LAPIC_TIMER_INIT },
     };
     lapic_timer_deadline_erratum(ci, &t->erratum);
     const char *no_deadline = deadline_problem(t, tsc, ci);

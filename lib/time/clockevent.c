@@ -131,6 +131,8 @@ int clockevent_register(struct clockevent *ce)
     ce->clamped_short = ce->clamped_long = ce->etime_retries = ce->etime_failures = 0;
     ce->abs_exact_ns = ce->reached_ns = 0;
     ce->abs_exact_gen = 0;
+    ce->cs_cyc_from_hz = ce->cs_cyc_to_hz = 0;      /* worked out at the first use */
+    ce->inline_programs = 0;
     ce->next = NULL;
     *tail = ce;
     return 0;
@@ -463,6 +465,91 @@ static int abs_count(const struct clocksource *cs, uint64_t abs_ns, uint64_t *cy
     return 0;
 }
 
+/* ---- the in-line relative arming (count_reg) ---------------------------------------------
+ *
+ * A device that counts a delay from its write fires (write time) + count / f_dev later. The
+ * general way reads time_ns(), subtracts, converts ns to device cycles and calls the driver:
+ * about 90 instructions between the clock read and the write on the LAPIC, each of them a
+ * ns of lateness at every wake-up. Here the moment is first turned into the count of
+ * time_ns()'s counter at which time_ns() reaches it (exactly: timekeeping_target_at), and
+ * everything else prepared; after the read there is only d = target - now counter cycles,
+ * d * f_dev / f_cs rounded up by a multiply, an add and a shift, the clamps, and the write.
+ * Never early against time_ns()'s own counter at the stated rates (the same assumption the
+ * general way makes): the device counts at least d counter cycles' worth, and the counter
+ * then reads at least the target. At most one device cycle late by the rounding, for a
+ * fraction d / 2^shift of the armings. */
+
+/* M = ceil(f_dev * 2^s / f_cs) with the largest s (at most 63) keeping M in 64 bits; d is
+ * taken up to cs_cyc_max, the most whose count (one over at worst) stays within
+ * max_delta_cyc (beyond: max_delta_cyc, an early event the owner sees and re-arms). false:
+ * no such M (a rate of 0). */
+static bool update_cs_cyc(struct clockevent *ce, uint64_t f_cs)
+{
+    ce->cs_cyc_from_hz = 0;
+    if (!f_cs || !ce->freq_hz)
+        return false;
+    for (uint32_t sh = 63; sh >= 8; sh--) {
+        uint64_t m = mul_div_u64_ceil(ce->freq_hz, 1ull << sh, f_cs);
+        if (m == UINT64_MAX || m == 0)
+            continue;
+        ce->cs_cyc_mult = m;
+        ce->cs_cyc_shift = sh;
+        ce->cs_cyc_max = mul_div_u64(ce->max_delta_cyc - 1, f_cs, ce->freq_hz);
+        if (ce->cs_cyc_max >> sh)
+            ce->cs_cyc_max = (1ull << sh) - 1;      /* keeps the rounding under one cycle */
+        ce->cs_cyc_from_hz = f_cs;
+        ce->cs_cyc_to_hz = ce->freq_hz;
+        return true;
+    }
+    return false;
+}
+
+/* 0 when the device was armed here; -EAGAIN: the general way (no in-line counter, a moment
+ * not after the last fold, rates it cannot convert, or a mapping that changed meanwhile:
+ * then the general way arms again over this write). */
+static inline __attribute__((always_inline)) int program_count_at(struct clockevent *ce,
+                                                                  uint64_t abs_ns)
+{
+    struct timekeeping_target tg;
+    if (timekeeping_target_at(abs_ns, &tg) != 0)
+        return -EAGAIN;
+    if (__builtin_expect(ce->cs_cyc_from_hz != tg.freq_hz || ce->cs_cyc_to_hz != ce->freq_hz,
+                         0) && !update_cs_cyc(ce, tg.freq_hz))
+        return -EAGAIN;
+    const uint64_t mult = ce->cs_cyc_mult, round = (1ull << ce->cs_cyc_shift) - 1;
+    const uint64_t dmax = ce->cs_cyc_max, lo = shortest_cyc(ce);
+    const uint32_t sh = ce->cs_cyc_shift;
+    const struct io_reg32 reg = ce->count_reg;      /* in registers before the read */
+    uint64_t cnt;
+    int clamped = 0;
+
+    uint64_t d = tg.cyc - io_counter_read(&tg.counter);     /* a 64-bit counter: no mask */
+    if (__builtin_expect(d - 1 < dmax, 1)) {                /* 1 <= d <= dmax */
+        cnt = mul_add_shr_u64(d, mult, round, sh);
+        if (__builtin_expect(cnt < lo, 0)) {
+            cnt = lo;
+            clamped = -1;
+        }
+    } else if ((int64_t)d <= 0) {
+        cnt = lo;                                           /* the moment has passed */
+        clamped = -1;
+    } else {
+        cnt = ce->max_delta_cyc;
+        clamped = 1;
+    }
+    io_reg32_write(&reg, (uint32_t)cnt);
+
+    ce->inline_programs++;
+    if (clamped < 0)
+        ce->clamped_short++;
+    else if (clamped > 0)
+        ce->clamped_long++;
+    if (__builtin_expect(__atomic_load_n(&timekeeping_mapping_gen, __ATOMIC_ACQUIRE) != tg.gen,
+                         0))
+        return -EAGAIN;
+    return 0;
+}
+
 int clockevent_program_abs_ns(struct clockevent *ce, uint64_t abs_ns, uint64_t now_ns)
 {
     int err = enter_oneshot(ce);
@@ -496,6 +583,11 @@ int clockevent_program_abs_ns(struct clockevent *ce, uint64_t abs_ns, uint64_t n
     }
     /* Relative: the clock read as late as possible, so that only the conversion and the
      * device write lie between it and the moment the device starts counting. */
+    if (ce->count_reg.kind != IO_REG_NONE) {
+        ce->abs_exact_ns = 0;
+        if (program_count_at(ce, abs_ns) == 0)
+            return 0;
+    }
     uint64_t now = time_ns();
     return program_delta(ce, abs_ns > now ? abs_ns - now : 0);
 }

@@ -52,6 +52,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "ticklab/io.h"
+
 struct clocksource;
 
 /* Feature bits (struct clockevent.features). */
@@ -147,6 +149,13 @@ struct clockevent {
      * device still counts towards this one) from a device that fired early. NULL: the
      * device cannot say. */
     int (*pending)(struct clockevent *ce);
+    /* Optional: the register set_next_event() writes its count to, when writing it is all
+     * that call does and it cannot fail (a LAPIC timer's initial count; IO_REG_NONE
+     * otherwise). clockevent_program_abs_ns() then arms the device itself, in line, with the
+     * count worked out from a count of time_ns()'s counter taken before the clock read, so
+     * that a few instructions, not the whole conversion and a call, lie between the read
+     * and the moment the device starts counting (docs/hot-paths.md). */
+    struct io_reg32 count_reg;
 
     /* ---- owner: set through clockevent_claim(), cleared by clockevent_release() ---- */
     clockevent_handler event;    /* called for every event */
@@ -170,6 +179,12 @@ struct clockevent {
                                     way since, or shut down */
     uint32_t abs_exact_gen;      /* timekeeping_mapping_gen, read before that count was
                                     taken: the count holds while the two are equal */
+    uint64_t cs_cyc_mult;        /* time_ns()'s counter cycles -> device cycles for the
+                                    count_reg path (clockevent.c: update_cs_cyc), valid */
+    uint32_t cs_cyc_shift;       /* while the two rates are these: */
+    uint64_t cs_cyc_from_hz, cs_cyc_to_hz;
+    uint64_t cs_cyc_max;         /* the most counter cycles converted (more: max_delta_cyc) */
+    uint64_t inline_programs;    /* of `programs`, those armed through count_reg */
     uint64_t min_delta_ns;       /* min_delta_cyc (at least 1) in ns, rounded up, and */
     uint64_t max_delta_ns;       /* max_delta_cyc in ns: kept off the per-event path */
     uint64_t ns_cyc_mult;        /* ns -> cycles by multiply and shift (clockevent.c), */

@@ -432,16 +432,16 @@ static inline __attribute__((always_inline)) bool tk_read_fast(uint64_t *ns_out,
         uint32_t seq = __atomic_load_n(&tk.seq, __ATOMIC_ACQUIRE);
         barrier();
         const struct tk_base *b = &tk.copy[seq & 1];
+        b = opaque_ptr(b);              /* one pointer for every field (no index re-derived) */
         if (__builtin_expect(b->counter.kind == IO_COUNTER_CALL, 0))
             return false;
         uint64_t now = io_counter_read(&b->counter);
         uint64_t delta = (now - b->base_cyc) & b->mask;
         if (__builtin_expect(delta > b->behind_cyc, 0))
             return false;
-        if (b->shift >= 64)
-            __builtin_unreachable();     /* clocks_calc_mult_shift() never makes one */
-        uint64_t ns = b->base_ns +
-                      (uint64_t)(((unsigned __int128)delta * b->mult + b->base_frac) >> b->shift);
+        /* the 128-bit product and its shift in four instructions (a shift below 64:
+         * clocks_calc_mult_shift() never makes another) */
+        uint64_t ns = b->base_ns + mul_add_shr_u64(delta, b->mult, b->base_frac, b->shift);
         barrier();
         if (__builtin_expect(__atomic_load_n(&tk.seq, __ATOMIC_ACQUIRE) == seq, 1)) {
             *ns_out = ns;
@@ -451,13 +451,20 @@ static inline __attribute__((always_inline)) bool tk_read_fast(uint64_t *ns_out,
     }
 }
 
+/* time_ns()'s general way, apart: so that its frame and saved registers are not set up on
+ * the fast path too (the compiler does not always keep them off it). */
+static __attribute__((noinline)) uint64_t time_ns_general(void)
+{
+    const struct tk_ask ask = { .direct_only = true };
+    return tk_read(&ask);
+}
+
 uint64_t time_ns(void)
 {
     uint64_t ns, delta;
     if (__builtin_expect(tk_read_fast(&ns, &delta), 1))
         return ns;
-    const struct tk_ask ask = { .direct_only = true };
-    return tk_read(&ask);
+    return time_ns_general();
 }
 
 /* Apart, so that the path without a fold keeps no frame for it. */
@@ -542,38 +549,76 @@ uint64_t timekeeping_max_idle_ns(void)
     return b.cs ? __atomic_load_n(&tk.max_idle_ns, __ATOMIC_RELAXED) : UINT64_MAX;
 }
 
-int timekeeping_cycles_at(uint64_t ns, const struct clocksource *cs, uint64_t *cyc)
-{
-    struct tk_base b;
-    bool behind;
+/* What inverting time_ns() needs of the current copy, read under the latch. */
+struct tk_inverse {
+    const struct clocksource *cs;
+    struct io_counter counter;    /* its in-line read (IO_COUNTER_CALL: none, or a guard) */
+    uint32_t mult, shift;
+    uint64_t base_cyc, base_ns, base_frac, mask, behind_cyc;
+};
 
-    tk_state(&b);
-    if (!b.cs || b.cs != cs)
-        return -ENODEV;
-    if (ns <= b.base_ns) {
-        *cyc = b.base_cyc;
+static inline __attribute__((always_inline)) void tk_inverse_read(struct tk_inverse *v)
+{
+    for (;;) {
+        uint32_t seq = __atomic_load_n(&tk.seq, __ATOMIC_ACQUIRE);
+        barrier();
+        const struct tk_base *b = &tk.copy[seq & 1];
+        *v = (struct tk_inverse){ .cs = b->cs, .counter = b->counter, .mult = b->mult,
+                                  .shift = b->shift, .base_cyc = b->base_cyc,
+                                  .base_ns = b->base_ns, .base_frac = b->base_frac,
+                                  .mask = b->mask, .behind_cyc = b->behind_cyc };
+        barrier();
+        if (__builtin_expect(__atomic_load_n(&tk.seq, __ATOMIC_ACQUIRE) == seq, 1))
+            return;
+    }
+}
+
+/* The first count at which time_ns() reaches ns. time_ns() at base_cyc + delta is
+ * base_ns + floor((delta * mult + base_frac) / 2^shift), and (ns - base_ns) * 2^shift is a
+ * whole multiple of 2^shift, so it reaches ns exactly when delta * mult + base_frac >=
+ * (ns - base_ns) * 2^shift: the smallest such delta is one 128-by-64 division rounded up,
+ * with no stepping. 0; -ETIME (ns not after the base: *cyc the base count); -ERANGE (beyond
+ * what one fold can hold). */
+static inline int tk_count_at(const struct tk_inverse *v, uint64_t ns, uint64_t *cyc)
+{
+    if (ns <= v->base_ns) {
+        *cyc = v->base_cyc;
         return -ETIME;
     }
-    /* The smallest delta with base_ns + ((delta * mult + base_frac) >> shift) >= ns: start
-     * from floor((ns - base_ns) * 2^shift / mult), which base_frac (< 2^shift) can move by
-     * at most one cycle either way, and step to the exact answer. */
-    uint64_t delta;
-    if (!mul_div_u64_checked(ns - b.base_ns, 1ull << b.shift, b.mult, &delta))
+    if (v->shift >= 64 || v->mult == 0)
+        __builtin_unreachable();     /* clocks_calc_mult_shift() never makes one */
+    unsigned __int128 num = ((unsigned __int128)(ns - v->base_ns) << v->shift) - v->base_frac +
+                            (v->mult - 1);
+    uint64_t hi = (uint64_t)(num >> 64);
+    if (hi >= v->mult)
         return -ERANGE;
-    uint64_t limit = tk.stats.limit_cyc;
-    for (int i = 0; i < 4 && delta > 0 && delta - 1 <= limit; i++) {
-        if (tk_ns_at(&b, (b.base_cyc + delta - 1) & cs->mask, 0, false, 0, &behind) < ns)
-            break;                       /* the count before does not reach ns yet */
-        delta--;
-    }
-    for (int i = 0; i < 4 && tk_ns_at(&b, (b.base_cyc + delta) & cs->mask, 0, false, 0,
-                                       &behind) < ns; i++)
-        delta++;
-    if (delta > limit ||
-        tk_ns_at(&b, (b.base_cyc + delta) & cs->mask, 0, false, 0, &behind) < ns)
+    uint64_t delta = div_u128_u64(hi, (uint64_t)num, v->mult);
+    if (delta > tk.stats.limit_cyc || delta > v->behind_cyc)
         return -ERANGE;
-    *cyc = (b.base_cyc + delta) & cs->mask;
+    *cyc = (v->base_cyc + delta) & v->mask;
     return 0;
+}
+
+int timekeeping_cycles_at(uint64_t ns, const struct clocksource *cs, uint64_t *cyc)
+{
+    struct tk_inverse v;
+
+    tk_inverse_read(&v);
+    if (!v.cs || v.cs != cs)
+        return -ENODEV;
+    return tk_count_at(&v, ns, cyc);
+}
+
+int timekeeping_target_at(uint64_t ns, struct timekeeping_target *out)
+{
+    out->gen = __atomic_load_n(&timekeeping_mapping_gen, __ATOMIC_ACQUIRE);
+    struct tk_inverse v;
+    tk_inverse_read(&v);
+    if (!v.cs || v.counter.kind == IO_COUNTER_CALL || v.mask != UINT64_MAX || !v.cs->freq_hz)
+        return -ENODEV;
+    out->counter = v.counter;
+    out->freq_hz = v.cs->freq_hz;
+    return tk_count_at(&v, ns, &out->cyc);
 }
 
 int timekeeping_set_guard(struct clocksource *guard)

@@ -209,6 +209,21 @@ uint64_t timekeeping_max_idle_ns(void);
  * *cyc is then the base count, already past); -ERANGE (beyond what one fold can hold). */
 int timekeeping_cycles_at(uint64_t ns, const struct clocksource *cs, uint64_t *cyc);
 
+/* For arming a device that counts a delay from the moment it is written (a LAPIC timer's
+ * initial count) for an absolute time_ns() moment with little between the clock read and
+ * the write: what timekeeping can say before the read. time_ns()'s counter (read in line),
+ * the count of it at which time_ns() reaches ns (as timekeeping_cycles_at()), the counter's
+ * stated rate, and timekeeping_mapping_gen read before that count was taken (the count holds
+ * while the two are equal). 0; -ENODEV (no source yet, one read through its driver or with
+ * a wrap guard, or one narrower than 64 bits); -ETIME (ns not after the last fold);
+ * -ERANGE. */
+struct timekeeping_target {
+    struct io_counter counter;
+    uint64_t cyc, freq_hz;
+    uint32_t gen;
+};
+int timekeeping_target_at(uint64_t ns, struct timekeeping_target *out);
+
 /* Counts the changes of time_ns()'s mapping from counter to ns: a new source, a new rate of
  * the source, a wrap guard set or removed. A fold is not one (it keeps the mapping exactly:
  * base_frac). So a count from timekeeping_cycles_at() taken while this held one value still

@@ -696,3 +696,82 @@ TEST(drv_lapic_timer_deadline_device_unusable_on_erratum_microcode)
     CHECK(!lt.erratum.affected && lt.erratum.listed);
     CHECK(lt.deadline.usable);
 }
+
+/* Armed for an absolute time_ns() moment, the count-down timer is written in line by the
+ * core (count_reg): the count worked out from the count of time_ns()'s counter (the TSC here)
+ * that reaches the moment, taken before the clock read. Still one device write per event
+ * (an MMIO write, or one WRMSR in x2APIC mode), and the event never comes before the moment
+ * by time_ns(), and (with accesses that take no time) at most a cycle of rounding after it.
+ * A moment already passed gets the shortest count. */
+static uint64_t time_at_lapic_event;
+static void note_time(struct clockevent *ce)
+{
+    (void)ce;
+    events_seen++;
+    time_at_lapic_event = time_ns();
+}
+
+static void abs_armed_in_line(bool x2apic)
+{
+    struct cpu_info ci;
+    REQUIRE(ce_machine(x2apic, false, &ci));
+    struct clockevent *ce = &lt.lapic;
+    CHECK_EQ_U64(ce->count_reg.kind, x2apic ? IO_REG_MSR : IO_REG_MMIO32);
+    REQUIRE(clockevent_claim(ce, note_time, &owner) == 0);
+    REQUIRE(clockevent_program_ns(ce, 10000) == 0);             /* enters ONESHOT */
+    fake_run_for_ns(20000);
+    REQUIRE(events_seen == 1);
+    /* accesses that take no time: the count alone decides when the timer fires */
+    fake_cost.mmio_ns = fake_cost.msr_ns = fake_cost.rdtsc_ns = 0;
+    uint64_t worst = 0;
+    for (int i = 0; i < 200; i++) {
+        struct fake_stats before = fake_stats;
+        uint64_t now = time_ns(), deadline = now + 3000 + 997 * (uint64_t)i, target;
+        /* the machine time at which the TSC reaches the moment's count */
+        REQUIRE(timekeeping_cycles_at(deadline, &tsc_copy, &target) == 0);
+        uint64_t due = fake_tsc_time_of(target);
+        before = fake_stats;
+        CHECK_EQ_I64(clockevent_program_abs_ns(ce, deadline, now), 0);
+        if (x2apic) {
+            CHECK_EQ_U64(fake_stats.msr_writes - before.msr_writes, 1);
+            CHECK_EQ_U64(fake_stats.mmio_writes, before.mmio_writes);
+        } else {
+            CHECK_EQ_U64(fake_stats.mmio_writes - before.mmio_writes, 1);
+            CHECK_EQ_U64(fake_stats.msr_writes, before.msr_writes);
+        }
+        fake_run_for_ns(3000 + 997 * (uint64_t)i + 5000);
+        /* the interrupt itself: at the count, or a cycle of rounding after it, never
+         * before */
+        uint64_t fired = irqs.e[irqs.n - 1].t_ns;
+        if (!CHECK_EQ_U64(events_seen, 2 + (uint64_t)i) ||
+            !CHECK(time_at_lapic_event >= deadline) || !CHECK(fired >= due) ||
+            !CHECK(fired <= due + 1)) {
+            printf("    due %llu fired %llu\n", (unsigned long long)due,
+                   (unsigned long long)fired);
+            return;
+        }
+        if (time_at_lapic_event - deadline > worst)
+            worst = time_at_lapic_event - deadline;
+    }
+    CHECK_EQ_U64(ce->inline_programs, 200);
+    if (!CHECK(worst <= 2))
+        printf("    worst %llu ns late\n", (unsigned long long)worst);
+    /* a moment already passed: the shortest count, counted as a short clamp */
+    uint64_t shorts = ce->clamped_short, now = time_ns();
+    fake_run_for_ns(1000);
+    CHECK_EQ_I64(clockevent_program_abs_ns(ce, now, now), 0);
+    CHECK_EQ_U64(ce->clamped_short - shorts, 1);
+    fake_run_for_ns(1000);
+    CHECK_EQ_U64(events_seen, 202);
+    clockevent_release(ce);
+}
+
+TEST(drv_lapic_timer_ce_abs_moment_armed_in_line_from_the_counter)
+{
+    abs_armed_in_line(false);
+}
+
+TEST(drv_lapic_timer_ce_abs_moment_armed_in_line_from_the_counter_x2apic)
+{
+    abs_armed_in_line(true);
+}
