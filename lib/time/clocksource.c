@@ -158,7 +158,7 @@ struct tk_base {
      * it needs, so that the path touches this copy only. */
     struct io_counter counter;
     uint64_t mask, behind_cyc;
-    /* timekeeping_tick_ns()'s bound (tk_fast_set): a delta above it is folded. The least of
+    /* timekeeping_tick_ns()'s bound (tk_rebase): a delta above it is folded. The least of
      * behind_cyc (a reading behind the fold goes the general way), tk.fold_cyc, and the
      * delta up to which delta * mult + base_frac fits 64 bits, so that the tick converts
      * with a 64-bit multiply and shift, exactly as the 128-bit product would. */
@@ -301,12 +301,6 @@ static void tk_fast_set(struct tk_base *b)
     b->counter = cs && !b->gmult ? cs->direct : (struct io_counter){ IO_COUNTER_CALL, 0 };
     b->mask = cs ? cs->mask : 0;
     b->behind_cyc = cs ? cs->behind_cyc : 0;
-    /* base_frac < 2^shift <= 2^63, so delta * mult < 2^62 keeps the sum below 2^64. fold_cyc
-     * (an eighth of max_cyc, and max_cyc * mult < 2^64) is below that bound already. */
-    uint64_t fits = b->mult ? ((1ull << 62) - 1) / b->mult : 0;
-    uint64_t fold = __atomic_load_n(&tk.fold_cyc, __ATOMIC_RELAXED);
-    uint64_t bound = fold < b->behind_cyc ? fold : b->behind_cyc;
-    b->tick_cyc = cs && bound < fits ? bound : cs ? fits : 0;
 }
 
 /* The one publisher: copy 0 while readers are sent to copy 1, then copy 1. */
@@ -402,6 +396,13 @@ static void tk_rebase(struct tk_base *b, struct clocksource *cs)
     tk.late_cyc = limit_cyc - limit_cyc / 8;
     __atomic_store_n(&tk.fold_cyc, limit_cyc / 8, __ATOMIC_RELAXED);
     tk.stats.limit_cyc = limit_cyc;
+    /* timekeeping_tick_ns()'s bound, set with the mult it goes with (here, not at every
+     * publication: a division). base_frac < 2^shift <= 2^63, so delta * mult < 2^62 keeps
+     * the sum below 2^64; fold_cyc (an eighth of max_cyc, and max_cyc * mult < 2^64) is
+     * below that already. */
+    uint64_t fits = b->mult ? ((1ull << 62) - 1) / b->mult : 0;
+    uint64_t bound = limit_cyc / 8 < cs->behind_cyc ? limit_cyc / 8 : cs->behind_cyc;
+    b->tick_cyc = bound < fits ? bound : fits;
 }
 
 /* Folds the old source up to now, then continues from that ns value on `to`. */
@@ -484,7 +485,7 @@ static const struct tk_base *const tk_copies[2] = { &tk.copy[0], &tk.copy[1] };
 
 /* tk_read_fast() made for the tick: one compare with the copy's tick_cyc stands for the
  * fold's bound and the reading-behind's (either goes to tick_fold(), as before), and below
- * it the conversion is a 64-bit multiply and shift, exact there (tk_fast_set). The 64-bit
+ * it the conversion is a 64-bit multiply and shift, exact there (tk_rebase). The 64-bit
  * MMIO counter's kind is tested first (the HPET; the TSC's test costs what it did). The
  * bound is tested before the sequence: a reading torn by a writer on another CPU may fold
  * where a retry would not have (the fold gives the right time either way). */
