@@ -4,11 +4,6 @@
 #include "ticklab/io.h"
 #include "ticklab/errno.h"
 
-void lapic_eoi(const struct lapic *l)
-{
-    lapic_write(l, LAPIC_EOI, 0);
-}
-
 bool lapic_choose_x2apic(bool cpu_x2apic, bool firmware_x2apic, bool dmar_opt_out,
                          const char **why)
 {

@@ -19,16 +19,10 @@ struct tick kernel_tick;
 
 /* ---- the tick and its wheel ------------------------------------------------------------------ */
 
-static void wheel_hook(void *ctx, uint64_t jiffies)
-{
-    wheel_advance(ctx, jiffies);
-}
-
 void timers_wheel_restart(void)
 {
     wheel_init(&kernel_wheel, kernel_tick.jiffies);
-    kernel_tick.hook_ctx = &kernel_wheel;
-    kernel_tick.hook = wheel_hook;
+    kernel_tick.wheel = &kernel_wheel;
 }
 
 uint64_t timers_wheel_add(struct wheel_timer *t, uint64_t ticks)

@@ -3,6 +3,7 @@
 #include "ticklab/clocksource.h"
 
 #include "ticklab/errno.h"
+#include "ticklab/hotpath.h"
 #include "ticklab/fmt.h"
 #include "ticklab/kstring.h"
 #include "ticklab/muldiv.h"
@@ -157,6 +158,11 @@ struct tk_base {
      * it needs, so that the path touches this copy only. */
     struct io_counter counter;
     uint64_t mask, behind_cyc;
+    /* timekeeping_tick_ns()'s bound (tk_rebase): a delta above it is folded. The least of
+     * behind_cyc (a reading behind the fold goes the general way), tk.fold_cyc, and the
+     * delta up to which delta * mult + base_frac fits 64 bits, so that the tick converts
+     * with a 64-bit multiply and shift, exactly as the 128-bit product would. */
+    uint64_t tick_cyc;
 } __attribute__((aligned(64)));    /* a copy is found by a shift of the sequence bit */
 
 static struct {
@@ -393,6 +399,13 @@ static void tk_rebase(struct tk_base *b, struct clocksource *cs)
     tk.late_cyc = limit_cyc - limit_cyc / 8;
     __atomic_store_n(&tk.fold_cyc, limit_cyc / 8, __ATOMIC_RELAXED);
     tk.stats.limit_cyc = limit_cyc;
+    /* timekeeping_tick_ns()'s bound, set with the mult it goes with (here, not at every
+     * publication: a division). base_frac < 2^shift <= 2^63, so delta * mult < 2^62 keeps
+     * the sum below 2^64; fold_cyc (an eighth of max_cyc, and max_cyc * mult < 2^64) is
+     * below that already. */
+    uint64_t fits = b->mult ? ((1ull << 62) - 1) / b->mult : 0;
+    uint64_t bound = limit_cyc / 8 < cs->behind_cyc ? limit_cyc / 8 : cs->behind_cyc;
+    b->tick_cyc = bound < fits ? bound : fits;
 }
 
 /* Folds the old source up to now, then continues from that ns value on `to`. */
@@ -476,13 +489,41 @@ static __attribute__((noinline)) uint64_t tick_fold(void)
     return ns;
 }
 
-uint64_t timekeeping_tick_ns(void)
+/* The copies by address: a reader that loads its copy's pointer keeps it in one register
+ * (indexing tk.copy[], the compiler recomputed the index for each field). */
+static const struct tk_base *const tk_copies[2] = { &tk.copy[0], &tk.copy[1] };
+
+/* tk_read_fast() made for the tick: one compare with the copy's tick_cyc stands for the
+ * fold's bound and the reading-behind's (either goes to tick_fold(), as before), and below
+ * it the conversion is a 64-bit multiply and shift, exact there (tk_rebase). The 64-bit
+ * MMIO counter's kind is tested first (the HPET; the TSC's test costs what it did). The
+ * bound is tested before the sequence: a reading torn by a writer on another CPU may fold
+ * where a retry would not have (the fold gives the right time either way). */
+HOT_PATH uint64_t timekeeping_tick_ns(void)
 {
-    uint64_t ns, delta;
-    if (__builtin_expect(tk_read_fast(&ns, &delta), 1) &&
-        delta <= __atomic_load_n(&tk.fold_cyc, __ATOMIC_RELAXED))
-        return ns;
-    return tick_fold();
+    uint32_t seq;
+    uint64_t ns;
+    do {
+        seq = __atomic_load_n(&tk.seq, __ATOMIC_ACQUIRE);
+        barrier();
+        const struct tk_base *b = tk_copies[seq & 1];
+        enum io_counter_kind kind = b->counter.kind;
+        uint64_t now;
+        if (__builtin_expect(kind == IO_COUNTER_MMIO64, 1))
+            now = io_counter_read(&(struct io_counter){ kind, b->counter.mmio });
+        else if (kind == IO_COUNTER_TSC)
+            now = io_counter_read(&(struct io_counter){ kind, 0 });
+        else
+            return tick_fold();
+        uint64_t delta = (now - b->base_cyc) & b->mask;
+        if (__builtin_expect(delta > b->tick_cyc, 0))
+            return tick_fold();
+        if (b->shift >= 64)
+            __builtin_unreachable();     /* clocks_calc_mult_shift() never makes one */
+        ns = b->base_ns + ((delta * b->mult + b->base_frac) >> b->shift);
+        barrier();
+    } while (__builtin_expect(__atomic_load_n(&tk.seq, __ATOMIC_ACQUIRE) != seq, 0));
+    return ns;
 }
 
 uint64_t time_ns_paired(const struct clocksource *other, uint64_t *other_out)

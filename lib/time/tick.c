@@ -5,17 +5,36 @@
 #include "ticklab/clocksource.h"
 #include "ticklab/errno.h"
 #include "ticklab/fmt.h"
+#include "ticklab/hotpath.h"
 #include "ticklab/muldiv.h"
+
+_Static_assert(__builtin_offsetof(struct tick_info, measured_periods) ==
+                   __builtin_offsetof(struct tick_info, measured_last_ns) + sizeof(uint64_t),
+               "the usual run writes measured_last_ns and measured_periods as a pair");
+
+/* The grid point ref: its whole ns, its 1/65536 ns, and both set. */
+static inline uint64_t ref_ns(const struct tick *t)
+{
+    return (uint64_t)(t->ref_q >> 64);
+}
+static inline uint32_t ref_frac(const struct tick *t)
+{
+    return (uint32_t)((uint64_t)t->ref_q >> 48);
+}
+static inline void ref_set(struct tick *t, uint64_t ns, uint32_t frac)
+{
+    t->ref_q = (unsigned __int128)ns << 64 | (unsigned __int128)frac << 48;
+}
 
 /* Whole periods from the grid point to now (none when now is before it). */
 static uint64_t periods_to(const struct tick *t, uint64_t now)
 {
-    if (now <= t->ref_ns)
+    if (now <= ref_ns(t))
         return 0;
-    uint64_t d = now - t->ref_ns;
+    uint64_t d = now - ref_ns(t);
     uint64_t q16 = (t->period_int << 16) | t->period_frac;
     if (d < (1ull << 47))
-        return ((d << 16) - t->ref_frac) / q16;
+        return ((d << 16) - ref_frac(t)) / q16;
     return d / (t->period_int + 1);        /* days of idle: a period's fraction no longer
                                               matters; the next look corrects it */
 }
@@ -26,24 +45,26 @@ static uint64_t periods_to(const struct tick *t, uint64_t now)
 static void grid_next(struct tick *t)
 {
     uint64_t q16 = (t->period_int << 16) | t->period_frac;
-    uint64_t f1 = q16 + t->ref_frac;
-    t->next_ns = t->ref_ns + ((f1 + 0xFFFF) >> 16);
-    t->next2_ns = t->ref_ns + ((f1 + q16 + 0xFFFF) >> 16);
-    t->two_periods_up_q16 = 2 * q16 + 0xFFFF;
+    uint64_t f1 = q16 + ref_frac(t);
+    t->next_ns = ref_ns(t) + ((f1 + 0xFFFF) >> 16);
+    t->next2_ns = ref_ns(t) + ((f1 + q16 + 0xFFFF) >> 16);
+    t->period_q = (unsigned __int128)t->period_int << 64 | (unsigned __int128)t->period_frac << 48;
+    t->two_up_q = 2 * t->period_q + UINT64_MAX;
 }
 
 /* step(t, 1), the tick's usual run, without its multiplications: ref moves by exactly one
- * period (q16 in 1/65536 ns), so the grid point one period after the new ref is the one two
- * periods after the old, next2_ns (ref_ns is whole, so the ceiling moves with it), and only
- * next2_ns is computed: ceil of the new ref plus two periods. */
-static inline void step_one(struct tick *t)
+ * period (a 128-bit add of period_q), so the grid point one period after the new ref is the
+ * one two periods after the old, next2_ns, and only next2_ns is computed: the new ref plus
+ * two periods, rounded up to whole ns (two_up_q's 2^64 - 1 carries any fraction into the
+ * high half), as grid_next() computes it in 1/65536 ns. */
+static inline uint64_t step_one(struct tick *t)
 {
-    uint32_t frac = t->ref_frac + t->period_frac;
-    t->ref_ns += t->period_int + (frac >> 16);
-    t->ref_frac = frac & 0xFFFF;
-    t->jiffies++;
+    unsigned __int128 ref = t->ref_q + t->period_q;
+    t->ref_q = ref;
+    uint64_t j = t->jiffies + 1;
+    t->jiffies = j;
     t->next_ns = t->next2_ns;
-    t->next2_ns = t->ref_ns + ((t->two_periods_up_q16 + t->ref_frac) >> 16);
+    t->next2_ns = (uint64_t)((ref + t->two_up_q) >> 64);
 #ifdef TICKLAB_HOSTED
     /* The host tests hold every usual run to grid_next()'s own figures. */
     uint64_t next = t->next_ns, next2 = t->next2_ns;
@@ -51,15 +72,46 @@ static inline void step_one(struct tick *t)
     if (next != t->next_ns || next2 != t->next2_ns)
         __builtin_trap();
 #endif
+    return j;
 }
 
 static inline void step(struct tick *t, uint64_t n)
 {
-    uint64_t frac = n * t->period_frac + t->ref_frac;
-    t->ref_ns += n * t->period_int + (frac >> 16);
-    t->ref_frac = (uint32_t)(frac & 0xFFFF);
+    uint64_t frac = n * t->period_frac + ref_frac(t);
+    ref_set(t, ref_ns(t) + n * t->period_int + (frac >> 16), (uint32_t)(frac & 0xFFFF));
     t->jiffies += n;
     grid_next(t);
+}
+
+/* The measured period starts at the first run with a new period from this one on (the
+ * fourth: past the first runs' cold paths). */
+#define MEASURE_FROM 4
+
+/* Whether the next handler run can be the usual one (tick_event's own few instructions):
+ * the tick not stopped for idle, no period owed to tick_sync(), the device periodic, the
+ * last arming not failed, and the measured period running (its first run taken), over
+ * (stopped for idle once) or not due yet (before run MEASURE_FROM, which tick_event itself
+ * sends the whole way). Anything else sends the run the whole way (tick_event_slow), which
+ * handles every case. Each change of those conditions ends here. */
+static bool usual_next(const struct tick *t)
+{
+    const struct tick_info *ti = &t->info;
+    return !t->nohz_stopped && !t->owed && ti->periodic && !ti->stalled &&
+           (ti->nohz_stops != 0 || ti->measured_first_ns != 0 || ti->ticks < MEASURE_FROM - 1);
+}
+
+/* The handler's gate, set from the tick as it is now: next_ns the true grid point when the
+ * next run may be the usual one, else UINT64_MAX (so that tick_event's one range check of
+ * now also checks all of usual_next()); and where the usual run writes the measured period
+ * (the tick_info fields while measuring; nowhere that is read once the measure is over). */
+static void gate(struct tick *t)
+{
+    struct tick_info *ti = &t->info;
+    grid_next(t);
+    if (!usual_next(t))
+        t->next_ns = UINT64_MAX;
+    t->measure_to = ti->nohz_stops == 0 && ti->measured_first_ns ? &ti->measured_last_ns
+                                                                 : t->measure_void;
 }
 
 void tick_sync(struct tick *t)
@@ -69,6 +121,7 @@ void tick_sync(struct tick *t)
         uint64_t n = periods_to(t, time_ns());
         step(t, n);
         t->owed += n;
+        gate(t);
     }
     irq_restore(flags);
 }
@@ -145,7 +198,7 @@ static inline __attribute__((always_inline)) bool account_usual(struct tick *t, 
     if (gap > ti->max_gap_ns)
         ti->max_gap_ns = gap;
     step_one(t);
-    if (ti->nohz_stops == 0 && ti->ticks > 3)
+    if (ti->nohz_stops == 0 && ti->ticks >= MEASURE_FROM)
         measure(t, now);
     return true;
 }
@@ -174,7 +227,7 @@ static void account(struct tick *t, uint64_t now, bool was_idle)
     step(t, n);
     n += t->owed;
     t->owed = 0;
-    if (!was_idle && t->jiffies != j_before && ti->nohz_stops == 0 && ti->ticks > 3)
+    if (!was_idle && t->jiffies != j_before && ti->nohz_stops == 0 && ti->ticks >= MEASURE_FROM)
         measure(t, now);
     if (was_idle) {
         ti->idle_skipped += n ? n - 1 : 0;
@@ -188,15 +241,14 @@ static void account(struct tick *t, uint64_t now, bool was_idle)
     }
 }
 
-/* The usual run (account_usual) in line; every other goes through account(). */
-static void tick_event(struct clockevent *ce)
+/* Every handler run but the usual one (ticks and ticks_all_starts already counted): the
+ * one-shot re-arm, the first runs and the start of the measured period, lost, late and
+ * early interrupts, periods owed to tick_sync(), the wake-up from idle, a failed arming. */
+static __attribute__((noinline)) void tick_event_slow(struct tick *t, uint64_t now)
 {
-    struct tick *t = ce->owner;
-    uint64_t now = timekeeping_tick_ns();
-    t->info.ticks++;
-    t->info.ticks_all_starts++;
+    grid_next(t);                   /* next_ns may hold the gate's UINT64_MAX */
     t->info.stalled = false;
-    if (__builtin_expect(account_usual(t, now), 1)) {
+    if (account_usual(t, now)) {
         if (!t->info.periodic)
             rearm(t);
     } else {
@@ -207,8 +259,62 @@ static void tick_event(struct clockevent *ce)
         else if (!t->info.periodic)
             rearm(t);
     }
-    if (t->hook)
-        t->hook(t->hook_ctx, t->jiffies);
+    gate(t);
+    if (t->wheel)
+        wheel_advance(t->wheel, t->jiffies);
+}
+
+#ifdef TICKLAB_HOSTED
+/* The host tests hold every usual run to the conditions account_usual() and the measure
+ * would have checked, and the gate to grid_next()'s own figures. */
+uint64_t tick_test_usual_runs;
+
+static void usual_check(struct tick *t, uint64_t now)
+{
+    tick_test_usual_runs++;
+    const struct tick_info *ti = &t->info;
+    uint64_t next = t->next_ns, next2 = t->next2_ns;
+    grid_next(t);
+    bool measuring = ti->nohz_stops == 0 && ti->ticks >= MEASURE_FROM;
+    if (next != t->next_ns || next2 != t->next2_ns || t->nohz_stopped || t->owed ||
+        !ti->periodic || ti->stalled || !(now >= t->next_ns && now < t->next2_ns) ||
+        (measuring && !ti->measured_first_ns) ||
+        t->measure_to != (measuring ? &ti->measured_last_ns : t->measure_void))
+        __builtin_trap();
+}
+#endif
+
+/* The handler. The usual run (one period passed, nothing else to do: gate()) is done here
+ * in a few instructions: one range check of now, the gap, one grid step, the measured
+ * period's two stores, and the wheel's quiet case; every other goes the whole way, and so
+ * does run MEASURE_FROM, which may start the measured period. */
+HOT_PATH static void tick_event(struct clockevent *ce)
+{
+    struct tick *t = ce->owner;
+    uint64_t now = timekeeping_tick_ns();
+    t->info.ticks++;
+    t->info.ticks_all_starts++;
+    /* ticks read back through a volatile lvalue: the count stays one add to memory, and the
+     * test one load and compare, instead of a load, add and store kept for it */
+    if (__builtin_expect(now < t->next_ns || now >= t->next2_ns, 0) ||
+        __builtin_expect(*(volatile uint64_t *)&t->info.ticks == MEASURE_FROM, 0)) {
+        tick_event_slow(t, now);
+        return;
+    }
+#ifdef TICKLAB_HOSTED
+    usual_check(t, now);
+#endif
+    uint64_t gap = now - t->last_ns;
+    t->last_ns = now;
+    if (gap > t->info.max_gap_ns)
+        t->info.max_gap_ns = gap;
+    uint64_t j = step_one(t);
+    uint64_t *m = t->measure_to;    /* measure(): the last run and the periods to it */
+    m[0] = now;
+    m[1] = j - t->measured_j0;
+    struct wheel *w = t->wheel;
+    if (w && !wheel_advance_quiet(w, j))
+        wheel_advance(w, j);
 }
 
 bool tick_nohz_stop(struct tick *t, uint64_t until_ns)
@@ -221,10 +327,12 @@ bool tick_nohz_stop(struct tick *t, uint64_t until_ns)
     if (clockevent_program_ns(t->info.dev, until_ns - now) != 0) {
         /* The device could not be armed that far: the tick goes on as it was. */
         restart_after_idle(t, now);
+        gate(t);
         return false;
     }
     t->nohz_stopped = true;
     t->info.nohz_stops++;
+    gate(t);
     return true;
 }
 
@@ -238,8 +346,9 @@ void tick_nohz_restart(struct tick *t)
     account(t, now, true);
     timekeeping_accumulate();
     restart_after_idle(t, now);
-    if (t->hook)
-        t->hook(t->hook_ctx, t->jiffies);
+    gate(t);
+    if (t->wheel)
+        wheel_advance(t->wheel, t->jiffies);
     irq_restore(flags);
 }
 
@@ -266,9 +375,9 @@ uint64_t tick_jiffies_ns(struct tick *t, uint64_t j)
 {
     unsigned long flags = irq_save();
     int64_t k = (int64_t)(j - t->jiffies);
-    uint64_t at = t->ref_ns;
+    uint64_t at = ref_ns(t);
     if (k > 0) {
-        uint64_t frac = (uint64_t)k * t->period_frac + t->ref_frac;
+        uint64_t frac = (uint64_t)k * t->period_frac + ref_frac(t);
         at += (uint64_t)k * t->period_int + (frac >> 16);
     } else if (k < 0) {
         at -= (uint64_t)-k * t->period_int + (((uint64_t)-k * t->period_frac) >> 16);
@@ -292,6 +401,7 @@ void tick_rescue(struct tick *t)
         tick_event(t->info.dev);
         if (t->info.periodic)
             restart_periodic(t);
+        gate(t);
     }
     irq_restore(flags);
 }
@@ -322,8 +432,8 @@ static int start_on(struct tick *t, struct clockevent *ce, uint64_t period_ns, b
     unsigned long flags = irq_save();
     int rc = clockevent_claim(ce, tick_event, t);
     if (rc == 0) {
-        t->last_ns = t->next_deadline_ns = t->ref_ns = time_ns();
-        t->ref_frac = 0;
+        t->last_ns = t->next_deadline_ns = time_ns();
+        ref_set(t, t->last_ns, 0);
         t->owed = 0;
         if (ti->periodic) {
             rc = clockevent_set_periodic_ns(ce, period_ns, &ti->period_ns);
@@ -339,7 +449,7 @@ static int start_on(struct tick *t, struct clockevent *ce, uint64_t period_ns, b
             t->next_deadline_ns += period_ns;
             rc = clockevent_program_ns(ce, period_ns);
         }
-        grid_next(t);
+        gate(t);
         if (rc)
             clockevent_release(ce);
     }

@@ -33,6 +33,7 @@
 
 #include "ticklab/clockevent.h"
 #include "ticklab/units.h"
+#include "ticklab/wheel.h"
 
 #define JIFFIES_BEFORE_WRAP_S 2
 /* The shortest tick: 20 us (50 kHz). Below it the handler alone can take the whole period on
@@ -92,27 +93,37 @@ struct tick_info {
 };
 
 /* One tick. Zero it, set cpu (the CPU whose devices it may take; 0: the boot CPU) and, if
- * wanted, the hook; then tick_start(). The rest is the tick's own state. */
+ * wanted, the wheel; then tick_start(). The rest is the tick's own state. */
 struct tick {
     unsigned cpu;
-    void (*hook)(void *ctx, uint64_t jiffies);  /* from every handler run, with the new
-                                                   jiffies (the wheel's advance) */
-    void *hook_ctx;
+    struct wheel *wheel;        /* advanced to the new jiffies by every handler run (and by
+                                   tick_nohz_restart); NULL: none. Its usual call, nothing
+                                   due, is made in line (wheel_advance_quiet) */
     volatile uint64_t jiffies;
     struct tick_info info;
     /* ---- private ---- */
     bool running, nohz_stopped;
     uint64_t last_ns, next_deadline_ns;
-    /* Jiffies stand for a grid of period-long steps in time_ns(): ref_ns (and 1/65536 ns in
-     * ref_frac) is the grid point the current jiffies value stands for, never later than
-     * the last look at the clock. The period is kept to 1/65536 ns (the PIT at HZ=1000
-     * makes 999,847.47 ns), so the grid does not drift from the device over hours. */
-    uint64_t ref_ns, period_int;
-    uint32_t ref_frac, period_frac;
-    uint64_t next_ns, next2_ns; /* when one and two periods will have passed (grid_next) */
-    uint64_t two_periods_up_q16;  /* 2 * the period in 1/65536 ns, + 65535 (a ceiling) */
+    /* Jiffies stand for a grid of period-long steps in time_ns(): ref (ref_q: whole ns in
+     * its high 64 bits, 1/65536 ns in the top 16 bits of its low 64) is the grid point the
+     * current jiffies value stands for, never later than the last look at the clock. The
+     * period is kept to 1/65536 ns (the PIT at HZ=1000 makes 999,847.47 ns), so the grid
+     * does not drift from the device over hours; period_q is it in ref_q's form, so that one
+     * period's step is a 128-bit add (an add and an add-with-carry). */
+    unsigned __int128 ref_q, period_q;
+    unsigned __int128 two_up_q; /* 2 * period_q + 2^64 - 1: ref_q plus it, high half, is the
+                                   grid point two periods on, rounded up to whole ns */
+    uint64_t period_int;
+    uint32_t period_frac;
+    uint64_t next_ns, next2_ns; /* when one and two periods will have passed (grid_next);
+                                   next_ns is UINT64_MAX while the next handler run must go
+                                   the whole way, not the usual one (gate() in tick.c) */
     uint64_t measured_j0;       /* jiffies at info.measured_first_ns */
     uint64_t owed;              /* periods tick_sync() added that no interrupt has come for */
+    uint64_t *measure_to;       /* where the usual run writes the measured period's last run
+                                   and periods: &info.measured_last_ns while measuring, else
+                                   measure_void (gate() in tick.c) */
+    uint64_t measure_void[2];
 };
 
 /* Starts t at period_ns (TICK_MIN_PERIOD_NS .. TICK_MAX_PERIOD_NS) on a device of t->cpu,
@@ -165,5 +176,9 @@ uint64_t tick_jiffies_ns(struct tick *t, uint64_t j);
 #define TICK_OVERDUE_NS 50000000ull
 bool tick_overdue(const struct tick *t, uint64_t now_ns);
 void tick_rescue(struct tick *t);
+
+#ifdef TICKLAB_HOSTED
+extern uint64_t tick_test_usual_runs;   /* host builds: handler runs that took the usual way */
+#endif
 
 #endif

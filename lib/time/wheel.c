@@ -135,6 +135,37 @@ static void take_slot(struct wheel *w, unsigned lvl, unsigned slot, struct wheel
         timer_of(l)->state = WHEEL_T_LISTED;
 }
 
+/* wheel_advance_quiet()'s window, from the wheel as it is now: a now in it would find
+ * nothing to run and no slot event, as advance() would. From clk on: until next_at (at most
+ * 2^62 ahead), or for 2^63 jiffies with no timer pending (a now beyond goes the whole way,
+ * which is always right); none while advancing or with expired timers waiting. */
+static void quiet_set(struct wheel *w)
+{
+    uint64_t span = 0;
+
+    if (!w->advancing && list_empty(&w->expired)) {
+        if (w->pending == 0)
+            span = 1ull << 63;
+        else if (w->next_known && !jiffies_before(w->next_at, w->clk))
+            span = w->next_at - w->clk;
+    }
+    w->quiet_from = w->clk;
+    w->quiet_span = span;
+}
+
+#ifdef TICKLAB_HOSTED
+/* The host tests hold every quiet call to wheel_advance()'s own conditions. */
+uint64_t wheel_test_quiet_calls;
+
+void wheel_quiet_check(const struct wheel *w, uint64_t now)
+{
+    wheel_test_quiet_calls++;
+    if (w->advancing || !list_empty(&w->expired) ||
+        !(w->pending == 0 || (w->next_known && jiffies_before(now, w->next_at))))
+        __builtin_trap();
+}
+#endif
+
 /* ---- the public add / mod / del ---------------------------------------------------------- */
 
 void wheel_init(struct wheel *w, uint64_t now_jiffies)
@@ -150,6 +181,7 @@ void wheel_init(struct wheel *w, uint64_t now_jiffies)
     w->advancing = false;
     w->next_known = false;
     w->stats = (struct wheel_stats){ 0 };
+    quiet_set(w);
 }
 
 void timer_init(struct wheel_timer *t, wheel_fn fn, void *ctx)
@@ -167,6 +199,7 @@ bool timer_mod(struct wheel *w, struct wheel_timer *t, uint64_t expires)
         w->pending++;
     t->expires = expires;
     enqueue(w, t);
+    quiet_set(w);
     return was_pending;
 }
 
@@ -181,6 +214,7 @@ bool timer_del(struct wheel *w, struct wheel_timer *t)
         return false;
     dequeue(w, t);
     w->pending--;
+    quiet_set(w);
     return true;
 }
 
@@ -289,6 +323,8 @@ static uint64_t next_event(const struct wheel *w)
 
 static __attribute__((noinline)) unsigned advance(struct wheel *w, uint64_t now)
 {
+    if (w->advancing)
+        return 0;
     w->advancing = true;
 
     uint64_t fired_before = w->stats.fired;
@@ -317,22 +353,17 @@ static __attribute__((noinline)) unsigned advance(struct wheel *w, uint64_t now)
         process_jiffy(w);
     }
     w->advancing = false;
+    quiet_set(w);
     return (unsigned)(w->stats.fired - fired_before);
 }
 
-/* The tick's usual call in a few instructions: nothing on the expired list and no slot
- * event up to now (none pending, or the next one known to lie ahead), so clk just moves
- * past now, as the loop in advance() would move it. */
+/* The usual call in a few instructions: nothing on the expired list and no slot event up to
+ * now (none pending, or the next one known to lie ahead), so clk just moves past now, as the
+ * loop in advance() would move it (wheel_advance_quiet, in wheel.h). */
 unsigned wheel_advance(struct wheel *w, uint64_t now)
 {
-    if (w->advancing)
+    if (wheel_advance_quiet(w, now))
         return 0;
-    if (list_empty(&w->expired) &&
-        (w->pending == 0 || (w->next_known && jiffies_before(now, w->next_at)))) {
-        if (!jiffies_before(now, w->clk))
-            w->clk = now + 1;
-        return 0;
-    }
     return advance(w, now);
 }
 

@@ -7,6 +7,7 @@
 #include "ticklab/clocksource.h"
 #include "ticklab/errno.h"
 #include "ticklab/muldiv.h"
+#include "fake/fake.h"
 #include "rng.h"
 #include "test.h"
 
@@ -701,4 +702,125 @@ TEST(reader_interrupting_a_writer_sees_the_old_state)
     CHECK_EQ_I64(timekeeping_accumulate(), 0);      /* folds 5000; the reader saw 6000 */
     CHECK_EQ_U64(hook_time, model_ns(&pm, 6000));
     CHECK_EQ_U64(time_ns(), model_ns(&pm, 6000));
+}
+
+/* ---- the tick's read: timekeeping_tick_ns() ---------------------------------------------- */
+
+/* Counters read in line, as the tick's fast read takes them: the fake CPU's TSC and the fake
+ * HPET's 64-bit main counter, both held still (no cost for a TSC read, a stuck HPET) and
+ * set by hand. */
+static uint64_t tsc_direct_read(const struct clocksource *cs)
+{
+    (void)cs;
+    return fake_tsc_read();
+}
+static uint64_t hpet_direct_read(const struct clocksource *cs)
+{
+    (void)cs;
+    return fake_hpet_counter();
+}
+static void tsc_set(uint64_t v)
+{
+    fake_tsc_set_value(v);
+}
+static void hpet_set(uint64_t v)
+{
+    fake_hpet_set_counter(v);
+}
+
+/* From `start`, 20,000 readings at random distances (mostly short; often exactly at, one
+ * past and just below an eighth of the limit): each gives time_ns()'s own value (its 128-bit
+ * product) and the model's one conversion of the total, and folds exactly when the count
+ * passed an eighth of the limit since the last fold. Then a reading one count behind the
+ * fold: folded too, as before (the time stands at the fold's). */
+static void tick_ns_run(struct clocksource *cs, void (*set)(uint64_t), uint64_t start)
+{
+    struct timekeeping_stats st;
+
+    set(start);
+    REQUIRE(clocksource_register(cs) == 0);
+    REQUIRE(clocksource_select(cs->name, NULL, 0) == cs);
+    timekeeping_get_stats(&st);
+    uint64_t fold = st.limit_cyc / 8, base = start, cur = start, folds = 0, acc = st.accumulates;
+    REQUIRE(fold > 8);
+    rng_seed(28);
+    for (int i = 0; i < 20000; i++) {
+        uint64_t r = rng() % 16, since = cur - base, d;
+        if (r == 0)
+            d = fold - since;           /* the last delta the fast read takes */
+        else if (r == 1)
+            d = fold - since + 1;       /* the first it folds */
+        else if (r == 2)
+            d = fold - since - 1 - rng() % 3;
+        else
+            d = rng() % (fold / 4 + 1);
+        if ((int64_t)d < 0)
+            d = 0;
+        cur += d;
+        set(cur);
+        bool folds_now = cur - base > fold;
+        uint64_t t = timekeeping_tick_ns();
+        timekeeping_get_stats(&st);
+        bool ok = CHECK_EQ_U64(st.accumulates, acc + folds_now);
+        acc = st.accumulates;
+        if (folds_now) {
+            base = cur;
+            folds++;
+        }
+        ok &= CHECK_EQ_U64(t, time_ns());
+        ok &= CHECK_EQ_U64(t, model_ns(cs, cur - start));
+        if (!ok) {
+            printf("    %s: reading %d, %" PRIu64 " counts since the fold\n", cs->name, i,
+                   cur - base);
+            return;
+        }
+    }
+    CHECK(folds > 1000);
+    timekeeping_get_stats(&st);
+    CHECK_EQ_U64(st.late, 0);
+    CHECK(st.max_delta_cyc > fold && st.max_delta_cyc <= fold + fold / 4 + 1);
+    /* a fold here, then a reading one count behind it */
+    cur += fold + 1;
+    set(cur);
+    uint64_t at_fold = timekeeping_tick_ns();
+    CHECK_EQ_U64(at_fold, model_ns(cs, cur - start));
+    set(cur - 1);
+    timekeeping_get_stats(&st);
+    acc = st.accumulates;
+    CHECK_EQ_U64(timekeeping_tick_ns(), at_fold);
+    timekeeping_get_stats(&st);
+    CHECK_EQ_U64(st.accumulates, acc + 1);
+}
+
+TEST(tick_ns_on_the_tsc_is_time_ns_and_folds_past_an_eighth)
+{
+    fakes_init();
+    fake_reset();
+    fake_cost.rdtsc_ns = 0;
+    tsc.read = tsc_direct_read;
+    tsc.direct = (struct io_counter){ IO_COUNTER_TSC, 0 };
+    tick_ns_run(&tsc, tsc_set, 0xFFFFFFFFull * 1000);
+}
+
+TEST(tick_ns_on_a_64bit_mmio_counter_is_time_ns_and_folds_past_an_eighth)
+{
+    fakes_init();
+    fake_reset();
+    fake_hpet_set_stuck(true);
+    hpet = (struct clocksource){ .name = "hpet64", .read = hpet_direct_read, .mask = U64_MAX,
+                                 .freq_hz = 14318180, .rating = 250, .usable = true,
+                                 .direct = { IO_COUNTER_MMIO64, FAKE_HPET_BASE + 0xF0 } };
+    tick_ns_run(&hpet, hpet_set, 12345);
+}
+
+/* A slow counter (32768 Hz: a large mult) held to the same, near the 64-bit product's edge. */
+TEST(tick_ns_on_a_slow_counter_is_time_ns_and_folds_past_an_eighth)
+{
+    fakes_init();
+    fake_reset();
+    fake_cost.rdtsc_ns = 0;
+    tsc.read = tsc_direct_read;
+    tsc.freq_hz = 32768;
+    tsc.direct = (struct io_counter){ IO_COUNTER_TSC, 0 };
+    tick_ns_run(&tsc, tsc_set, 1);
 }

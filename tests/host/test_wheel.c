@@ -311,6 +311,46 @@ TEST(wheel_mod_del_pending_semantics)
     CHECK(!wheel_next_expiry(&uw, &(uint64_t){ 0 }));
 }
 
+/* The tick's quiet case (wheel_advance_quiet; host builds trap on a quiet call that the
+ * long way's conditions would not allow): with nothing pending every call is quiet and moves
+ * clk past now; a timer filed sends the next call the long way (it finds the next event),
+ * then the calls are quiet up to the timer's jiffy, which goes the long way and runs it; a
+ * removal ends the window too; a now behind clk goes the long way and changes nothing. */
+TEST(wheel_quiet_calls_move_clk_and_leave_events_to_the_long_way)
+{
+    static struct wheel w;
+    struct probe p;
+    uint64_t j = BELOW_2_32;
+
+    wheel_init(&w, j);
+    probe_init(&p, &w, P_NOTHING);
+    for (; j < BELOW_2_32 + 1000; j++) {
+        CHECK(wheel_advance_quiet(&w, j));
+        CHECK_EQ_U64(w.clk, j + 1);
+    }
+    timer_add(&w, &p.t, j + 50);                /* level 0: no cascade before it */
+    CHECK(!wheel_advance_quiet(&w, j));         /* the next event is not known yet */
+    CHECK_EQ_U64(wheel_advance(&w, j), 0);
+    CHECK_EQ_U64(w.clk, j + 1);
+    for (j++; j < BELOW_2_32 + 1050; j++)
+        CHECK(wheel_advance_quiet(&w, j));
+    CHECK(!wheel_advance_quiet(&w, j));         /* the timer's jiffy */
+    CHECK_EQ_U64(w.clk, j);
+    CHECK_EQ_U64(wheel_advance(&w, j), 1);
+    CHECK_EQ_U64(p.ran_on, j);
+    CHECK(wheel_advance_quiet(&w, ++j));        /* nothing pending again */
+    timer_add(&w, &p.t, j + 1000);
+    CHECK_EQ_U64(wheel_advance(&w, ++j), 0);
+    CHECK(wheel_advance_quiet(&w, ++j));
+    CHECK(timer_del(&w, &p.t));                  /* none pending: quiet for good */
+    CHECK(wheel_advance_quiet(&w, j + 5000));
+    CHECK_EQ_U64(w.clk, j + 5001);
+    CHECK(!wheel_advance_quiet(&w, j));          /* behind clk: the long way, no change */
+    CHECK_EQ_U64(wheel_advance(&w, j), 0);
+    CHECK_EQ_U64(w.clk, j + 5001);
+    CHECK_EQ_U64(p.runs, 1);
+}
+
 TEST(wheel_nested_advance_from_callback_does_nothing)
 {
     struct probe nest, victim;
