@@ -584,18 +584,28 @@ static int channel_next_abs(struct clockevent *ce, uint64_t cyc)
     struct hpet_channel *ch = to_channel(ce);
     const struct hpet *h = ch->hpet;
     uint64_t before = ch->armed_cyc;
+    const uint32_t conf = ch->conf;
+    const bool cmp64 = compares_64(h, conf);    /* once: each helper would ask again */
 
-    ch->armed_cyc = cyc & cmp_mask(h, ch->conf);
-    write_comparator(h, ch->n, cyc, ch->conf);
+    ch->armed_cyc = cmp64 ? cyc : (uint32_t)cyc;
+    if (cmp64)
+        mmio_write64(h->mmio + TN_CMP(ch->n), cyc);
+    else
+        write_comparator(h, ch->n, cyc, conf);
     uint64_t now = hpet_read(h);
-    bool stale = ch->ce.events == ch->events_at_arm && reached(h, ch->conf, before, now);
-    if (ch->level && (stale || !compares_64(h, ch->conf))) {
-        hpet_ack(h, ch->n);
-        ch->stale_cleared += stale;
-        now = hpet_read(h);
+    if (ch->level) {
+        bool stale = ch->ce.events == ch->events_at_arm &&
+                     (cmp64 ? (int64_t)(now - before) >= 0 : reached(h, conf, before, now));
+        if (stale || !cmp64) {
+            hpet_ack(h, ch->n);
+            ch->stale_cleared += stale;
+            now = hpet_read(h);
+        }
+        ch->events_at_arm = ch->ce.events;
     }
-    ch->events_at_arm = ch->ce.events;
-    return ahead_by_margin(h, cyc, now, ch->conf) ? 0 : -ETIME;
+    if (cmp64)
+        return (int64_t)(cyc - now) >= (int64_t)h->cmp_margin_cyc ? 0 : -ETIME;
+    return ahead_by_margin(h, cyc, now, conf) ? 0 : -ETIME;
 }
 
 /* The counter has not reached the value last armed yet (wrap-safe, in the compare width).
