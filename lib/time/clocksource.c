@@ -603,7 +603,7 @@ static inline __attribute__((always_inline)) void tk_inverse_read(struct tk_inve
     for (;;) {
         uint32_t seq = __atomic_load_n(&tk.seq, __ATOMIC_ACQUIRE);
         barrier();
-        const struct tk_base *b = &tk.copy[seq & 1];
+        const struct tk_base *b = opaque_ptr(&tk.copy[seq & 1]);
         *v = (struct tk_inverse){ .cs = b->cs, .counter = b->counter, .mult = b->mult,
                                   .shift = b->shift, .base_cyc = b->base_cyc,
                                   .base_ns = b->base_ns, .base_frac = b->base_frac,
