@@ -88,6 +88,26 @@ TEST(timekeeping_cycles_at_refuses_other_sources_and_the_past)
     CHECK_EQ_I64(timekeeping_cycles_at(now + 1000000000000000000ull, &cs, &cyc), -ERANGE);
 }
 
+/* timekeeping_target_at() is for sources read in line, 64 bits wide: one whose driver must
+ * be called (this fake's) is -ENODEV, so a device armed in line falls back to the general
+ * way; the generation it hands out is the mapping's, and a new rate moves it on. */
+TEST(timekeeping_target_at_needs_an_in_line_64bit_source)
+{
+    struct timekeeping_target tg;
+    source(100000000, 64, 1000);
+    count += 100000;
+    timekeeping_accumulate();
+    uint64_t now = time_ns();
+    CHECK_EQ_I64(timekeeping_target_at(now + 1000, &tg), -ENODEV);
+    uint32_t gen = timekeeping_mapping_gen;
+    REQUIRE(clocksource_set_freq(&cs, 100000000) == 0);
+    CHECK(timekeeping_mapping_gen != gen);
+    gen = timekeeping_mapping_gen;
+    count += 100000;
+    timekeeping_accumulate();                     /* a fold keeps the mapping */
+    CHECK_EQ_U64(timekeeping_mapping_gen, gen);
+}
+
 /* ---- clockevent_program_abs_ns ------------------------------------------------------------ */
 
 static uint64_t abs_armed, rel_armed;
