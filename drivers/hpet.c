@@ -301,23 +301,30 @@ static uint32_t with_width(const struct hpet *h, uint32_t conf)
     return conf & ~TN_32MODE;
 }
 
-static void write_comparator(const struct hpet *h, unsigned n, uint64_t v, uint32_t conf)
+/* a - b in the compare width, wrap-safe: signed, 64 or 32 bits. */
+static inline int64_t width_diff(bool cmp64, uint64_t a, uint64_t b)
 {
-    if (compares_64(h, conf))
+    return cmp64 ? (int64_t)(a - b) : (int32_t)((uint32_t)a - (uint32_t)b);
+}
+
+static void write_cmp(const struct hpet *h, unsigned n, uint64_t v, bool cmp64)
+{
+    if (cmp64)
         mmio_write64(h->mmio + TN_CMP(n), v);
     else
         wr32(h, TN_CMP(n), (uint32_t)v);
 }
 
+static void write_comparator(const struct hpet *h, unsigned n, uint64_t v, uint32_t conf)
+{
+    write_cmp(h, n, v, compares_64(h, conf));
+}
+
 /* Whether target is still at least the block's -ETIME margin ahead of the counter at `now`
  * (wrap-safe, in the comparator's width). */
-static bool ahead_by_margin(const struct hpet *h, uint64_t target, uint64_t now, uint32_t conf)
+static bool ahead_by_margin(const struct hpet *h, uint64_t target, uint64_t now, bool cmp64)
 {
-    int64_t margin = (int64_t)h->cmp_margin_cyc;
-
-    if (compares_64(h, conf))
-        return (int64_t)(target - now) >= margin;
-    return (int32_t)((uint32_t)target - (uint32_t)now) >= margin;
+    return width_diff(cmp64, target, now) >= (int64_t)h->cmp_margin_cyc;
 }
 
 /* Whether a comparator just written with target may never match: the counter, read back
@@ -325,7 +332,7 @@ static bool ahead_by_margin(const struct hpet *h, uint64_t target, uint64_t now,
  * the write, but the chip may apply the write later (hpet.h). */
 static bool too_late(const struct hpet *h, uint64_t target, uint32_t conf)
 {
-    return !ahead_by_margin(h, target, hpet_read(h), conf);
+    return !ahead_by_margin(h, target, hpet_read(h), compares_64(h, conf));
 }
 
 /* The delivery bit the comparator's interrupt is enabled with: FSB where it was set up. */
@@ -560,14 +567,6 @@ static int channel_shutdown(struct clockevent *ce)
     return 0;
 }
 
-/* Whether the counter at `now` has reached count `cyc` (wrap-safe, in the compare width). */
-static bool reached(const struct hpet *h, uint32_t conf, uint64_t cyc, uint64_t now)
-{
-    if (compares_64(h, conf))
-        return (int64_t)(now - cyc) >= 0;
-    return (int32_t)((uint32_t)now - (uint32_t)cyc) >= 0;
-}
-
 /* One event at count cyc, keeping the status bit a proof (hpet_channel_irq). Equality
  * match: if the counter got there before the write landed, nothing fires (-ETIME). After the
  * write, a level comparator's bit may still hold a match of the count before, reached with
@@ -585,17 +584,14 @@ static int channel_next_abs(struct clockevent *ce, uint64_t cyc)
     const struct hpet *h = ch->hpet;
     uint64_t before = ch->armed_cyc;
     const uint32_t conf = ch->conf;
-    const bool cmp64 = compares_64(h, conf);    /* once: each helper would ask again */
+    const bool cmp64 = compares_64(h, conf);    /* asked once for the write and the checks */
 
     ch->armed_cyc = cmp64 ? cyc : (uint32_t)cyc;
-    if (cmp64)
-        mmio_write64(h->mmio + TN_CMP(ch->n), cyc);
-    else
-        write_comparator(h, ch->n, cyc, conf);
+    write_cmp(h, ch->n, cyc, cmp64);
     uint64_t now = hpet_read(h);
     if (ch->level) {
-        bool stale = ch->ce.events == ch->events_at_arm &&
-                     (cmp64 ? (int64_t)(now - before) >= 0 : reached(h, conf, before, now));
+        /* no interrupt handled since the last arming, and the counter past its count */
+        bool stale = ch->ce.events == ch->events_at_arm && width_diff(cmp64, now, before) >= 0;
         if (stale || !cmp64) {
             hpet_ack(h, ch->n);
             ch->stale_cleared += stale;
@@ -603,9 +599,7 @@ static int channel_next_abs(struct clockevent *ce, uint64_t cyc)
         }
         ch->events_at_arm = ch->ce.events;
     }
-    if (cmp64)
-        return (int64_t)(cyc - now) >= (int64_t)h->cmp_margin_cyc ? 0 : -ETIME;
-    return ahead_by_margin(h, cyc, now, conf) ? 0 : -ETIME;
+    return ahead_by_margin(h, cyc, now, cmp64) ? 0 : -ETIME;
 }
 
 /* The counter has not reached the value last armed yet (wrap-safe, in the compare width).
@@ -615,9 +609,7 @@ static int channel_pending(struct clockevent *ce)
 {
     struct hpet_channel *ch = to_channel(ce);
     uint64_t now = hpet_read(ch->hpet);
-    if (compares_64(ch->hpet, ch->conf))
-        return (int64_t)(ch->armed_cyc - now) > 0;
-    return (int32_t)((uint32_t)ch->armed_cyc - (uint32_t)now) > 0;
+    return width_diff(compares_64(ch->hpet, ch->conf), ch->armed_cyc, now) > 0;
 }
 
 static int channel_next_event(struct clockevent *ce, uint64_t delta_cyc)

@@ -37,12 +37,15 @@ static void count_event(struct clockevent *ce)
 }
 
 /* The HPET running, comparator 0 routed to GSI behind `line`, its channel registered and
- * claimed; the HPET clocksource is time_ns()'s. mmio_ns: the cost of one MMIO access. */
-static bool channel_machine(uint64_t mmio_ns, const struct clockevent_line *line)
+ * claimed; the HPET clocksource is time_ns()'s. mmio_ns: the cost of one MMIO access;
+ * counter32: a 32-bit main counter (and so 32-bit comparators). */
+static bool channel_machine_of(uint64_t mmio_ns, const struct clockevent_line *line,
+                               bool counter32)
 {
     struct hpet_info info;
     fake_reset();
     fake_cost.mmio_ns = mmio_ns;
+    fake_hpet_set_counter_32bit(counter32);
     clocksource_test_reset();
     clockevent_test_reset();
     memset(&irqs, 0, sizeof(irqs));
@@ -63,6 +66,11 @@ static bool channel_machine(uint64_t mmio_ns, const struct clockevent_line *line
     fake_run_for_ns(1000000);          /* 1 ms in, so the counter is well away from 0 */
     irq_enable();
     return true;
+}
+
+static bool channel_machine(uint64_t mmio_ns, const struct clockevent_line *line)
+{
+    return channel_machine_of(mmio_ns, line, false);
 }
 
 TEST(hpet_channel_describes_itself)
@@ -663,29 +671,9 @@ TEST(hpet_channel_edge_event_proves_nothing)
  * proves the count armed last. A 64-bit comparator re-armed from its own event is not. */
 TEST(hpet_channel_32bit_level_comparator_clears_its_status_at_every_arming)
 {
-    struct hpet_info info;
-    static int owner32;
-
-    fake_reset();
-    clocksource_test_reset();
-    clockevent_test_reset();
-    fake_hpet_set_counter_32bit(true);
-    memset(&irqs, 0, sizeof(irqs));
-    irqs.then = entry;
-    fake_set_irq_handler(fake_irq_log_handler, &irqs);
-    events_seen = 0;
-    REQUIRE(hpet_init(&the_hpet, FAKE_HPET_BASE, false, &info) == 0);
-    hpet_enable(&the_hpet);
-    struct clocksource *cs = hpet_clocksource(&the_hpet);
-    REQUIRE(clocksource_register(cs) == 0);
-    REQUIRE(clocksource_select("hpet", NULL, 0) == cs);
-    REQUIRE(hpet_comparator_route(&the_hpet, 0, GSI) == 0);
+    REQUIRE(channel_machine_of(100, NULL, true));
     REQUIRE(hpet_comparator_level(&the_hpet, 0, true) == 0);
-    REQUIRE(hpet_channel_init(&ch, &the_hpet, 0, 0, NULL) == 0);
-    REQUIRE(clockevent_register(&ch.ce) == 0);
-    REQUIRE(clockevent_claim(&ch.ce, note_reached, &owner32) == 0);
-    fake_run_for_ns(1000000);
-    irq_enable();
+    ch.ce.event = note_reached;
     REQUIRE(clockevent_program_ns(&ch.ce, 10000) == 0);          /* enters ONESHOT */
     fake_run_for_ns(20000);
     REQUIRE(events_seen == 1);
