@@ -250,30 +250,19 @@ static __attribute__((noinline)) void expire(struct hrtimer_base *b, uint64_t no
  * registers it needs across its calls; with an empty queue it has nothing to do). */
 static inline __attribute__((always_inline)) void interrupt_tail(struct hrtimer_base *b,
                                                                  uint64_t entry,
-                                                                 uint32_t budget)
+                                                                 uint32_t budget,
+                                                                 bool proven)
 {
     b->armed = false;          /* a one-shot device that fired is no longer armed */
     b->hang_pending = false;
     b->stats.interrupts++;
+    /* A proven interrupt read no clock at entry (`entry` is the moment it proved): the
+     * clock is read now, and only when timers are left to run or to arm for. */
+    b->stats.proven += proven;
     if (!tq_empty(&b->q))
-        expire(b, entry, entry, budget);
+        expire(b, proven ? b->now_ns() : entry, entry, budget);
     b->in_interrupt = false;
     b->entry_early = false;
-}
-
-/* The tail of a proven interrupt: the clock is read only now, and only when timers are
- * left to run or to arm for. */
-static inline __attribute__((always_inline)) void proven_tail(struct hrtimer_base *b,
-                                                              uint64_t reached,
-                                                              uint32_t budget)
-{
-    b->armed = false;
-    b->hang_pending = false;
-    b->stats.interrupts++;
-    b->stats.proven++;
-    if (!tq_empty(&b->q))
-        expire(b, b->now_ns(), reached, budget);
-    b->in_interrupt = false;
 }
 
 /* The head's callback comes first: one clock read and the dequeue stand between the
@@ -296,19 +285,19 @@ static inline __attribute__((always_inline)) void interrupt(struct hrtimer_base 
     if (first && tq_deadline_ns(first) <= reached && b->storm_limit) {
         tq_pop_head(&b->q, first);
         run_one(b, to_timer(first));
-        proven_tail(b, reached, b->storm_limit - 1);
+        interrupt_tail(b, reached, b->storm_limit - 1, true);
         return;
     }
     uint64_t entry = b->now_ns();
     if (__builtin_expect(first && tq_deadline_ns(first) <= entry && b->storm_limit, 1)) {
         tq_pop_head(&b->q, first);
         run_one(b, to_timer(first));
-        interrupt_tail(b, entry, b->storm_limit - 1);
+        interrupt_tail(b, entry, b->storm_limit - 1, false);
         return;
     }
     if (!first || tq_deadline_ns(first) > entry)
         note_spurious(b, first, b->armed, entry);
-    interrupt_tail(b, entry, b->storm_limit);
+    interrupt_tail(b, entry, b->storm_limit, false);
 }
 
 void hrtimer_interrupt(struct hrtimer_base *b)
