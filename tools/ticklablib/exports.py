@@ -225,8 +225,8 @@ def sample_series(data):
     """Every series of raw samples with values, in the order of its result rows."""
     from . import samples
     series = samples.collect(data)
-    rows = [tuple(r.get(k) for k in samples.KEYS) for rs in data.results.values() for r in rs]
-    order = {key: i for i, key in enumerate(rows)}
+    rows = [samples.key_of(r) for rs in data.results.values() for r in rs]
+    order = {key: i for i, key in enumerate(rows) if key is not None}
     return sorted((s for s in series.values() if s.values),
                   key=lambda s: order.get(s.key, len(order)))
 

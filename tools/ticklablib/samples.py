@@ -134,6 +134,18 @@ def _add(series, rec):
     series.lines.append(rec.line)
 
 
+def key_of(rec):
+    """(exp, device, path, wait) of a record, or None when it names no series: exp, device
+    and path must be strings, wait a string, a number or absent (a list or an object from a
+    damaged or hand-made log names nothing)."""
+    key = tuple(rec.get(k) for k in KEYS)
+    if not all(isinstance(k, str) for k in key[:3]):
+        return None
+    if not isinstance(key[3], (str, int, float, type(None))):
+        return None
+    return key
+
+
 def collect(data):
     """{(exp, device, path, wait): Series} for every `samples` record of the run (cached
     on the RunData)."""
@@ -141,8 +153,8 @@ def collect(data):
         return data.cache["samples"]
     out = {}
     for rec in data.by_type.get("samples", []):
-        key = tuple(rec.get(k) for k in KEYS)
-        if not all(isinstance(k, str) for k in key[:3]):
+        key = key_of(rec)
+        if key is None:
             continue  # names no row: shown with the other records, not as samples
         series = out.get(key)
         if series is None:
@@ -156,7 +168,8 @@ def collect(data):
             series.expected = int(total)
         _add(series, rec)
     for rec in data.by_type.get("sample_detail", []):
-        series = out.get(tuple(rec.get(k) for k in KEYS))
+        key = key_of(rec)
+        series = out.get(key) if key is not None else None
         if series is not None:
             series.details.append(rec)
     for series in out.values():
@@ -173,7 +186,8 @@ def collect(data):
 
 def for_row(data, row):
     """The Series of a result row, or None."""
-    return collect(data).get(tuple(row.get(k) for k in KEYS))
+    key = key_of(row)
+    return collect(data).get(key) if key is not None else None
 
 
 def disagreements(series, row):

@@ -149,16 +149,18 @@ def plain(exp, rows, keys):
     pubs = [published.for_row(exp, r) for r in measured]
     pub_key = next((p["key"] for p in pubs if p and p.get("key") in keys), None)
     if pub_key is None and any(pubs):
-        pub_key = keys[-1]
+        pub_key = keys[-1] if keys else ""   # "": the published column alone
     header, body = [], []
-    for k in keys:
-        header.append(header_of(k))
+    for k in keys + ([""] if pub_key == "" else []):
+        if k:
+            header.append(header_of(k))
         if k == pub_key:
             header.append("published")
     for r, pub in zip(measured, pubs):
         cells = []
-        for k in keys:
-            cells.append(cell_of(exp, r, k))
+        for k in keys + ([""] if pub_key == "" else []):
+            if k:
+                cells.append(cell_of(exp, r, k))
             if k == pub_key:
                 cells.append(pub_text(pub, sources) if pub else "")
         body.append(cells)
