@@ -38,6 +38,7 @@
 #include "kernel/exp/verdict.h"
 #include "kernel/report/console.h"
 #include "ticklab/clockevent.h"
+#include "ticklab/stampmap.h"
 #include "kernel/timers/clocks.h"
 #include "kernel/timers/halt.h"
 #include "ticklab/clocksource.h"
@@ -59,7 +60,7 @@ static int64_t lat_a[MAX_SAMPLES], lat_b[MAX_SAMPLES];   /* entry, handler/callb
 static uint32_t half_width[MAX_SAMPLES];                  /* each sample's +- in ns */
 static volatile bool fired, sampled;
 static uint64_t deadline_ns, armed_ns;
-static unsigned n_done, n_stale, n_lost, n_early_fires;
+static unsigned n_done, n_stale, n_lost, n_early_fires, n_map_disagree;
 static uint64_t early_max_ns;
 static struct hrtimer_base *cur_base;     /* the hrtimer series' base, NULL: direct */
 static struct clockevent *cur_dev;
@@ -72,18 +73,26 @@ static struct hrtimer timer;
 
 /* Called first thing in the handler or callback: ns from the deadline to the entry stub
  * and to this call. Both are TSC stamps (the stub's, and one taken here), mapped into
- * time_ns() time through a pair of readings of the two clocks taken together, so that the
+ * time_ns() time through pairs of readings of the two clocks taken together, so that the
  * clock reads themselves are not in the figures.
  *
- * How exact the mapping is. time_ns() read in the pair is the clocksource count's start
- * (the count runs res_ns); the count was sampled at some instant between `a` and `c`, TSC
- * reads right before and after it (time_ns_bracket). So a stamp x's time lies between
- * t - (c - x) and t + res - (a - x): the estimate is the middle, the sample's resolution
- * half that width (10 ns of HPET count plus the few ns of the pair under icount). The pair
- * is read BRACKET_TRIES times and the narrowest kept: a slow read (an emulator's MMIO exit,
- * a VM exit, the host taking the CPU away) widens one bracket, rarely all of them. The row's
- * `resolution_ns` is the p99 of the samples' half widths, `resolution_max_ns` the widest. */
-#define BRACKET_TRIES 3
+ * How exact the mapping is (lib/time/stampmap.h). One pair: time_ns() read in it is the
+ * clocksource count's start (the count runs res_ns), sampled at some instant between the
+ * TSC reads `a` and `c` right before and after it (time_ns_bracket); so a stamp x's time
+ * lies between t - (c - x) and t + res - (a - x), res_ns plus the pair's width (10 ns of
+ * HPET count plus the few ns of the pair under icount). Pairs taken at other phases of the
+ * count cut that interval from either side: up to BRACKET_MAX pairs, each after a wait of
+ * 0..9 turns of an empty loop in a scrambled order (so that even under -icount, where
+ * everything repeats to the instruction, the pairs fall at different phases of the count:
+ * a wait growing by one turn a pair covered half the phases), stopping once the
+ * interval is as narrow as a pair itself (or, where a pair is far wider than a count, as on
+ * a PC reading an HPET in a microsecond, after BRACKET_MIN: phases gain nothing there). The
+ * estimate is the interval's middle, the sample's resolution half its width. Pairs with no
+ * instant in common (counted in `map_disagreements`) leave the narrowest pair's interval.
+ * The row's `resolution_ns` is the p99 of the samples' half widths, `resolution_max_ns` the
+ * widest. */
+#define BRACKET_MIN 3
+#define BRACKET_MAX 16
 static void early_fire(uint64_t early_ns)
 {
     n_early_fires++;
@@ -97,19 +106,23 @@ static void early_fire(uint64_t early_ns)
  * instructions of the sampler counted as latency). */
 static __attribute__((noinline)) void sample(uint64_t here)
 {
-    uint64_t a, c;
-    uint64_t t = time_ns_bracket(clock_facts.tsc, &a, &c);
-    for (unsigned i = 1; i < BRACKET_TRIES; i++) {
-        uint64_t a2, c2, t2 = time_ns_bracket(clock_facts.tsc, &a2, &c2);
-        if (c2 - a2 < c - a) {
-            a = a2;
-            c = c2;
-            t = t2;
-        }
+    struct stampmap m;
+    uint64_t t = 0;
+    stampmap_start(&m);
+    for (unsigned i = 0; i < BRACKET_MAX; i++) {
+        if (i >= BRACKET_MIN && (stampmap_settled(&m, 1) || res_ns * 4 <= m.min_pair_ns))
+            break;
+        for (unsigned k = 0; k < i * 7 % 10; k++)   /* a wait: the next pair's phase */
+            __asm__ volatile("" ::: "memory");
+        uint64_t a, c, ti = time_ns_bracket(clock_facts.tsc, &a, &c);
+        if (i == 0)
+            t = ti;
+        stampmap_add(&m, ti, res_ns ? res_ns : 1, tsc_cyc_to_ns(a - here),
+                     tsc_cyc_to_ns(c - here));
     }
-    uint64_t width = res_ns + tsc_cyc_to_ns(c - a);
-    uint64_t now = t - tsc_cyc_to_ns(c - here) + width / 2;
-    uint64_t entry = t - tsc_cyc_to_ns(c - irq_probe.entry_tsc) + width / 2;
+    n_map_disagree += m.disagree;
+    uint64_t width, now = stampmap_at(&m, &width);
+    uint64_t entry = now - tsc_cyc_to_ns(here - irq_probe.entry_tsc);
     if (!irq_probe.in_irq) {
         /* Run by hand, not by an interrupt: the hrtimer core rescued a timer whose
          * interrupt never came (or came too late), and entry_tsc belongs to some earlier
@@ -295,6 +308,7 @@ static void report(const char *device, const char *path, const char *wait, int64
     json_u64(&r.j, "lost", n_lost);
     json_u64(&r.j, "resolution_ns", (uint64_t)rs.p99);
     json_u64(&r.j, "resolution_max_ns", (uint64_t)rs.max);
+    json_u64(&r.j, "map_disagreements", n_map_disagree);
     json_u64(&r.j, "below_resolution", below);
     json_i64(&r.j, "min_ns", st.min);
     json_i64(&r.j, "p50_ns", st.median);
@@ -345,7 +359,7 @@ static unsigned collect(struct clockevent *ce, struct hrtimer_base *base, unsign
                         uint64_t *seed)
 {
     uint64_t min_delay = ce->min_delta_ns + MIN_DELAY_NS;
-    n_done = n_stale = n_lost = n_early_fires = 0;
+    n_done = n_stale = n_lost = n_early_fires = n_map_disagree = 0;
     early_max_ns = 0;
     cur_base = base;
     cur_dev = ce;

@@ -56,6 +56,9 @@ HOST_HDRS += lib/time/clockevent.h drivers/rtc_cmos.h
 HOST_LIB_SRCS += lib/time/ce_search.c
 HOST_HDRS += lib/time/ce_search.h
 
+# A stamp's place on time_ns()'s scale from pairs of readings (wakeup-latency's mapping).
+HOST_LIB_SRCS += lib/time/stampmap.c
+
 # The hrtimer core (lib/time/hrtimer.c): queue + clock event device, model-checked.
 HOST_LIB_SRCS += lib/time/hrtimer.c
 HOST_HDRS += lib/time/hrtimer.h
