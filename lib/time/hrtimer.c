@@ -265,6 +265,14 @@ static inline __attribute__((always_inline)) void interrupt_tail(struct hrtimer_
     b->entry_early = false;
 }
 
+/* The storm budget left for the rest of an interrupt once its head has run: the head is
+ * always let through (a storm is many expiries in one interrupt, never the first; a limit
+ * of 0 counts as 1), so nothing is tested before its callback. */
+static inline uint32_t budget_after_head(const struct hrtimer_base *b)
+{
+    return b->storm_limit > 1 ? b->storm_limit - 1 : 0;
+}
+
 /* The head's callback comes first: one clock read and the dequeue stand between the
  * interrupt and it; the counts, the spurious-interrupt diagnosis and the device's next
  * programming all come after (interrupt_tail), or only when nothing is due
@@ -282,17 +290,17 @@ static inline __attribute__((always_inline)) void interrupt(struct hrtimer_base 
     /* Proven (ce_event): the head is due by the moment the device proved, so it runs with
      * no clock read before it; the storm budget and the rest as below. reached 0 (nothing
      * proved) lets through only a deadline of 0, which is due whenever it is looked at. */
-    if (first && tq_deadline_ns(first) <= reached && b->storm_limit) {
+    if (first && tq_deadline_ns(first) <= reached) {
         tq_pop_head(&b->q, first);
         run_one(b, to_timer(first));
-        interrupt_tail(b, reached, b->storm_limit - 1, true);
+        interrupt_tail(b, reached, budget_after_head(b), true);
         return;
     }
     uint64_t entry = b->now_ns();
-    if (__builtin_expect(first && tq_deadline_ns(first) <= entry && b->storm_limit, 1)) {
+    if (__builtin_expect(first && tq_deadline_ns(first) <= entry, 1)) {
         tq_pop_head(&b->q, first);
         run_one(b, to_timer(first));
-        interrupt_tail(b, entry, b->storm_limit - 1, false);
+        interrupt_tail(b, entry, budget_after_head(b), false);
         return;
     }
     if (!first || tq_deadline_ns(first) > entry)

@@ -91,7 +91,8 @@ struct hrtimer_base {
     struct clockevent *dev;
     const struct hrtimer_clock *clock;
     uint64_t (*now_ns)(void);     /* clock->now_ns, kept here for the interrupt path */
-    uint32_t storm_limit;     /* HRTIMER_STORM_LIMIT after init; may be changed */
+    uint32_t storm_limit;     /* expiries an interrupt may run: HRTIMER_STORM_LIMIT after
+                                 init; may be changed (0 counts as 1: the head always runs) */
     bool in_interrupt;        /* callbacks are running: no device programming */
     bool armed;               /* the device is armed for armed_ns */
     bool hang_pending;        /* a hang delay is armed: starts do not reprogram until it fires */

@@ -538,6 +538,27 @@ TEST(hrtimer_storm_bounded)
     CHECK(hrtimer_cancel(&base, &a));
 }
 
+/* The head always runs (nothing is tested before its callback): a limit of 1 lets through
+ * the head alone, and so does 0, which counts as 1; the storm is counted and the rest runs
+ * min delta later either way. */
+TEST(hrtimer_storm_limit_0_and_1_run_the_head_alone)
+{
+    for (uint32_t limit = 0; limit <= 1; limit++) {
+        struct hrtimer a = { .fn = rearm_past_cb };
+        setup(1, UINT64_MAX / 2);
+        fired = 0;
+        base.storm_limit = limit;
+        CHECK_EQ_I64(hrtimer_start(&base, &a, 1500, HRTIMER_MODE_ABS), 0);
+        fake_now = 2000;
+        clockevent_handle_irq(&dev);
+        CHECK_EQ_I64(fired, 1);
+        CHECK_EQ_U64(base.stats.storm_detected, 1);
+        CHECK(hrtimer_queued(&a) && base.armed);
+        CHECK_EQ_U64(dev_last_cyc, 1);
+        CHECK(hrtimer_cancel(&base, &a));
+    }
+}
+
 /* ---- several bases ---------------------------------------------------------------------- */
 
 static int fired_a, fired_b;
