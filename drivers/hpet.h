@@ -324,19 +324,27 @@ int hpet_channel_init(struct hpet_channel *ch, struct hpet *h, unsigned n, unsig
  * count, and when the core armed it for an exact time_ns() moment (ce.abs_exact_ns, the
  * counter being time_ns()'s own), the event passes that moment on as ce.reached_ns: its
  * owner need not read the clock to know it is due. An edge proves nothing (its interrupt may
- * be one an earlier count left in flight). */
+ * be one an earlier count left in flight). hpet_channel_irq_level() is the level half alone,
+ * for a host whose route is level by construction (an IOAPIC input it set level with
+ * hpet_comparator_level(), which every one-shot or periodic mode then keeps in ch->level):
+ * one test fewer on the way. */
+static inline void hpet_channel_irq_level(struct hpet_channel *ch)
+{
+    /* hpet_status_take(), without its call and its range check (n is the channel's) */
+    uintptr_t reg = ch->status_reg;
+    uint32_t bit = ch->status_bit;
+    if (!(mmio_read32(reg) & bit)) {
+        ch->foreign_irqs++;
+        return;
+    }
+    mmio_write32(reg, bit);
+    clockevent_handle_irq_reached(&ch->ce);
+}
+
 static inline void hpet_channel_irq(struct hpet_channel *ch)
 {
     if (ch->level) {
-        /* hpet_status_take(), without its call and its range check (n is the channel's) */
-        uintptr_t reg = ch->status_reg;
-        uint32_t bit = ch->status_bit;
-        if (!(mmio_read32(reg) & bit)) {
-            ch->foreign_irqs++;
-            return;
-        }
-        mmio_write32(reg, bit);
-        clockevent_handle_irq_reached(&ch->ce);
+        hpet_channel_irq_level(ch);
         return;
     }
     ch->ce.reached_ns = 0;

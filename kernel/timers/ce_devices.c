@@ -204,6 +204,16 @@ static HOT_PATH void hpet_irq(struct trap_frame *tf, void *ctx)
     intr_eoi(&s->irq.route);
 }
 
+/* The IOAPIC route, level by construction (route_ioapic): the status check without the
+ * test of the mode (hpet_channel_irq_level). */
+static HOT_PATH void hpet_level_irq(struct trap_frame *tf, void *ctx)
+{
+    struct hpet_slot *s = ctx;
+    (void)tf;
+    hpet_channel_irq_level(&s->ch);
+    intr_eoi(&s->irq.route);
+}
+
 /* A message has no pin to mask: one that arrives while its line is masked is dropped. */
 static void hpet_msi_irq(struct trap_frame *tf, void *ctx)
 {
@@ -240,7 +250,7 @@ static bool route_ioapic(struct hpet_slot *s, unsigned n, uint32_t route_cap, ui
     for (unsigned gsi = 16; gsi < 32; gsi++) {
         if (!(route_cap & (1u << gsi)))
             continue;
-        if (intr_route_gsi_to(gsi, TRIGGER_LEVEL, POLARITY_LOW, apic_id, hpet_irq, s,
+        if (intr_route_gsi_to(gsi, TRIGGER_LEVEL, POLARITY_LOW, apic_id, hpet_level_irq, s,
                               &s->irq.route))
             continue;
         if (hpet_comparator_route(h, n, gsi) == 0 && hpet_comparator_level(h, n, true) == 0)
