@@ -42,8 +42,7 @@ isr_stub_%1:
     cmp byte [rel irq_probe + 44], 0
     je %%no_probe
     rdtsc
-    mov [rel irq_probe], eax            ; entry_tsc, the low half and the high
-    mov [rel irq_probe + 4], edx
+    mov [rel irq_probe], eax            ; entry_tsc_lo (the high half: irq_entry_tsc())
     mov byte [rel irq_probe + 46], 1    ; in_irq
 %%no_probe:
     push rsi

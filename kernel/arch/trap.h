@@ -8,7 +8,7 @@
 #include "kernel/arch/frame.h"
 
 /* TSC timestamps of the interrupt path, for the experiments (kernel/exp), taken only while
- * asked for (so that the tick pays nothing for them otherwise). While `on`: entry_tsc, by
+ * asked for (so that the tick pays nothing for them otherwise). While `on`: the entry's TSC, by
  * the entry stub of every interrupt and exception, right after it saved the two registers
  * RDTSC writes (the "first instruction of the handler" in latency figures). While `split`
  * as well: eoi_begin/eoi_end around the acknowledgement of the interrupt controller
@@ -16,16 +16,19 @@
  * last) say which interrupt the set belongs to. One set for all CPUs: an experiment that turns it on keeps the other
  * CPUs quiet. */
 struct irq_probe {
-    volatile uint64_t entry_tsc;       /* first member: isr.asm writes it by address */
+    volatile uint32_t entry_tsc_lo;    /* first member: isr.asm writes it by address; the
+                                          low half of the entry's TSC alone (one store
+                                          fewer before every handler): irq_entry_tsc() */
+    uint32_t entry_pad;
     volatile uint64_t eoi_begin_tsc, eoi_end_tsc, exit_tsc;
     volatile uint64_t seq;
     volatile uint32_t vector;
-    volatile bool on;                  /* entry_tsc */
+    volatile bool on;                  /* entry_tsc_lo */
     volatile bool split;               /* eoi_begin/eoi_end, exit_tsc, vector, seq too */
-    volatile bool in_irq;              /* while `on`: set by the entry stub with entry_tsc,
+    volatile bool in_irq;              /* while `on`: set by the entry stub with its stamp,
                                           cleared as the interrupt returns; so a handler's
                                           work run by hand (a rescued hrtimer) can tell that
-                                          entry_tsc is not its own */
+                                          the stamp is not its own */
 };
 extern struct irq_probe irq_probe;
 _Static_assert(__builtin_offsetof(struct irq_probe, on) == 44, "isr.asm tests irq_probe.on at 44");
@@ -33,6 +36,13 @@ _Static_assert(__builtin_offsetof(struct irq_probe, split) == 45,
                "isr.asm tests irq_probe.split at 45");
 _Static_assert(__builtin_offsetof(struct irq_probe, in_irq) == 46,
                "isr.asm sets irq_probe.in_irq at 46");
+
+/* The entry stamp in full, from any TSC reading taken after it within 2^32 cycles (a
+ * second at 4 GHz; every reader is in the same interrupt or microseconds after it). */
+static inline uint64_t irq_entry_tsc(uint64_t later)
+{
+    return later - (uint32_t)((uint32_t)later - irq_probe.entry_tsc_lo);
+}
 
 typedef void (*irq_handler_fn)(struct trap_frame *tf, void *ctx);
 

@@ -78,7 +78,7 @@ static void split_loop(uint64_t span_cyc)
         uint64_t now = rdtsc();
         if (irq_probe.seq != seq) {
             seq = irq_probe.seq;
-            uint64_t e = irq_probe.entry_tsc, b = irq_probe.eoi_begin_tsc,
+            uint64_t b = irq_probe.eoi_begin_tsc, e = irq_entry_tsc(b),
                      d = irq_probe.eoi_end_tsc, x = irq_probe.exit_tsc;
             /* The interrupt came between the last two reads, or just after this one (then
              * this read is the last before it, and the next is the first after). */

@@ -1,7 +1,7 @@
 /* kernel/exp/wakeup_latency.c - `wakeup-latency`: for every one-shot clock event device,
  * how late after its deadline the CPU gets there, four ways:
  *   irq              the device programmed directly (clockevent_program_ns): deadline ->
- *                    the interrupt entry stub's RDTSC (irq_probe.entry_tsc, trap.h)
+ *                    the interrupt entry stub's RDTSC (irq_entry_tsc(), trap.h)
  *   event            the same interrupt: deadline -> the device's event function
  *   hrtimer_irq      an hrtimer on that device: deadline -> the interrupt entry stub
  *   callback         the same: deadline -> the hrtimer's callback
@@ -122,10 +122,10 @@ static __attribute__((noinline)) void sample(uint64_t here)
     }
     n_map_disagree += m.disagree;
     uint64_t width, now = stampmap_at(&m, &width);
-    uint64_t entry = now - tsc_cyc_to_ns(here - irq_probe.entry_tsc);
+    uint64_t entry = now - tsc_cyc_to_ns(here - irq_entry_tsc(here));
     if (!irq_probe.in_irq) {
         /* Run by hand, not by an interrupt: the hrtimer core rescued a timer whose
-         * interrupt never came (or came too late), and entry_tsc belongs to some earlier
+         * interrupt never came (or came too late), and the entry stamp belongs to some earlier
          * interrupt. Not a sample: counted as lost, and the wait ends. */
         n_lost++;
         fired = true;
