@@ -1,4 +1,4 @@
-/* kernel/arch/frame.h - the frame every interrupt and exception entry builds
+/* kernel/arch/frame.h - the frame every exception entry builds
  * (kernel/arch/isr.asm pushes it; the layout below must match the push order). Its own
  * header so that the dispatcher (trap.h) and the fault reporter (fault.h) both take it
  * without including each other. */
@@ -6,10 +6,9 @@
 #define TICKLAB_ARCH_FRAME_H
 #include <stdint.h>
 
-/* For an interrupt (vector 32 and up) rbx, rbp and r12-r15 are not there: the entry does
- * not save them and the frame handed to the handler starts below the stack pointer, so
- * those six fields are overwritten by the handler's own stack (kernel/arch/isr.asm); an
- * exception's frame has them all. */
+/* An exception's frame (vectors 0-31). An interrupt (vector 32 and up) builds none: its
+ * stub saves rax..r11 alone, pushes no vector or error code, and calls its handler with the
+ * vector (kernel/arch/isr.asm, trap.h). */
 struct trap_frame {
     uint64_t r15, r14, r13, r12, rbp, rbx;
     uint64_t r11, r10, r9, r8, rdi, rsi, rdx, rcx, rax;

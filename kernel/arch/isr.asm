@@ -1,6 +1,7 @@
 ; kernel/arch/isr.asm - one entry stub per vector; exceptions funnel into exception_dispatch(struct
 ; trap_frame *). Vectors where the CPU pushes an error code (8, 10-14, 17, 21, 29, 30) skip
-; the dummy push so every frame has the same shape (kernel/arch/trap.h).
+; the dummy push so every exception frame has the same shape (kernel/arch/frame.h);
+; interrupts push neither (IRQ_ENTRY).
 
 bits 64
 section .text
@@ -12,16 +13,16 @@ extern irq_probe, irq_handlers, irq_counts, irq_unexpected_counts, irq_events
 ; interrupt's path, and knowing its vector when assembled spares the jump, the vector's
 ; load, the index arithmetic and the test for a missing handler (every slot of
 ; irq_handlers holds one: irq_unhandled until a driver installs its own, trap.c). About
-; 110 bytes a vector, 25 KB for the 224.
+; 120 bytes a vector, 27 KB for the 224.
 %macro STUB 1
 align 16
 isr_stub_%1:
+%if %1 < 32
 %if (%1 == 8) || (%1 >= 10 && %1 <= 14) || (%1 == 17) || (%1 == 21) || (%1 == 29) || (%1 == 30)
 %else
     push 0
 %endif
     push %1
-%if %1 < 32
     jmp isr_common_exception
 %else
     IRQ_ENTRY %1
@@ -30,9 +31,8 @@ isr_stub_%1:
 
 ; The frame (kernel/arch/frame.h), from the top: rax, rcx, rdx, rsi, rdi, r8-r11 (the
 ; registers a C call may change), then rbx, rbp, r12-r15 (those it preserves). An exception
-; saves them all, for the fault report; an interrupt does not even reserve their slots
-; (isr_common_irq), since the handlers are C functions that keep them anyway and nothing
-; reads them: six pushes and six pops fewer between an interrupt and its handler.
+; saves them all, for the fault report; an interrupt saves only the first nine (its handler
+; is a C function that keeps the others) and builds no frame at all.
 %macro SAVE_CALLER_SAVED 0
     push rax
     push rcx
@@ -53,7 +53,7 @@ isr_stub_%1:
     push r11
 %endmacro
 
-%macro RESTORE_CALLER_SAVED 0
+%macro POP_CALLER_SAVED 0
     pop r11
     pop r10
     pop r9
@@ -63,6 +63,10 @@ isr_stub_%1:
     pop rdx
     pop rcx
     pop rax
+%endmacro
+
+%macro RESTORE_CALLER_SAVED 0
+    POP_CALLER_SAVED
     add rsp, 16             ; vector and error code
     iretq
 %endmacro
@@ -86,25 +90,29 @@ isr_common_exception:
     pop rbx
     RESTORE_CALLER_SAVED
 
-; An interrupt, vector %1, after its two pushes: the vector's count and irq_events, then
-; its handler from irq_handlers (kernel/arch/trap.c: 16 bytes a vector, fn then ctx),
-; called with the frame and ctx. The frame's six slots for rbx, rbp and r12-r15 are not
-; reserved: nothing reads them for an interrupt (frame.h), so the frame handed over starts
-; 48 bytes below the stack pointer, where the handler's own frames then go. 16 pushes in
-; all keep the stack 16-byte aligned at the call.
+; An interrupt, vector %1: no vector or error code pushed (an interrupt has no error code,
+; and the vector is known here), the registers a C call may change, the vector's count and
+; irq_events, then its handler from irq_handlers (kernel/arch/trap.c: 16 bytes a vector, fn
+; then ctx), called with the vector and ctx (trap.h: a handler gets no frame). The CPU's five
+; quadwords and the nine pushes leave the stack 16-byte aligned at the call (the CPU aligns
+; it before pushing its frame).
 %macro IRQ_ENTRY 1
     SAVE_CALLER_SAVED
     cld
     add qword [irq_counts + %1 * 8], 1
     add qword [rel irq_events], 1
     mov rsi, [irq_handlers + %1 * 16 + 8]
-    lea rdi, [rsp - 48]
+    mov edi, %1
     call [irq_handlers + %1 * 16]
     mov byte [rel irq_probe + 46], 0    ; in_irq: this interrupt is over
     ; the exit stamp, while tick-overhead splits the interrupt (irq_probe.split at 45)
     cmp byte [rel irq_probe + 45], 0
-    jne isr_irq_split
-    RESTORE_CALLER_SAVED
+    jne %%split
+    POP_CALLER_SAVED
+    iretq
+%%split:
+    mov edi, %1
+    jmp isr_irq_split
 %endmacro
 
 %assign v 0
@@ -113,11 +121,12 @@ STUB v
 %assign v v + 1
 %endrep
 
-; The exit stamp of a split interrupt, then its exit (its stub's own, repeated).
+; The exit stamp of a split interrupt (its vector in edi), then its exit (its stub's own,
+; repeated).
 isr_irq_split:
-    lea rdi, [rsp - 48]
     call irq_probe_exit
-    RESTORE_CALLER_SAVED
+    POP_CALLER_SAVED
+    iretq
 
 section .rodata
 global isr_stub_table

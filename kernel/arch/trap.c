@@ -25,10 +25,10 @@ _Static_assert(sizeof(struct irq_handler) == 16, "isr.asm indexes irq_handlers b
 _Static_assert(__builtin_offsetof(struct irq_handler, ctx) == 8, "isr.asm loads ctx at 8");
 
 /* A vector with no handler installed: counted in irq_unexpected_counts. */
-void irq_unhandled(struct trap_frame *tf, void *ctx)
+void irq_unhandled(unsigned vector, void *ctx)
 {
     (void)ctx;
-    irq_unexpected_counts[tf->vector & 0xFF]++;
+    irq_unexpected_counts[vector & 0xFF]++;
 }
 
 int irq_set_handler(unsigned vector, irq_handler_fn fn, void *ctx)
@@ -59,9 +59,9 @@ void exception_dispatch(struct trap_frame *tf)
     fault_handle(tf);
 }
 
-void irq_probe_exit(const struct trap_frame *tf)
+void irq_probe_exit(unsigned vector)
 {
-    irq_probe.vector = (uint32_t)(tf->vector & 0xFF);
+    irq_probe.vector = (uint32_t)(vector & 0xFF);
     irq_probe.exit_tsc = rdtsc_ordered();
     irq_probe.seq++;
 }

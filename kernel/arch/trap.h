@@ -1,5 +1,5 @@
-/* kernel/arch/trap.h - the frame every interrupt and exception entry builds
- * (kernel/arch/isr.asm pushes it; the layout below must match the push order). */
+/* kernel/arch/trap.h - interrupt dispatch, the entry probe, and the exception frame
+ * (kernel/arch/isr.asm; the exception frame itself is frame.h). */
 #ifndef TICKLAB_ARCH_TRAP_H
 #define TICKLAB_ARCH_TRAP_H
 #include <stdbool.h>
@@ -44,16 +44,18 @@ static inline uint64_t irq_entry_tsc(uint64_t later)
     return later - (uint32_t)((uint32_t)later - irq_probe.entry_tsc_lo);
 }
 
-typedef void (*irq_handler_fn)(struct trap_frame *tf, void *ctx);
+/* An interrupt's handler: called with its vector and the ctx it was installed with. It gets
+ * no frame: an interrupt's stub saves only the registers a C call may change, and pushes no
+ * vector or error code (an interrupt has none; the stub knows its vector when assembled). */
+typedef void (*irq_handler_fn)(unsigned vector, void *ctx);
 
-/* From kernel/arch/isr.asm: vectors 0-31 to the fault reporter; 32-255 are dispatched by
- * the stub itself to irq_handlers[vector] (counted in irq_counts; irq_unhandled, the
- * handler of a vector none was installed for, counts it in irq_unexpected_counts too);
- * irq_probe_exit after a handler while
- * irq_probe.split (the exit stamp). An interrupt's frame has no room for rbx, rbp and
- * r12-r15 (frame.h): a handler reads only its vector, error code and the CPU's part. */
+/* From kernel/arch/isr.asm: vectors 0-31 to the fault reporter with the whole frame
+ * (frame.h); 32-255 are dispatched by the stub itself to irq_handlers[vector] (counted in
+ * irq_counts; irq_unhandled, the handler of a vector none was installed for, counts it in
+ * irq_unexpected_counts too); irq_probe_exit after a handler while irq_probe.split (the
+ * exit stamp). */
 void exception_dispatch(struct trap_frame *tf);
-void irq_probe_exit(const struct trap_frame *tf);
+void irq_probe_exit(unsigned vector);
 struct irq_handler {
     irq_handler_fn fn;
     void *ctx;
@@ -64,7 +66,7 @@ extern uint64_t irq_counts[256], irq_unexpected_counts[256];
  * -EBUSY when one is installed already. */
 int irq_set_handler(unsigned vector, irq_handler_fn fn, void *ctx);
 void irq_clear_handler(unsigned vector);
-void irq_unhandled(struct trap_frame *tf, void *ctx);
+void irq_unhandled(unsigned vector, void *ctx);
 uint64_t irq_count(unsigned vector);
 /* Interrupts taken so far, on any CPU: a wait that polls instead of halting ends when this
  * moves (not atomic across CPUs: two at once may count one, the value still moves). */

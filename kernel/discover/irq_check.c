@@ -31,9 +31,9 @@ static struct intr_route route;
 static bool delivered_any;
 static const char *pit_problem;
 
-static void on_irq(struct trap_frame *tf, void *ctx)
+static void on_irq(unsigned vector, void *ctx)
 {
-    (void)tf;
+    (void)vector;
     if (ctx)
         (void)rtc_ack();        /* the RTC holds IRQ8 until register C is read */
     hits++;

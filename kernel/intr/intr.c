@@ -35,23 +35,23 @@ static struct {
                                         0: the MADT's route holds */
 } st;
 
-static void on_lapic_spurious(struct trap_frame *tf, void *ctx)
+static void on_lapic_spurious(unsigned vector, void *ctx)
 {
-    (void)tf, (void)ctx;
+    (void)vector, (void)ctx;
     st.stats.lapic_spurious++;      /* no EOI for the spurious vector (SDM 11.9) */
 }
 
-static void on_lapic_error(struct trap_frame *tf, void *ctx)
+static void on_lapic_error(unsigned vector, void *ctx)
 {
-    (void)tf, (void)ctx;
+    (void)vector, (void)ctx;
     st.stats.lapic_errors++;
     st.stats.last_esr = lapic_error_status(&st.apic);
     lapic_eoi(&st.apic);
 }
 
-static void on_pic_irq7_15(struct trap_frame *tf, void *ctx)
+static void on_pic_irq7_15(unsigned vector, void *ctx)
 {
-    unsigned irq = (unsigned)tf->vector - VEC_PIC_BASE;
+    unsigned irq = vector - VEC_PIC_BASE;
     (void)ctx;
     if (pic_is_spurious(irq)) {
         if (irq == 15) {
@@ -66,9 +66,9 @@ static void on_pic_irq7_15(struct trap_frame *tf, void *ctx)
     pic_eoi(irq);
 }
 
-static void on_selftest(struct trap_frame *tf, void *ctx)
+static void on_selftest(unsigned vector, void *ctx)
 {
-    (void)tf, (void)ctx;
+    (void)vector, (void)ctx;
     st.selftest_hits++;
     lapic_eoi(&st.apic);
 }

@@ -108,9 +108,9 @@ static struct {
 } ap_stacks[CPU_MAX] __attribute__((aligned(4096)));
 static char guard_names[CPU_MAX][8];
 
-static void on_wake(struct trap_frame *tf, void *ctx)
+static void on_wake(unsigned vector, void *ctx)
 {
-    (void)tf, (void)ctx;
+    (void)vector, (void)ctx;
     intr_eoi_local();
 }
 

@@ -75,9 +75,9 @@ static struct routed pit_irq_route;
  * the controller holds a new edge of this line meanwhile in its request register, and
  * handlers run with interrupts off, so nothing is lost, and the EOI's two accesses are not
  * between the interrupt and its timer's callback. */
-static HOT_PATH void pit_irq(struct trap_frame *tf, void *ctx)
+static HOT_PATH void pit_irq(unsigned vector, void *ctx)
 {
-    (void)tf, (void)ctx;
+    (void)vector, (void)ctx;
     pit_clockevent_irq(&pit);
     intr_eoi(&pit_irq_route.route);
 }
@@ -102,9 +102,9 @@ static void pit_init(void)
 static struct lapic_timer_ce lapic_timers[CPU_MAX];
 
 /* One vector on every CPU: the interrupt is the running CPU's own timer's. */
-static HOT_PATH void lapic_irq(struct trap_frame *tf, void *ctx)
+static HOT_PATH void lapic_irq(unsigned vector, void *ctx)
 {
-    (void)tf, (void)ctx;
+    (void)vector, (void)ctx;
     lapic_timer_ce_irq(&lapic_timers[cpu_index()]);
     intr_eoi_local();
 }
@@ -196,29 +196,29 @@ static struct hpet_slot {
 /* Comparator 0 took IRQ0 by legacy replacement, which also gives IRQ8 to comparator 1. */
 static bool hpet_legacy_on;
 
-static HOT_PATH void hpet_irq(struct trap_frame *tf, void *ctx)
+static HOT_PATH void hpet_irq(unsigned vector, void *ctx)
 {
     struct hpet_slot *s = ctx;
-    (void)tf;
+    (void)vector;
     hpet_channel_irq(&s->ch);
     intr_eoi(&s->irq.route);
 }
 
 /* The IOAPIC route, level by construction (route_ioapic): the status check without the
  * test of the mode (hpet_channel_irq_level). */
-static HOT_PATH void hpet_level_irq(struct trap_frame *tf, void *ctx)
+static HOT_PATH void hpet_level_irq(unsigned vector, void *ctx)
 {
     struct hpet_slot *s = ctx;
-    (void)tf;
+    (void)vector;
     hpet_channel_irq_level(&s->ch);
     intr_eoi(&s->irq.route);
 }
 
 /* A message has no pin to mask: one that arrives while its line is masked is dropped. */
-static void hpet_msi_irq(struct trap_frame *tf, void *ctx)
+static void hpet_msi_irq(unsigned vector, void *ctx)
 {
     struct hpet_slot *s = ctx;
-    (void)tf;
+    (void)vector;
     if (!s->irq.masked)
         hpet_channel_irq(&s->ch);
     intr_eoi(&s->irq.route);
@@ -438,9 +438,9 @@ struct clockevent *ce_devices_hpet_of(unsigned cpu, const char **why)
 static struct rtc_clockevent rtc;
 static struct routed rtc_irq_route;
 
-static void rtc_irq(struct trap_frame *tf, void *ctx)
+static void rtc_irq(unsigned vector, void *ctx)
 {
-    (void)tf, (void)ctx;
+    (void)vector, (void)ctx;
     rtc_clockevent_irq(&rtc);         /* reads C: no further IRQ8 until it is read */
     intr_eoi(&rtc_irq_route.route);
 }
