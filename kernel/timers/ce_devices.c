@@ -196,6 +196,7 @@ static struct hpet_slot {
 /* Comparator 0 took IRQ0 by legacy replacement, which also gives IRQ8 to comparator 1. */
 static bool hpet_legacy_on;
 
+/* Legacy replacement's route (IRQ0, edge): hpet_channel_irq tests the mode. */
 static HOT_PATH void hpet_irq(unsigned vector, void *ctx)
 {
     struct hpet_slot *s = ctx;

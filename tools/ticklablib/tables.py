@@ -150,15 +150,16 @@ def plain(exp, rows, keys):
     pub_key = next((p["key"] for p in pubs if p and p.get("key") in keys), None)
     if pub_key is None and any(pubs):
         pub_key = keys[-1] if keys else ""   # "": the published column alone
+    cols = keys + [""] if pub_key == "" else keys
     header, body = [], []
-    for k in keys + ([""] if pub_key == "" else []):
+    for k in cols:
         if k:
             header.append(header_of(k))
         if k == pub_key:
             header.append("published")
     for r, pub in zip(measured, pubs):
         cells = []
-        for k in keys + ([""] if pub_key == "" else []):
+        for k in cols:
             if k:
                 cells.append(cell_of(exp, r, k))
             if k == pub_key:
