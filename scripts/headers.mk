@@ -5,11 +5,11 @@
 # name a library user gets from `make lib` (build/include/ticklab/). In the tree that name
 # is a farm of links, build/gen/ticklab/NAME.h -> the header, remade whenever the set of
 # headers changes: compile with -Ibuild/gen and make the farm an order-only prerequisite.
-# Names are unique across drivers/ and lib/ (scripts/check-layers.py checks it).
+# Names are unique across drivers/, lib/, lib/time/ and lib/port/ (scripts/check-layers.py checks it).
 # Included by the top Makefile and by the test makefiles, which also work alone.
 ifndef TICKLAB_HEADERS_MK
 TICKLAB_HEADERS_MK := 1
-TL_HDRS  := $(wildcard drivers/*.h lib/*.h lib/time/*.h)
+TL_HDRS  := $(wildcard drivers/*.h lib/*.h lib/time/*.h lib/port/*.h)
 HDR_FARM := build/gen/ticklab/.headers
 .PHONY: ticklab-headers-force
 ticklab-headers-force:

@@ -8,7 +8,7 @@
  * what each cell of the screen shows; fbcon_write() changes only the RAM copy, and
  * fbcon_flush_row() redraws one screen row, writing only the cells whose character changed.
  * The caller (the console's drain, kernel/report/klog.c) flushes row by row with interrupts
- * on, outside measurement windows. Every video memory access goes through drivers/io.h
+ * on, outside measurement windows. Every video memory access goes through lib/port/io.h
  * (mmio_write*), which lets the host tests see each one. */
 #ifndef TICKLAB_DRIVERS_FBCON_H
 #define TICKLAB_DRIVERS_FBCON_H

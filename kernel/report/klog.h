@@ -18,7 +18,7 @@
  * klog_panic() every write goes out at once, whole (the early boot and a dying kernel must
  * still be heard).
  *
- * Compiled for the host tests too: it needs only drivers/io.h, the UART driver and fbcon. */
+ * Compiled for the host tests too: it needs only lib/port/io.h, the UART driver and fbcon. */
 #ifndef TICKLAB_REPORT_KLOG_H
 #define TICKLAB_REPORT_KLOG_H
 #include <stdbool.h>

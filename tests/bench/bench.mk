@@ -29,7 +29,7 @@ BENCH_KCFLAGS := -std=c11 -O2 -g -Wall -Wextra -Werror -ffreestanding -fno-built
 BENCH_CFLAGS  := -std=c11 -O2 -g -Wall -Wextra -Werror -fno-pie -mno-red-zone -I. -Ibuild/gen
 BENCH_SRC     := tests/bench/bench_tqueue.c
 BENCH_HDRS    := lib/time/tqueue.h lib/time/tq_rbtree.h lib/time/tq_heap.h \
-                 lib/stats.h drivers/io.h
+                 lib/stats.h lib/port/io.h lib/port/port.h
 BENCH_OBJS    := $(BENCH_OUT)/tq_rbtree.o $(BENCH_OUT)/tq_heap.o $(BENCH_OUT)/stats.o \
                  $(BENCH_OUT)/bench_q_rbtree.o $(BENCH_OUT)/bench_q_heap.o \
                  $(BENCH_OUT)/bench_main.o

@@ -23,9 +23,9 @@ HOST_HDRS += boot/efi/handoff.h kernel/boot/bootinfo.h
 HOST_LIB_SRCS += drivers/acpi.c drivers/spcr.c drivers/mcfg.c drivers/pci.c
 HOST_TEST_SRCS += tests/host/acpi_fixture.c tests/host/acpi_edit.c
 HOST_HDRS += drivers/acpi.h drivers/spcr.h drivers/mcfg.h drivers/pci.h
-# The fake PC (tests/host/fake/README.md): drivers/io.h primitives on device models.
+# The fake PC (tests/host/fake/README.md): lib/port/io.h primitives on device models.
 HOST_TEST_SRCS += $(wildcard tests/host/fake/*.c)
-HOST_HDRS += $(wildcard tests/host/fake/*.h) drivers/io.h
+HOST_HDRS += $(wildcard tests/host/fake/*.h) lib/port/io.h lib/port/port.h
 # The clocksource core (lib/time/clocksource.c) and the a*b/c it is built on.
 HOST_LIB_SRCS += lib/muldiv.c lib/time/clocksource.c
 HOST_LIB_SRCS += lib/stats.c lib/hist.c

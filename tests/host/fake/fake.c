@@ -1,4 +1,4 @@
-/* tests/host/fake/fake.c - the drivers/io.h primitives of a host build, the registry of
+/* tests/host/fake/fake.c - the lib/port/io.h primitives of a host build, the registry of
  * ports, MMIO ranges and MSRs they dispatch to, costs, faults and running time. See fake.h. */
 #include "fake.h"
 

@@ -1,5 +1,5 @@
 /* tests/host/fake/fake.h - a fake PC for host tests: implements every primitive of
- * drivers/io.h (TICKLAB_HOSTED) by dispatching to device models on one virtual clock.
+ * lib/port/io.h (TICKLAB_HOSTED) by dispatching to device models on one virtual clock.
  *
  *     fake_reset();                      power on: time 0, every model at its defaults
  *     fake_hpet_set_counter_32bit(true); shape the machine (per-model headers)

@@ -12,7 +12,7 @@
  * order (ties in arming order) before it reaches its target. An event callback may raise
  * interrupt lines and re-arm events, but never advances time itself.
  *
- * Who advances time: every primitive in drivers/io.h costs some virtual time (fake.h,
+ * Who advances time: every primitive in lib/port/io.h costs some virtual time (fake.h,
  * fake_cost), cpu_halt() jumps to the next event, and a test calls fake_run_for_ns(). */
 #ifndef TICKLAB_TESTS_HOST_FAKE_VCLOCK_H
 #define TICKLAB_TESTS_HOST_FAKE_VCLOCK_H

@@ -1,4 +1,4 @@
-/* drivers/io.h - every hardware primitive ticklab uses: port I/O, MMIO, MSRs, CPUID, the TSC,
+/* lib/port/io.h - every hardware primitive ticklab uses: port I/O, MMIO, MSRs, CPUID, the TSC,
  * interrupt-flag control. Nothing else in the tree contains inline assembly for hardware
  * access, so host tests can swap this file's bodies for device models: with TICKLAB_HOSTED
  * defined these are plain functions that tests/host/ implements against fake devices.
@@ -10,10 +10,12 @@
  * earlier stores land first. rdtsc() is not ordered against earlier loads; use rdtsc_ordered() (LFENCE
  * before RDTSC, as the SDM prescribes for Intel and AMD with LFENCE serialising) to time an
  * interval that must not start early, and rdtscp_aux() where the CPU number matters. */
-#ifndef TICKLAB_DRIVERS_IO_H
-#define TICKLAB_DRIVERS_IO_H
+#ifndef TICKLAB_PORT_IO_H
+#define TICKLAB_PORT_IO_H
 #include <stdbool.h>
 #include <stdint.h>
+
+#include "ticklab/port.h"
 
 struct cpuid_regs { uint32_t eax, ebx, ecx, edx; };
 
@@ -33,7 +35,6 @@ void mmio_write32(uintptr_t addr, uint32_t v);
 uint64_t mmio_read64(uintptr_t addr);
 void mmio_write64(uintptr_t addr, uint64_t v);
 uint64_t rdmsr(uint32_t msr);
-int rdmsr_safe(uint32_t msr, uint64_t *val);
 void wrmsr(uint32_t msr, uint64_t v);
 struct cpuid_regs cpuid(uint32_t leaf, uint32_t subleaf);
 uint64_t rdtsc(void);
@@ -133,9 +134,6 @@ static inline uint64_t rdmsr(uint32_t msr)
     __asm__ volatile("rdmsr" : "=a"(lo), "=d"(hi) : "c"(msr));
     return ((uint64_t)hi << 32) | lo;
 }
-/* An MSR that may not exist: returns -1 instead of faulting (kernel/arch/fault.c turns a #GP
- * at rdmsr_safe_insn into a skip). */
-int rdmsr_safe(uint32_t msr, uint64_t *val);
 static inline void wrmsr(uint32_t msr, uint64_t v)
 {
     __asm__ volatile("wrmsr" : : "c"(msr), "a"((uint32_t)v), "d"((uint32_t)(v >> 32)) : "memory");
@@ -323,4 +321,4 @@ io_counter_read_between(const struct io_counter *ref, const struct io_counter *c
     *after = a;
     return v;
 }
-#endif /* TICKLAB_DRIVERS_IO_H */
+#endif /* TICKLAB_PORT_IO_H */
