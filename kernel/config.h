@@ -12,7 +12,7 @@ enum profile { PROFILE_QUICK, PROFILE_FULL, PROFILE_SOAK };
 #define TICK_DEFAULT_HZ_TEXT "1000"
 enum crash_kind { CRASH_NONE, CRASH_UD, CRASH_PF, CRASH_DIV0, CRASH_OVERFLOW, CRASH_NULL };
 enum tristate { TRI_AUTO, TRI_ON, TRI_OFF };
-/* How a CPU waits for an interrupt (kernel/timers/halt.h). */
+/* How a CPU waits for an interrupt (kernel/timers/idle.h). */
 enum idle_mode { IDLE_HALT, IDLE_POLL, IDLE_AUTO };   /* auto: poll under virtual time */
 /* Where output goes (console=): every serial port that answers (SPCR's, PCI cards', COM1-4),
  * the SPCR's alone, one given port, or none (the screen only). */

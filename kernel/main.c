@@ -32,7 +32,7 @@
 #include "kernel/timers/ce_devices.h"
 #include "kernel/checks/ce_measure.h"
 #include "kernel/timers/clocks.h"
-#include "kernel/timers/halt.h"
+#include "kernel/timers/idle.h"
 #include "kernel/checks/hrt_check.h"
 #include "kernel/checks/percpu_check.h"
 #include "ticklab/tick.h"
@@ -270,7 +270,7 @@ void kmain(uint32_t magic, uint32_t info_phys)
     irq_check_run(clock_facts.tsc_hz ? tsc_ns_to_cyc(IRQ_CHECK_TIMEOUT_NS) : 0);
     klog_drain_point();
     /* Before any wait. idle=auto (the default): under virtual time no CPU halts, so a run
-     * under QEMU -icount repeats byte for byte without being told (halt.h); the CPUs beyond
+     * under QEMU -icount repeats byte for byte without being told (idle.h); the CPUs beyond
      * the first are not started yet, so one is assumed and corrected below. */
     const char *idle_why;
     bool vt = clocks_virtual_time();

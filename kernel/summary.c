@@ -10,6 +10,7 @@
 #include "kernel/timers/clocks.h"
 #include "kernel/timers/timers.h"
 #include "ticklab/clocksource.h"
+#include "ticklab/timekeeping.h"
 #include "ticklab/fmt.h"
 #include "ticklab/hrtimer.h"
 #include "ticklab/kstring.h"

@@ -27,7 +27,8 @@ struct json {
 
 /* Starts the top-level object: writes "{". */
 void json_begin(struct json *j, char *buf, size_t cap);
-/* Closes every open array/object, NUL-terminates. Returns the length, or -1 on overflow. */
+/* Closes every open array/object, NUL-terminates. Returns the length, or -ENOSPC when the
+ * buffer overflowed (the text is then cut). */
 int json_finish(struct json *j);
 
 /* Members of the current object. key is a NUL-terminated ASCII string (escaped anyway). */

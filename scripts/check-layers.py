@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """check-layers.py: the layers of the tree point one way, checked from the #include lines.
 
-A module is a source file and its header (kernel/timers/halt.c + halt.h). Each directory
+A module is a source file and its header (kernel/timers/idle.c + idle.h). Each directory
 has a rank; a module may include modules of its own directory and of lower ranks only, so
 no include goes up and no cycle can form across directories. Within a directory, the
 include graph between modules must have no cycle either. The library (drivers/ and lib/)

@@ -14,6 +14,7 @@
 #include "ticklab/ce_search.h"
 #include "ticklab/clockevent.h"
 #include "ticklab/clocksource.h"
+#include "ticklab/timekeeping.h"
 #include "ticklab/cpuid.h"
 #include "ticklab/hrtimer.h"
 #include "ticklab/io.h"

@@ -7,7 +7,8 @@
 #include "ticklab/clockevent.h"
 #include "kernel/timers/clocks.h"
 #include "ticklab/clocksource.h"
-#include "kernel/timers/halt.h"
+#include "ticklab/timekeeping.h"
+#include "kernel/timers/idle.h"
 #include "ticklab/stats.h"
 
 #define PERIOD_NS       1000000ull

@@ -10,6 +10,7 @@
 #include "kernel/timers/ce_devices.h"
 #include "kernel/timers/clocks.h"
 #include "ticklab/clocksource.h"
+#include "ticklab/timekeeping.h"
 #include "ticklab/errno.h"
 #include "ticklab/stats.h"
 
@@ -34,7 +35,7 @@ static bool wait_fire(uint64_t before, uint64_t bound_ns)
     while (fired == before) {
         if (rdtsc() - t0 > bound)
             return false;
-        timekeeping_accumulate();      /* see halt.c: no tick runs yet */
+        timekeeping_accumulate();      /* see idle.c: no tick runs yet */
     }
     return true;
 }

@@ -6,7 +6,8 @@
 #include "kernel/report/record.h"
 #include "kernel/timers/clocks.h"
 #include "ticklab/clocksource.h"
-#include "kernel/timers/halt.h"
+#include "ticklab/timekeeping.h"
+#include "kernel/timers/idle.h"
 #include "ticklab/tick.h"
 #include "kernel/timers/timers.h"
 
@@ -34,7 +35,7 @@ void tick_check_run(uint64_t run_ms)
     uint64_t ticks0 = ti->ticks, lost0 = ti->lost, late0 = ti->late, early0 = ti->early,
              j0 = kernel_tick.jiffies, t0 = time_ns();
     one_second.added_ns = t0;
-    timer_init(&one_second.timer, on_one_second, 0);
+    wheel_timer_init(&one_second.timer, on_one_second, 0);
     one_second.expires = timers_wheel_add(&one_second.timer, ti->hz);
 
     /* The tick wakes the HLT every period, the backup one-shot at the latest every 50 ms;
@@ -48,7 +49,7 @@ void tick_check_run(uint64_t run_ms)
     halt_backup_stop();
     uint64_t elapsed = time_ns() - t0;
     if (!one_second.fired)
-        timer_del(&kernel_wheel, &one_second.timer);
+        wheel_del(&kernel_wheel, &one_second.timer);
     irq_restore(flags);
 
     uint64_t ticks = ti->ticks - ticks0;
@@ -126,7 +127,7 @@ void idle_check_run(uint64_t run_ms, bool nohz)
     uint64_t j0 = kernel_tick.jiffies, stops0 = ti->nohz_stops, skipped0 = ti->idle_skipped;
     uint64_t half_ns = run_ms * 500000ull;
     half_way.fired = false;
-    timer_init(&half_way.timer, on_half_way, 0);
+    wheel_timer_init(&half_way.timer, on_half_way, 0);
     half_way.expires = timers_wheel_add(&half_way.timer,
                                         (half_ns + ti->period_ns - 1) / ti->period_ns);
 
@@ -145,7 +146,7 @@ void idle_check_run(uint64_t run_ms, bool nohz)
     halt_backup_stop();
     uint64_t elapsed = time_ns() - t0;
     if (!half_way.fired)
-        timer_del(&kernel_wheel, &half_way.timer);
+        wheel_del(&kernel_wheel, &half_way.timer);
     irq_restore(flags);
 
     struct rec r;

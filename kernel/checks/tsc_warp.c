@@ -6,7 +6,7 @@
 #include "kernel/report/record.h"
 #include "kernel/smp/smp.h"
 #include "kernel/timers/clocks.h"
-#include "kernel/timers/halt.h"
+#include "kernel/timers/idle.h"
 #include "ticklab/fmt.h"
 #include "ticklab/io.h"
 #include "ticklab/kstring.h"

@@ -2,7 +2,7 @@
 #include "kernel/checks/wrapcheck.h"
 
 #include "ticklab/io.h"
-#include "kernel/timers/halt.h"
+#include "kernel/timers/idle.h"
 #include "ticklab/calibrate.h"
 #include "kernel/config.h"
 #include "kernel/timers/clock_report.h"

@@ -15,7 +15,6 @@
 #define MAX_FSB_LISTED 8
 
 static struct hpet_boot_state found;
-static bool have;
 
 static void fsb_list(struct json *j, const struct hpet_boot_state *s)
 {
@@ -100,13 +99,7 @@ void hpet_boot_check(void)
     } else {
         /* 32-bit accesses: nothing is known of the platform yet, and every HPET takes them */
         hpet_boot_quiet((uintptr_t)mmio, true, PROBE_CYC, &found);
-        have = !found.reason;
     }
     record(t->addr, &found);
     say(&found);
-}
-
-const struct hpet_boot_state *hpet_boot_found(void)
-{
-    return have ? &found : 0;
 }

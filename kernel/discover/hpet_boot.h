@@ -12,7 +12,4 @@
  * gets the record with the reason. Interrupts off. */
 void hpet_boot_check(void);
 
-/* What hpet_boot_check() found; NULL before it ran or when there was no block to read. */
-const struct hpet_boot_state *hpet_boot_found(void);
-
 #endif

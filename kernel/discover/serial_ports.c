@@ -216,14 +216,6 @@ unsigned serial_ports_init(void)
     return n_consoles;
 }
 
-const struct uart *serial_ports_first(void)
-{
-    for (unsigned i = 0; i < n_ports; i++)
-        if (ports[i].console)
-            return &ports[i].u;
-    return NULL;
-}
-
 /* ---- the report --------------------------------------------------------------------------- */
 
 static const char *console_mode_name(enum console_mode m)

@@ -18,8 +18,6 @@
  * in-memory log. Writes nothing itself: the problems are reported by serial_ports_report.
  * Returns the number of ports output goes to. */
 unsigned serial_ports_init(void);
-/* The first port output goes to (the SPCR's when it answers), or NULL. */
-const struct uart *serial_ports_first(void);
 /* The records and the human lines of the inventory. */
 void serial_ports_report(void);
 

@@ -40,6 +40,7 @@
 #include "kernel/report/console.h"
 #include "ticklab/clockevent.h"
 #include "ticklab/clocksource.h"
+#include "ticklab/timekeeping.h"
 #include "kernel/timers/clocks.h"
 #include "kernel/timers/timers.h"
 #include "ticklab/hrtimer.h"

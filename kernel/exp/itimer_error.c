@@ -32,6 +32,7 @@
 #include "kernel/report/console.h"
 #include "ticklab/clockevent.h"
 #include "ticklab/clocksource.h"
+#include "ticklab/timekeeping.h"
 #include "kernel/timers/ce_devices.h"
 #include "kernel/timers/timers.h"
 #include "ticklab/hrtimer.h"
@@ -189,13 +190,13 @@ static void run(void)
         it->ticks = (it->period_ns + ti->period_ns - 1) / ti->period_ns;
         it->start_ns = it->last_ns = t0;
         it->start_jiffies = it->last_jiffies = kernel_tick.jiffies;
-        timer_init(&it->w, on_wheel, it);
+        wheel_timer_init(&it->w, on_wheel, it);
         timers_wheel_add(&it->w, it->ticks);
     }
     exp_sleep_until(t0 + run_ns, ti->dev, "itimer tick mode");
     for (unsigned i = 0; i < N_TIMERS; i++) {
         its[i].stop = true;
-        timer_del(&kernel_wheel, &its[i].w);
+        wheel_del(&kernel_wheel, &its[i].w);
     }
     irq_restore(flags);
     for (unsigned i = 0; i < N_TIMERS; i++)

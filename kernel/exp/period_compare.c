@@ -32,7 +32,8 @@
 #include "kernel/report/record.h"
 #include "kernel/timers/clocks.h"
 #include "ticklab/clocksource.h"
-#include "kernel/timers/halt.h"
+#include "ticklab/timekeeping.h"
+#include "kernel/timers/idle.h"
 #include "kernel/timers/timers.h"
 #include "ticklab/hrtimer.h"
 #include "ticklab/tick.h"
@@ -85,7 +86,7 @@ static void add_linux(struct wheel_timer *t)
     unsigned long flags = irq_save();
     tick_sync(&kernel_tick);
     uint64_t j = kernel_tick.jiffies;
-    timer_add(&kernel_wheel, t, wheel_linux_expiry(j, j + tick_info(&kernel_tick)->hz));
+    wheel_add(&kernel_wheel, t, wheel_linux_expiry(j, j + tick_info(&kernel_tick)->hz));
     irq_restore(flags);
 }
 
@@ -185,9 +186,9 @@ static void run(void)
     memset(&hrt, 0, sizeof(hrt));
     hrt.fn = on_hrtimer;
     hrtimer_start(base, &hrt, t0 + PERIOD_NS, HRTIMER_MODE_ABS);
-    timer_init(&wt, on_wheel, 0);
+    wheel_timer_init(&wt, on_wheel, 0);
     timers_wheel_add(&wt, tick_info(&kernel_tick)->hz);
-    timer_init(&wtl, on_wheel_linux, 0);
+    wheel_timer_init(&wtl, on_wheel_linux, 0);
     add_linux(&wtl);
 
     /* HLT until all three have their periods; the TSC bounds the wait (1.1 s a callback,
@@ -199,8 +200,8 @@ static void run(void)
         halt_once();
     halt_backup_stop();
     hrtimer_cancel(base, &hrt);
-    timer_del(&kernel_wheel, &wt);
-    timer_del(&kernel_wheel, &wtl);
+    wheel_del(&kernel_wheel, &wt);
+    wheel_del(&kernel_wheel, &wtl);
     irq_restore(flags);
     report("hrtimer", &hr);
     report("jiffies", &jf);

@@ -24,6 +24,7 @@
 #include "kernel/report/console.h"
 #include "ticklab/clockevent.h"
 #include "ticklab/clocksource.h"
+#include "ticklab/timekeeping.h"
 #include "kernel/timers/timers.h"
 #include "ticklab/hrtimer.h"
 #include "ticklab/kstring.h"

@@ -22,6 +22,7 @@
 #include "kernel/exp/harness.h"
 #include "kernel/report/console.h"
 #include "ticklab/clocksource.h"
+#include "ticklab/timekeeping.h"
 #include "kernel/timers/timers.h"
 #include "ticklab/hrtimer.h"
 #include "ticklab/tick.h"
@@ -101,7 +102,7 @@ static bool sleep_once(struct hrtimer_base *base, enum mode m, uint64_t request_
         hrtimer_start(base, &ht, t0 + request_ns, HRTIMER_MODE_ABS);
         dev = base->dev;
     } else {
-        timer_init(&wt, on_wheel, 0);
+        wheel_timer_init(&wt, on_wheel, 0);
         timers_wheel_add(&wt, sleep_jiffies(m, request_ns, tick_ns));
     }
     bool ok = exp_wait(&woke, 2 * request_ns + 4 * tick_ns + 100000000ull +
@@ -110,7 +111,7 @@ static bool sleep_once(struct hrtimer_base *base, enum mode m, uint64_t request_
         if (m == HRTIMER)
             hrtimer_cancel(base, &ht);
         else
-            timer_del(&kernel_wheel, &wt);
+            wheel_del(&kernel_wheel, &wt);
         return false;
     }
     *err_ns = (int64_t)(woke_ns - t0) - (int64_t)request_ns;

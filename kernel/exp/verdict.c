@@ -14,6 +14,7 @@
 #include "kernel/timers/clocks.h"
 #include "ticklab/clockevent.h"
 #include "ticklab/clocksource.h"
+#include "ticklab/timekeeping.h"
 #include "ticklab/fmt.h"
 #include "ticklab/kstring.h"
 #include "ticklab/lapic_timer.h"

@@ -26,7 +26,7 @@
  *
  * Under -icount the guest's time is its instruction count: these figures are then the
  * number of guest instructions between the deadline and each point, exact and repeatable.
- * For scale (issue 7): Linux 6.1 on the same QEMU settings wakes a cyclictest thread in
+ * For scale: Linux 6.1 on the same QEMU settings wakes a cyclictest thread in
  * 3.8 us on average (p99 4.35 us); its timerlat tracer sees the timer IRQ handler 0.73 us
  * after the deadline (p99 0.78 us). */
 #include "kernel/exp/experiment.h"
@@ -40,8 +40,9 @@
 #include "ticklab/clockevent.h"
 #include "ticklab/stampmap.h"
 #include "kernel/timers/clocks.h"
-#include "kernel/timers/halt.h"
+#include "kernel/timers/idle.h"
 #include "ticklab/clocksource.h"
+#include "ticklab/timekeeping.h"
 #include "kernel/timers/timers.h"
 #include "ticklab/hrtimer.h"
 #include "ticklab/hist.h"
@@ -102,8 +103,8 @@ static void early_fire(uint64_t early_ns)
 
 /* The stamp `here` is the first thing the callback or event handler does (on_timer,
  * on_event: no frame of their own before it); the rest is apart, so that its own register
- * saves come after the stamp, not before it (they did until issue 28's third pass: 7
- * instructions of the sampler counted as latency). */
+ * saves come after the stamp, not before it (before them, 7 instructions of the sampler
+ * would count as latency). */
 static __attribute__((noinline)) void sample(uint64_t here)
 {
     struct stampmap m;
@@ -468,7 +469,7 @@ static void run(void)
       exp_poll_waits = w == 1;
       const char *wait = exp_poll_waits ? "poll" : "hlt";
       /* The findings come from the HLT series, or from the poll series when this run never
-       * halts (idle=, halt.h): an HLT series there would be a poll by another name. */
+       * halts (idle=, idle.h): an HLT series there would be a poll by another name. */
       findings_series = idle_polls() ? w == 1 : w == 0;
       for (struct clockevent *ce = clockevent_list(); ce && exp_budget_left(); ce = ce->next) {
         if (ce->cpu != 0)

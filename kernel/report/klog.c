@@ -178,11 +178,6 @@ void klog_window_begin(void)
     }
 }
 
-bool klog_window_open(void)
-{
-    return windows != 0;
-}
-
 /* ---- the writer ------------------------------------------------------------------------ */
 
 static bool port_ok(const struct uart *u)

@@ -73,7 +73,6 @@ void klog_write(unsigned where, const char *const *piece, const size_t *len, uns
  * outermost is a drain point (klog_drain_point()): call it where interrupts may be taken. */
 void klog_window_begin(void);
 void klog_window_end(void);
-bool klog_window_open(void);
 
 /* Drains everything now if no window is open; with interrupts off it only counts a deferred
  * drain and returns (draining would hold them off for as long as the line takes). */

@@ -8,6 +8,7 @@
 #include "kernel/report/record.h"
 #include "kernel/report/recstore.h"
 #include "ticklab/clocksource.h"
+#include "ticklab/timekeeping.h"
 #include "ticklab/crc32.h"
 #include "ticklab/deflate.h"
 #include "ticklab/fmt.h"

@@ -18,6 +18,7 @@
 #include "ticklab/lapic_timer.h"
 #include "ticklab/pit8254.h"
 #include "ticklab/rtc_cmos.h"
+#include "ticklab/timekeeping.h"
 
 /* A device's interrupt as the kernel routed it: the route, and the line ops the driver
  * masks and unmasks it through. An MSI route has no pin to mask: `masked` is then the mask,

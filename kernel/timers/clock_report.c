@@ -4,6 +4,7 @@
 #include "kernel/report/console.h"
 #include "kernel/report/record.h"
 #include "ticklab/fmt.h"
+#include "ticklab/timekeeping.h"
 
 void format_ppb_as_ppm(char *buf, unsigned size, int64_t ppb)
 {

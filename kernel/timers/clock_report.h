@@ -15,7 +15,7 @@ struct wrap_result {
     uint64_t wraps;            /* whole wraps crossed */
     uint64_t reads;
     int64_t err_ppb;           /* (counter_ns - run_ns) / run_ns */
-    bool halted;               /* waited in HLT between reads (backup wake-ups, halt.h) */
+    bool halted;               /* waited in HLT between reads (backup wake-ups, idle.h) */
 };
 
 /* A `clocksource` or `clockevent` record for a device that is absent or unusable before it

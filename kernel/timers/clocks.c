@@ -16,7 +16,7 @@
 #include "kernel/report/record.h"
 #include "ticklab/calibrate.h"
 #include "kernel/timers/clock_report.h"
-#include "kernel/timers/halt.h"
+#include "kernel/timers/idle.h"
 #include "ticklab/cs_measure.h"
 #include "ticklab/errno.h"
 #include "ticklab/cpuid.h"
@@ -24,6 +24,7 @@
 #include "ticklab/muldiv.h"
 #include "ticklab/stats.h"
 #include "ticklab/units.h"
+#include "ticklab/timekeeping.h"
 
 /* How long a counter gets to show it moves: 2^26 TSC cycles is 6.7 ms at 10 GHz and
  * 64 ms at 1 GHz, thousands of ticks of the slowest reference (PIT, 838 ns). */

@@ -5,6 +5,7 @@
 #include "kernel/report/console.h"
 #include "kernel/report/record.h"
 #include "ticklab/clocksource.h"
+#include "ticklab/timekeeping.h"
 #include "ticklab/errno.h"
 #include "ticklab/tick.h"
 

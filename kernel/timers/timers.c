@@ -5,7 +5,7 @@
 #include "kernel/report/console.h"
 #include "kernel/report/record.h"
 #include "kernel/timers/ce_devices.h"
-#include "kernel/timers/halt.h"
+#include "kernel/timers/idle.h"
 #include "kernel/timers/tick_report.h"
 #include "ticklab/clockevent.h"
 #include "ticklab/clocksource.h"
@@ -30,7 +30,7 @@ uint64_t timers_wheel_add(struct wheel_timer *t, uint64_t ticks)
     unsigned long flags = irq_save();
     tick_sync(&kernel_tick);
     uint64_t expires = kernel_tick.jiffies + ticks;
-    timer_add(&kernel_wheel, t, expires);
+    wheel_add(&kernel_wheel, t, expires);
     irq_restore(flags);
     return expires;
 }

@@ -3,11 +3,12 @@
  * retry. See clockevent.h. */
 #include "ticklab/clockevent.h"
 
-#include "ticklab/clocksource.h"   /* NSEC_PER_SEC, time_ns */
+#include "ticklab/clocksource.h"   /* NSEC_PER_SEC */
 #include "ticklab/errno.h"
 #include "ticklab/fmt.h"
 #include "ticklab/kstring.h"
 #include "ticklab/muldiv.h"
+#include "ticklab/timekeeping.h"
 
 #define CE_ANY_MODE (CE_PERIODIC | CE_ONESHOT)
 

@@ -3,6 +3,7 @@
 #include "ticklab/hrtimer.h"
 
 #include "ticklab/clocksource.h"
+#include "ticklab/timekeeping.h"
 #include "ticklab/hotpath.h"
 
 #include "ticklab/errno.h"

@@ -3,6 +3,7 @@
 
 #include "ticklab/io.h"
 #include "ticklab/clocksource.h"
+#include "ticklab/timekeeping.h"
 #include "ticklab/errno.h"
 #include "ticklab/fmt.h"
 #include "ticklab/hotpath.h"
@@ -10,7 +11,7 @@
 
 _Static_assert(__builtin_offsetof(struct tick_info, measured_periods) ==
                    __builtin_offsetof(struct tick_info, measured_last_ns) + sizeof(uint64_t),
-               "the usual run writes measured_last_ns and measured_periods as a pair");
+               "the fast run writes measured_last_ns and measured_periods as a pair");
 
 /* The grid point ref: its whole ns, its 1/65536 ns, and both set. */
 static inline uint64_t ref_ns(const struct tick *t)
@@ -41,7 +42,7 @@ static uint64_t periods_to(const struct tick *t, uint64_t now)
 
 /* The first times at which periods_to() reaches 1 and 2: the grid points after ref, rounded
  * up to whole ns (periods_to(now) >= k exactly when now >= ref + ceil((k * period + ref_frac)
- * in 1/65536 ns)). The tick's usual run (one period, account()) needs only these. */
+ * in 1/65536 ns)). The tick's fast run (one period, account()) needs only these. */
 static void grid_next(struct tick *t)
 {
     uint64_t q16 = (t->period_int << 16) | t->period_frac;
@@ -52,12 +53,12 @@ static void grid_next(struct tick *t)
     t->two_up_q = 2 * t->period_q + UINT64_MAX;
 }
 
-/* step(t, 1), the tick's usual run, without its multiplications: ref moves by exactly one
+/* advance(t, 1), the tick's fast run, without its multiplications: ref moves by exactly one
  * period (a 128-bit add of period_q), so the grid point one period after the new ref is the
  * one two periods after the old, next2_ns, and only next2_ns is computed: the new ref plus
  * two periods, rounded up to whole ns (two_up_q's 2^64 - 1 carries any fraction into the
  * high half), as grid_next() computes it in 1/65536 ns. */
-static inline uint64_t step_one(struct tick *t)
+static inline uint64_t advance_one(struct tick *t)
 {
     unsigned __int128 ref = t->ref_q + t->period_q;
     t->ref_q = ref;
@@ -66,7 +67,7 @@ static inline uint64_t step_one(struct tick *t)
     t->next_ns = t->next2_ns;
     t->next2_ns = (uint64_t)((ref + t->two_up_q) >> 64);
 #ifdef TICKLAB_HOSTED
-    /* The host tests hold every usual run to grid_next()'s own figures. */
+    /* The host tests hold every fast run to grid_next()'s own figures. */
     uint64_t next = t->next_ns, next2 = t->next2_ns;
     grid_next(t);
     if (next != t->next_ns || next2 != t->next2_ns)
@@ -75,7 +76,7 @@ static inline uint64_t step_one(struct tick *t)
     return j;
 }
 
-static inline void step(struct tick *t, uint64_t n)
+static inline void advance(struct tick *t, uint64_t n)
 {
     uint64_t frac = n * t->period_frac + ref_frac(t);
     ref_set(t, ref_ns(t) + n * t->period_int + (frac >> 16), (uint32_t)(frac & 0xFFFF));
@@ -87,28 +88,28 @@ static inline void step(struct tick *t, uint64_t n)
  * fourth: past the first runs' cold paths). */
 #define MEASURE_FROM 4
 
-/* Whether the next handler run can be the usual one (tick_event's own few instructions):
+/* Whether the next handler run can be the fast one (tick_event's own few instructions):
  * the tick not stopped for idle, no period owed to tick_sync(), the device periodic, the
  * last arming not failed, and the measured period running (its first run taken), over
  * (stopped for idle once) or not due yet (before run MEASURE_FROM, which tick_event itself
  * sends the whole way). Anything else sends the run the whole way (tick_event_slow), which
  * handles every case. Each change of those conditions ends here. */
-static bool usual_next(const struct tick *t)
+static bool fast_run_allowed(const struct tick *t)
 {
     const struct tick_info *ti = &t->info;
     return !t->nohz_stopped && !t->owed && ti->periodic && !ti->stalled &&
            (ti->nohz_stops != 0 || ti->measured_first_ns != 0 || ti->ticks < MEASURE_FROM - 1);
 }
 
-/* The handler's gate, set from the tick as it is now: next_ns the true grid point when the
- * next run may be the usual one, else UINT64_MAX (so that tick_event's one range check of
- * now also checks all of usual_next()); and where the usual run writes the measured period
- * (the tick_info fields while measuring; nowhere that is read once the measure is over). */
-static void gate(struct tick *t)
+/* The fast run's bound, set from the tick as it is now: next_ns the true grid point when
+ * the next run may be the fast one, else UINT64_MAX (so that tick_event's one range check
+ * of now also checks all of fast_run_allowed()); and where the fast run writes the measured
+ * period (the tick_info fields while measuring; nowhere that is read once it is over). */
+static void set_fast_bound(struct tick *t)
 {
     struct tick_info *ti = &t->info;
     grid_next(t);
-    if (!usual_next(t))
+    if (!fast_run_allowed(t))
         t->next_ns = UINT64_MAX;
     t->measure_to = ti->nohz_stops == 0 && ti->measured_first_ns ? &ti->measured_last_ns
                                                                  : t->measure_void;
@@ -119,9 +120,9 @@ void tick_sync(struct tick *t)
     unsigned long flags = irq_save();
     if (t->running) {
         uint64_t n = periods_to(t, time_ns());
-        step(t, n);
+        advance(t, n);
         t->owed += n;
-        gate(t);
+        set_fast_bound(t);
     }
     irq_restore(flags);
 }
@@ -185,9 +186,9 @@ static void measure(struct tick *t, uint64_t now)
     }
 }
 
-/* account()'s usual run, for the tick's own handler: not idle, none owed, one period
+/* account()'s fast run, for the tick's own handler: not idle, none owed, one period
  * passed: nothing lost, late or early. false (nothing done) otherwise. */
-static inline __attribute__((always_inline)) bool account_usual(struct tick *t, uint64_t now)
+static inline __attribute__((always_inline)) bool account_fast(struct tick *t, uint64_t now)
 {
     struct tick_info *ti = &t->info;
     if (!__builtin_expect(!t->nohz_stopped && !t->owed && now >= t->next_ns &&
@@ -197,7 +198,7 @@ static inline __attribute__((always_inline)) bool account_usual(struct tick *t, 
     t->last_ns = now;
     if (gap > ti->max_gap_ns)
         ti->max_gap_ns = gap;
-    step_one(t);
+    advance_one(t);
     if (ti->nohz_stops == 0 && ti->ticks >= MEASURE_FROM)
         measure(t, now);
     return true;
@@ -216,7 +217,7 @@ static inline __attribute__((always_inline)) bool account_usual(struct tick *t, 
 static void account(struct tick *t, uint64_t now, bool was_idle)
 {
     struct tick_info *ti = &t->info;
-    if (!was_idle && account_usual(t, now))
+    if (!was_idle && account_fast(t, now))
         return;
     uint64_t gap = now - t->last_ns;
     t->last_ns = now;
@@ -224,7 +225,7 @@ static void account(struct tick *t, uint64_t now, bool was_idle)
         ti->max_gap_ns = gap;
     uint64_t j_before = t->jiffies;
     uint64_t n = periods_to(t, now);
-    step(t, n);
+    advance(t, n);
     n += t->owed;
     t->owed = 0;
     if (!was_idle && t->jiffies != j_before && ti->nohz_stops == 0 && ti->ticks >= MEASURE_FROM)
@@ -241,14 +242,14 @@ static void account(struct tick *t, uint64_t now, bool was_idle)
     }
 }
 
-/* Every handler run but the usual one (ticks and ticks_all_starts already counted): the
+/* Every handler run but the fast one (ticks and ticks_all_starts already counted): the
  * one-shot re-arm, the first runs and the start of the measured period, lost, late and
  * early interrupts, periods owed to tick_sync(), the wake-up from idle, a failed arming. */
 static __attribute__((noinline)) void tick_event_slow(struct tick *t, uint64_t now)
 {
-    grid_next(t);                   /* next_ns may hold the gate's UINT64_MAX */
+    grid_next(t);                   /* next_ns may hold set_fast_bound()'s UINT64_MAX */
     t->info.stalled = false;
-    if (account_usual(t, now)) {
+    if (account_fast(t, now)) {
         if (!t->info.periodic)
             rearm(t);
     } else {
@@ -259,19 +260,19 @@ static __attribute__((noinline)) void tick_event_slow(struct tick *t, uint64_t n
         else if (!t->info.periodic)
             rearm(t);
     }
-    gate(t);
+    set_fast_bound(t);
     if (t->wheel)
         wheel_advance(t->wheel, t->jiffies);
 }
 
 #ifdef TICKLAB_HOSTED
-/* The host tests hold every usual run to the conditions account_usual() and the measure
- * would have checked, and the gate to grid_next()'s own figures. */
-uint64_t tick_test_usual_runs;
+/* The host tests hold every fast run to the conditions account_fast() and the measure
+ * would have checked, and set_fast_bound() to grid_next()'s own figures. */
+uint64_t tick_test_fast_runs;
 
-static void usual_check(struct tick *t, uint64_t now)
+static void fast_run_check(struct tick *t, uint64_t now)
 {
-    tick_test_usual_runs++;
+    tick_test_fast_runs++;
     const struct tick_info *ti = &t->info;
     uint64_t next = t->next_ns, next2 = t->next2_ns;
     grid_next(t);
@@ -284,7 +285,7 @@ static void usual_check(struct tick *t, uint64_t now)
 }
 #endif
 
-/* The handler. The usual run (one period passed, nothing else to do: gate()) is done here
+/* The handler. The fast run (one period passed, nothing else to do: set_fast_bound()) is done here
  * in a few instructions: one range check of now, the gap, one grid step, the measured
  * period's two stores, and the wheel's quiet case; every other goes the whole way, and so
  * does run MEASURE_FROM, which may start the measured period. */
@@ -302,13 +303,13 @@ HOT_PATH static void tick_event(struct clockevent *ce)
         return;
     }
 #ifdef TICKLAB_HOSTED
-    usual_check(t, now);
+    fast_run_check(t, now);
 #endif
     uint64_t gap = now - t->last_ns;
     t->last_ns = now;
     if (gap > t->info.max_gap_ns)
         t->info.max_gap_ns = gap;
-    uint64_t j = step_one(t);
+    uint64_t j = advance_one(t);
     uint64_t *m = t->measure_to;    /* measure(): the last run and the periods to it */
     m[0] = now;
     m[1] = j - t->measured_j0;
@@ -327,12 +328,12 @@ bool tick_nohz_stop(struct tick *t, uint64_t until_ns)
     if (clockevent_program_ns(t->info.dev, until_ns - now) != 0) {
         /* The device could not be armed that far: the tick goes on as it was. */
         restart_after_idle(t, now);
-        gate(t);
+        set_fast_bound(t);
         return false;
     }
     t->nohz_stopped = true;
     t->info.nohz_stops++;
-    gate(t);
+    set_fast_bound(t);
     return true;
 }
 
@@ -346,7 +347,7 @@ void tick_nohz_restart(struct tick *t)
     account(t, now, true);
     timekeeping_accumulate();
     restart_after_idle(t, now);
-    gate(t);
+    set_fast_bound(t);
     if (t->wheel)
         wheel_advance(t->wheel, t->jiffies);
     irq_restore(flags);
@@ -401,7 +402,7 @@ void tick_rescue(struct tick *t)
         tick_event(t->info.dev);
         if (t->info.periodic)
             restart_periodic(t);
-        gate(t);
+        set_fast_bound(t);
     }
     irq_restore(flags);
 }
@@ -449,7 +450,7 @@ static int start_on(struct tick *t, struct clockevent *ce, uint64_t period_ns, b
             t->next_deadline_ns += period_ns;
             rc = clockevent_program_ns(ce, period_ns);
         }
-        gate(t);
+        set_fast_bound(t);
         if (rc)
             clockevent_release(ce);
     }

@@ -117,12 +117,12 @@ struct tick {
     uint32_t period_frac;
     uint64_t next_ns, next2_ns; /* when one and two periods will have passed (grid_next);
                                    next_ns is UINT64_MAX while the next handler run must go
-                                   the whole way, not the usual one (gate() in tick.c) */
+                                   the whole way, not the fast one (set_fast_bound() in tick.c) */
     uint64_t measured_j0;       /* jiffies at info.measured_first_ns */
     uint64_t owed;              /* periods tick_sync() added that no interrupt has come for */
-    uint64_t *measure_to;       /* where the usual run writes the measured period's last run
+    uint64_t *measure_to;       /* where the fast run writes the measured period's last run
                                    and periods: &info.measured_last_ns while measuring, else
-                                   measure_void (gate() in tick.c) */
+                                   measure_void (set_fast_bound() in tick.c) */
     uint64_t measure_void[2];
 };
 
@@ -178,7 +178,7 @@ bool tick_overdue(const struct tick *t, uint64_t now_ns);
 void tick_rescue(struct tick *t);
 
 #ifdef TICKLAB_HOSTED
-extern uint64_t tick_test_usual_runs;   /* host builds: handler runs that took the usual way */
+extern uint64_t tick_test_fast_runs;   /* host builds: handler runs that took the fast way */
 #endif
 
 #endif

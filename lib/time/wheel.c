@@ -125,7 +125,7 @@ static void dequeue(struct wheel *w, struct wheel_timer *t)
     t->state = WHEEL_T_IDLE;
 }
 
-/* Empties one slot onto out, each timer marked LISTED so that a timer_del from a callback
+/* Empties one slot onto out, each timer marked LISTED so that a wheel_del from a callback
  * unlinks it without touching the slot (which may by then hold new timers). */
 static void take_slot(struct wheel *w, unsigned lvl, unsigned slot, struct wheel_link *out)
 {
@@ -184,14 +184,14 @@ void wheel_init(struct wheel *w, uint64_t now_jiffies)
     quiet_set(w);
 }
 
-void timer_init(struct wheel_timer *t, wheel_fn fn, void *ctx)
+void wheel_timer_init(struct wheel_timer *t, wheel_fn fn, void *ctx)
 {
     *t = (struct wheel_timer){ .fn = fn, .ctx = ctx, .state = WHEEL_T_IDLE };
 }
 
-bool timer_mod(struct wheel *w, struct wheel_timer *t, uint64_t expires)
+bool wheel_mod(struct wheel *w, struct wheel_timer *t, uint64_t expires)
 {
-    bool was_pending = timer_pending(t);
+    bool was_pending = wheel_timer_pending(t);
 
     if (was_pending)
         dequeue(w, t);
@@ -203,14 +203,14 @@ bool timer_mod(struct wheel *w, struct wheel_timer *t, uint64_t expires)
     return was_pending;
 }
 
-void timer_add(struct wheel *w, struct wheel_timer *t, uint64_t expires)
+void wheel_add(struct wheel *w, struct wheel_timer *t, uint64_t expires)
 {
-    timer_mod(w, t, expires);
+    wheel_mod(w, t, expires);
 }
 
-bool timer_del(struct wheel *w, struct wheel_timer *t)
+bool wheel_del(struct wheel *w, struct wheel_timer *t)
 {
-    if (!timer_pending(t))
+    if (!wheel_timer_pending(t))
         return false;
     dequeue(w, t);
     w->pending--;
@@ -225,8 +225,8 @@ size_t wheel_pending(const struct wheel *w)
 
 /* ---- advancing --------------------------------------------------------------------------- */
 
-/* Calls every timer on list, which is local to the caller: a callback's timer_add lands in
- * the wheel or on w->expired, never here, so the loop ends; its timer_del of a timer still
+/* Calls every timer on list, which is local to the caller: a callback's wheel_add lands in
+ * the wheel or on w->expired, never here, so the loop ends; its wheel_del of a timer still
  * on list just unlinks it. */
 static void run_list(struct wheel *w, struct wheel_link *list)
 {

@@ -11,7 +11,7 @@
  * finer levels below. Every timer therefore runs on the jiffy it asked for: 0 jiffies of
  * lateness at every level. The non-cascading wheel of Linux 4.8+ never moves a timer but
  * rounds its expiry up to its level's granularity (up to 12.5% late), which is the right
- * trade for network timeouts that are almost always cancelled. Here it is not: the issue
+ * trade for network timeouts that are almost always cancelled. Here it is not: ticklab
  * requires a 1 s timer at HZ=250 (250 jiffies ahead, level 1 with 64 slots) to fire at most
  * 1 jiffy late, and hz= goes up to 10000, where 1 s is 10000 jiffies; a non-cascading level
  * 0 would need >= 10000 slots to promise that. The price of cascading, stated plainly: a
@@ -45,9 +45,9 @@
  * runs at the start of the next wheel_advance() call, whatever its now. That is what makes a
  * callback that re-arms itself "for now" safe: it runs once per advance, never in a loop.
  *
- * Concurrency: none inside. One CPU; the caller serialises: timer_add/mod/del from outside
+ * Concurrency: none inside. One CPU; the caller serialises: wheel_add/mod/del from outside
  * the tick interrupt need interrupts off around them. Callbacks run from wheel_advance()
- * and may call timer_add/mod/del on any timer, themselves included; a nested
+ * and may call wheel_add/mod/del on any timer, themselves included; a nested
  * wheel_advance() from a callback does nothing and returns 0. */
 #ifndef TICKLAB_KERNEL_TIME_WHEEL_H
 #define TICKLAB_KERNEL_TIME_WHEEL_H
@@ -78,7 +78,7 @@ struct wheel_timer;
 typedef void (*wheel_fn)(struct wheel_timer *t, void *ctx);
 
 /* Intrusive: the owner embeds it and keeps it alive while pending. fn and ctx are the
- * owner's to set (timer_init, or directly while not pending); the rest is the wheel's. */
+ * owner's to set (wheel_timer_init, or directly while not pending); the rest is the wheel's. */
 struct wheel_timer {
     uint64_t expires;          /* the jiffy it runs on (absolute, wraps like jiffies) */
     wheel_fn fn;               /* called once per expiry, with the timer no longer pending */
@@ -123,21 +123,21 @@ struct wheel {
 void wheel_init(struct wheel *w, uint64_t now_jiffies);
 
 /* Not pending, with this callback. Needed only for timers that are not zero-filled. */
-void timer_init(struct wheel_timer *t, wheel_fn fn, void *ctx);
+void wheel_timer_init(struct wheel_timer *t, wheel_fn fn, void *ctx);
 
 /* Queues t to run on jiffy `expires` (t->fn must be set). A pending t is moved, as by
- * timer_mod. An expiry behind the clock (the past, or now from inside a callback) runs at
+ * wheel_mod. An expiry behind the clock (the past, or now from inside a callback) runs at
  * the next wheel_advance(). O(1). */
-void timer_add(struct wheel *w, struct wheel_timer *t, uint64_t expires);
+void wheel_add(struct wheel *w, struct wheel_timer *t, uint64_t expires);
 
-/* timer_add that says whether t was pending before. O(1). */
-bool timer_mod(struct wheel *w, struct wheel_timer *t, uint64_t expires);
+/* wheel_add that says whether t was pending before. O(1). */
+bool wheel_mod(struct wheel *w, struct wheel_timer *t, uint64_t expires);
 
 /* Cancels t; true if it was pending (then its callback will not run). Safe on idle timers
  * and from callbacks, on any timer, even one due in the same jiffy. O(1). */
-bool timer_del(struct wheel *w, struct wheel_timer *t);
+bool wheel_del(struct wheel *w, struct wheel_timer *t);
 
-static inline bool timer_pending(const struct wheel_timer *t)
+static inline bool wheel_timer_pending(const struct wheel_timer *t)
 {
     return t->state != WHEEL_T_IDLE;
 }

@@ -5,8 +5,8 @@ numbers; it does not pass or fail.
 
 --accel tcg (the default): -icount shift=0,sleep=off, one guest instruction = 1 virtual ns,
 so the figures are instruction counts, exact and the same on every host, set beside the
-goals issue 7 sets against Linux 6.1 on the same QEMU settings and the aims of the clock
-event redesign (issue 16).
+goals set against Linux 6.1 on the same QEMU settings and the aims of the clock
+event redesign.
 --accel kvm: hardware virtualization, -cpu host,-arch-capabilities, no icount: real time
 on this machine's silicon. Every figure includes VM exits (nested KVM here: tens of
 microseconds each) and the host's load, so the same tables are printed for reading, and
@@ -26,7 +26,7 @@ sys.path.insert(0, os.path.join(ROOT, "tools"))
 from ticklablib import dataset, records, summary  # noqa: E402
 from ticklablib.qemu import KVM_CPU, kvm_usable  # noqa: E402
 
-# Linux 6.1 under the same QEMU settings (issue 7): cyclictest wakes a user thread in
+# Linux 6.1 under the same QEMU settings: cyclictest wakes a user thread in
 # 3.8 us on average (p99 4.35 us); timerlat (PREEMPT_RT) sees the timer IRQ handler 0.73 us
 # after the deadline (p99 0.78 us).
 LINUX_IRQ_P99_NS = 780
@@ -35,7 +35,7 @@ GOAL_IRQ_P99_NS = LINUX_IRQ_P99_NS / 5          # "at least 5 times lower"
 GOAL_CALLBACK_P99_NS = LINUX_CYCLICTEST_P99_NS / 20   # "at least 20 times lower"
 GOAL_TICK_PCT_AT_1000HZ = 0.05
 
-# The same figures at 19bd55f, before the clock event device redesign (issue 16), with its
+# The same figures at 19bd55f, before the clock event device redesign, with its
 # aims: every figure no worse, the HPET callback p99 at or under 150 ns, the LAPIC's at or
 # under 300 ns. Keys: (device, path, wait) -> p99 ns; "tick" -> ns per tick at HZ=1000.
 # All icount figures: under KVM they are printed for orientation, never compared.
@@ -43,7 +43,7 @@ BEFORE_REDESIGN = {("hpet", "hrtimer_irq", "hlt"): 20, ("hpet", "callback", "hlt
                    ("lapic", "callback", "hlt"): 404, "tick": 392}
 AIM_REDESIGN = {("hpet", "callback", "hlt"): 150, ("lapic", "callback", "hlt"): 300}
 
-# Issue 28 (hot paths), measured at 75e28ce before it (make bench, icount, CPU halted):
+# The hot paths, measured at 75e28ce before their rework (make bench, icount, CPU halted):
 # hrtimer entry and callback p99 per device, and the tick. Its goals: callback p99 <= 100 ns
 # on the HPET and <= 150 ns on the LAPIC, one tick <= 150 ns, entry no worse than at 75e28ce.
 BEFORE_HOT = {("hpet", "hrtimer_irq", "hlt"): 29, ("hpet", "callback", "hlt"): 234,
@@ -165,9 +165,9 @@ def tick_table(res):
 
 
 def hot_goals(res, accel):
-    """Issue 28's goals, device by device, beside the figures at 75e28ce."""
+    """The hot-path goals, device by device, beside the figures at 75e28ce."""
     judged = accel != "kvm"
-    print("\ngoals (issue 28, icount figures, CPU halted), beside 75e28ce%s:" % (
+    print("\nhot-path goals (icount figures, CPU halted), beside 75e28ce%s:" % (
         "" if judged else "; NOT judged: real time under KVM"))
     rows = {(r.get("device"), r.get("path"), r.get("wait")): r for r in res
             if r.get("exp") == "wakeup-latency" and r.get("status") != "skip"}
@@ -215,7 +215,7 @@ def hot_goals(res, accel):
 
 def goals(best, at_1000, accel):
     judged = accel != "kvm"
-    print("\ngoals (issue 7, icount figures), best device, CPU halted%s:" % (
+    print("\ngoals against Linux 6.1 (icount figures), best device, CPU halted%s:" % (
         "" if judged else "; NOT judged: these figures are real time under KVM"))
     irq = best.get(("hrtimer_irq", "hlt"))
     cb = best.get(("callback", "hlt"))

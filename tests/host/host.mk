@@ -26,10 +26,11 @@ HOST_HDRS += drivers/acpi.h drivers/spcr.h drivers/mcfg.h drivers/pci.h
 # The fake PC (tests/host/fake/README.md): lib/port/io.h primitives on device models.
 HOST_TEST_SRCS += $(wildcard tests/host/fake/*.c)
 HOST_HDRS += $(wildcard tests/host/fake/*.h) lib/port/io.h lib/port/port.h
-# The clocksource core (lib/time/clocksource.c) and the a*b/c it is built on.
-HOST_LIB_SRCS += lib/muldiv.c lib/time/clocksource.c
+# The clocksource core (lib/time/clocksource.c, lib/time/timekeeping.c) and the a*b/c it is
+# built on.
+HOST_LIB_SRCS += lib/muldiv.c lib/time/clocksource.c lib/time/timekeeping.c
 HOST_LIB_SRCS += lib/stats.c lib/hist.c
-HOST_HDRS += lib/time/clocksource.h
+HOST_HDRS += lib/time/clocksource.h lib/time/timekeeping.h
 
 # TSC / LAPIC-timer calibration (lib/time/calibrate.c): generic over reference counters.
 HOST_LIB_SRCS += lib/time/calibrate.c
@@ -70,27 +71,27 @@ HOST_LIB_SRCS += drivers/pit8254.c drivers/pic8259.c drivers/cpuid.c \
 HOST_HDRS += drivers/pit8254.h drivers/pic8259.h \
              lib/time/cs_measure.h lib/time/tick.h
 
-# kernel/timers/halt.c (HLT with a backup wake-up), compiled apart: it asks
+# kernel/timers/idle.c (the idle policy, HLT with a backup wake-up), compiled apart: it asks
 # kernel/arch/percpu.h which CPU it runs on, and the real answer reads %gs, which a host
 # process does not set up. tests/host/shim/ comes first on the quote include path of this one
 # file only, and its kernel/arch/percpu.h lets the test say which CPU it is on (fake_smp_cpu).
-HOST_HALT_OBJ := build/host/halt.o
-$(HOST_HALT_OBJ): kernel/timers/halt.c kernel/timers/halt.h kernel/arch/cpu.h \
+HOST_IDLE_OBJ := build/host/idle.o
+$(HOST_IDLE_OBJ): kernel/timers/idle.c kernel/timers/idle.h kernel/arch/cpu.h \
                   tests/host/shim/kernel/arch/percpu.h $(HOST_HDRS) tests/host/host.mk | deps $(HDR_FARM)
 	@mkdir -p $(@D)
 	$(HOST_CC) $(HOST_CFLAGS) -iquote tests/host/shim -c -o $@ $<
 
-# The output path (issue 24): the UART driver, the in-memory log and the screen console
+# The output path: the UART driver, the in-memory log and the screen console
 # against tests/host/fake/uart16550.c and a framebuffer that fails a test on any read.
 HOST_LIB_SRCS += drivers/uart16550.c kernel/report/klog.c kernel/console/fbcon.c
-# The last screen's record store (issue 25).
+# The last screen's record store.
 HOST_LIB_SRCS += kernel/report/recstore.c
 HOST_HDRS += kernel/report/recstore.h
 HOST_HDRS += drivers/uart16550.h kernel/report/klog.h kernel/console/fbcon.h build/gen/font8x16.h
 
-build/host/tests: $(HOST_LIB_SRCS) $(HOST_TEST_SRCS) $(HOST_HALT_OBJ) $(HOST_HDRS) tests/host/host.mk | deps $(HDR_FARM)
+build/host/tests: $(HOST_LIB_SRCS) $(HOST_TEST_SRCS) $(HOST_IDLE_OBJ) $(HOST_HDRS) tests/host/host.mk | deps $(HDR_FARM)
 	@mkdir -p $(@D)
-	$(HOST_CC) $(HOST_CFLAGS) -o $@ $(HOST_LIB_SRCS) $(HOST_TEST_SRCS) $(HOST_HALT_OBJ) -lm
+	$(HOST_CC) $(HOST_CFLAGS) -o $@ $(HOST_LIB_SRCS) $(HOST_TEST_SRCS) $(HOST_IDLE_OBJ) -lm
 
 .PHONY: host-test
 host-test: build/host/tests

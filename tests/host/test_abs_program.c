@@ -4,6 +4,7 @@
  * choosing set_next_abs, the min-delta rule, its -ETIME fallback, and the relative path. */
 #include "ticklab/clockevent.h"
 #include "ticklab/clocksource.h"
+#include "ticklab/timekeeping.h"
 #include "ticklab/errno.h"
 #include "rng.h"
 #include "test.h"
@@ -19,7 +20,7 @@ static struct clocksource cs, other;
 
 static void source(uint64_t freq_hz, unsigned bits, uint64_t start)
 {
-    clocksource_test_reset();
+    timekeeping_test_reset();
     mask = bits == 64 ? UINT64_MAX : (1ull << bits) - 1;
     count = start;
     cs = (struct clocksource){ .name = "fake", .read = fake_read, .mask = mask,

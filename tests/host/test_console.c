@@ -3,7 +3,7 @@
  * in-memory log, its writer, measurement windows) and kernel/console/fbcon.c (drawn from
  * its RAM copy, never reading video memory).
  *
- * The figure the issue asks for: with a transmitter that holds each byte for its time at
+ * The figure that matters: with a transmitter that holds each byte for its time at
  * 115200 baud (86.8 us), the longest interrupts-off stretch of the output path stays below
  * one FIFO's worth of bytes (16 x 86.8 us = 1.4 ms); written whole under interrupts off, as
  * before the log, one 2 KB record keeps them off for 180 ms. */
@@ -122,7 +122,7 @@ TEST(uart_pacing_holds_each_byte_for_its_time_on_an_instant_uart)
     CHECK(unpaced < paced / 10);
 }
 
-/* The issue's figure, both ways. */
+/* That figure, both ways. */
 TEST(log_keeps_interrupts_off_below_one_fifo_on_a_115200_line)
 {
     static char expect[64 * 1024];
@@ -372,7 +372,7 @@ TEST(log_says_on_the_screen_when_the_serial_port_dies)
     CHECK_EQ_U64(vram_reads, 0);
 }
 
-/* ---- UARTs elsewhere than COM1 (issue 25): memory-mapped registers, other clocks -------- */
+/* ---- UARTs elsewhere than COM1: memory-mapped registers, other clocks -------- */
 
 #define MMIO_UART 0xFE030000ull
 
@@ -464,7 +464,7 @@ TEST(uart_baud_zero_keeps_the_firmware_divisor)
     CHECK_EQ_U64(port.baud, 9600);
 }
 
-/* ---- several ports at once (issue 25): every port gets every byte, in order ------------- */
+/* ---- several ports at once: every port gets every byte, in order ------------- */
 
 static struct uart second;
 

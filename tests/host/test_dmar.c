@@ -1,4 +1,4 @@
-/* tests/host/test_dmar.c - the DMAR's x2APIC opt-out (issue 31): a crafted DMAR added to the
+/* tests/host/test_dmar.c - the DMAR's x2APIC opt-out: a crafted DMAR added to the
  * q35 fixture and parsed by drivers/acpi.c, and the mode lapic_choose_x2apic() picks from
  * CPUID, the mode the firmware handed over in, and that flag. */
 #include <stdlib.h>

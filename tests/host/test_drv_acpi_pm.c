@@ -6,6 +6,7 @@
 #include "fake/fake.h"
 #include "ticklab/errno.h"
 #include "test.h"
+#include "ticklab/timekeeping.h"
 
 /* The drivers' state, as the kernel keeps it. */
 static struct acpi_pm the_pm;
@@ -217,7 +218,7 @@ TEST(drv_acpi_pm_verified_read_is_bounded)
 TEST(drv_acpi_pm_clocksource_with_core_across_wraps)
 {
     fake_reset();
-    clocksource_test_reset();
+    timekeeping_test_reset();
     REQUIRE(acpi_pm_init(&the_pm, PORT, false, NULL) == 0);
     REQUIRE(clocksource_register(acpi_pm_clocksource(&the_pm)) == 0);
     REQUIRE(clocksource_select("acpi_pm", NULL, 0) == acpi_pm_clocksource(&the_pm));
@@ -228,7 +229,7 @@ TEST(drv_acpi_pm_clocksource_with_core_across_wraps)
     }
     uint64_t dt = time_ns() - t0;
     CHECK(dt >= 10000000000ull - 1000 && dt <= 10000000000ull + 30000);
-    clocksource_test_reset();
+    timekeeping_test_reset();
 }
 
 /* Two PM timers at once (the driver keeps its state in the struct it is given, not in
@@ -247,7 +248,7 @@ TEST(drv_acpi_pm_two_timers_coexist)
 {
     static struct acpi_pm second;
     fake_reset();
-    clocksource_test_reset();
+    timekeeping_test_reset();
     REQUIRE(fake_port_register(GLITCH_PORT, 4, &ahead_ops, NULL) == 0);
     REQUIRE(acpi_pm_init(&the_pm, PORT, false, NULL) == 0);
     REQUIRE(acpi_pm_init(&second, GLITCH_PORT, false, NULL) == 0);
@@ -264,5 +265,5 @@ TEST(drv_acpi_pm_two_timers_coexist)
     fake_run_for_ns(1000000000);
     uint64_t dt = time_ns() - t0;
     CHECK(dt >= 1000000000ull - 1000 && dt <= 1000000000ull + 3000);
-    clocksource_test_reset();
+    timekeeping_test_reset();
 }

@@ -8,6 +8,7 @@
 #include "fake/fake.h"
 #include "ticklab/errno.h"
 #include "test.h"
+#include "ticklab/timekeeping.h"
 
 /* The drivers' state, as the kernel keeps it. */
 static struct hpet the_hpet;
@@ -300,7 +301,7 @@ TEST(drv_hpet_stuck_counter_detected)
 TEST(drv_hpet_clocksource_with_core_across_wrap)
 {
     machine();
-    clocksource_test_reset();
+    timekeeping_test_reset();
     fake_hpet_set_counter_32bit(true);
     REQUIRE(hpet_init(&the_hpet, BASE, false, &info) == 0);
     hpet_enable(&the_hpet);
@@ -311,7 +312,7 @@ TEST(drv_hpet_clocksource_with_core_across_wrap)
     fake_run_for_ns(2000000);                        /* 200,000 ticks: past 2^32 */
     uint64_t dt = time_ns() - t0;
     CHECK(dt >= 2000000 && dt <= 2000000 + 200);
-    clocksource_test_reset();
+    timekeeping_test_reset();
 }
 
 /* ---- comparators ------------------------------------------------------------------------- */

@@ -10,6 +10,7 @@
 #include "fake/fake.h"
 #include "ticklab/errno.h"
 #include "test.h"
+#include "ticklab/timekeeping.h"
 
 /* The drivers' state, as the kernel keeps it. */
 static struct hpet the_hpet;
@@ -46,7 +47,7 @@ static bool channel_machine_of(uint64_t mmio_ns, const struct clockevent_line *l
     fake_reset();
     fake_cost.mmio_ns = mmio_ns;
     fake_hpet_set_counter_32bit(counter32);
-    clocksource_test_reset();
+    timekeeping_test_reset();
     clockevent_test_reset();
     memset(&irqs, 0, sizeof(irqs));
     irqs.then = entry;
@@ -195,7 +196,7 @@ TEST(hpet_channel_armed_within_margin_is_etime_never_lost)
         }
 }
 
-/* The issue's case: a stall (an SMI) between the read of "now" and the comparator write,
+/* The case that matters: a stall (an SMI) between the read of "now" and the comparator write,
  * on a chip that applies the write 16 clocks late. The absolute deadline was 300 clocks
  * ahead; the stall leaves it 10 clocks ahead when the write is made, so the write lands 6
  * clocks after the counter passed it and would never fire. The old 3-clock margin accepted
@@ -503,7 +504,7 @@ TEST(hpet_channel_fsb_delivers_msi_to_the_lapic)
     struct hpet_info info;
     fake_reset();
     fake_cost.mmio_ns = 100;
-    clocksource_test_reset();
+    timekeeping_test_reset();
     clockevent_test_reset();
     memset(&irqs, 0, sizeof(irqs));
     irqs.then = msi_entry;

@@ -12,6 +12,7 @@
 #include "fake/fake.h"
 #include "ticklab/errno.h"
 #include "test.h"
+#include "ticklab/timekeeping.h"
 
 /* The drivers' state, as the kernel keeps it. */
 static struct lapic the_apic;
@@ -365,7 +366,7 @@ static bool ce_machine(bool x2apic, bool tsc_deadline, struct cpu_info *ci)
     if (tsc_deadline)
         deadline_cpu();
     cpu_probe(ci);
-    clocksource_test_reset();
+    timekeeping_test_reset();
     clockevent_test_reset();
     struct clocksource *tsc = calibrated_tsc(ci);
     if (!CHECK_EQ_I64(clocksource_register(tsc), 0) ||
@@ -487,7 +488,7 @@ TEST(drv_lapic_timer_ce_deadline_on_amd_needs_no_fence)
     CHECK(ci.amd_wrmsr_ordered);
     deadline_cpu();
     cpu_probe(&ci);
-    clocksource_test_reset();
+    timekeeping_test_reset();
     clockevent_test_reset();
     struct clocksource *tsc = calibrated_tsc(&ci);
     REQUIRE(clocksource_register(tsc) == 0);
@@ -675,7 +676,7 @@ TEST(drv_lapic_timer_deadline_device_unusable_on_erratum_microcode)
     strcpy(ci.vendor, "GenuineIntel");
     ci.family = 6, ci.model = 0x5E, ci.stepping = 3;
     ci.hypervisor = false, ci.microcode_valid = true, ci.microcode = 0xb1;
-    clocksource_test_reset();
+    timekeeping_test_reset();
     clockevent_test_reset();
     struct clocksource *tsc = calibrated_tsc(&ci);
     REQUIRE(clocksource_register(tsc) == 0);

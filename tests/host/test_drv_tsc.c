@@ -7,6 +7,7 @@
 #include "ticklab/cpuid.h"
 #include "fake/fake.h"
 #include "test.h"
+#include "ticklab/timekeeping.h"
 
 /* The drivers' state, as the kernel keeps it. */
 static struct tsc the_tsc;
@@ -120,7 +121,7 @@ TEST(drv_tsc_absent_is_unusable_with_reason)
 TEST(drv_tsc_clocksource_with_core_after_calibration)
 {
     fake_reset();
-    clocksource_test_reset();
+    timekeeping_test_reset();
     struct clocksource *cs = tsc_from_cpuid();
     REQUIRE(clocksource_register(cs) == 0);
     CHECK(!cs->usable);
@@ -132,7 +133,7 @@ TEST(drv_tsc_clocksource_with_core_after_calibration)
     fake_run_for_ns(1000000);
     uint64_t dt = time_ns() - t0;
     CHECK(dt >= 1000000 && dt <= 1000000 + 100);
-    clocksource_test_reset();
+    timekeeping_test_reset();
 }
 
 /* tsc_clocksource_init(&the_tsc, ) takes the facts from the caller's cpu_probe(): it runs no CPUID. */
@@ -164,14 +165,14 @@ TEST(drv_tsc_clocksource_reads_ordered)
     /* A copy goes to the core, so the driver's source stays uncalibrated for other tests. */
     static struct clocksource copy;
     copy = *cs;
-    clocksource_test_reset();
+    timekeeping_test_reset();
     REQUIRE(clocksource_register(&copy) == 0);
     REQUIRE(clocksource_set_freq(&copy, TSC_HZ) == 0);
     REQUIRE(clocksource_select("tsc", NULL, 0) == &copy);
     ordered = fake_stats.rdtsc_ordered_calls;
     (void)time_ns();
     CHECK_EQ_U64(fake_stats.rdtsc_ordered_calls - ordered, 1);   /* in line, still ordered */
-    clocksource_test_reset();
+    timekeeping_test_reset();
 }
 
 /* The in-line TSC path of time_ns() clamps too: another CPU's TSC a few hundred cycles
@@ -182,7 +183,7 @@ TEST(drv_tsc_time_ns_in_line_read_clamps_behind_the_fold)
     fake_reset();
     static struct clocksource copy;
     copy = *tsc_from_cpuid();
-    clocksource_test_reset();
+    timekeeping_test_reset();
     REQUIRE(clocksource_register(&copy) == 0);
     REQUIRE(clocksource_set_freq(&copy, TSC_HZ) == 0);
     REQUIRE(clocksource_select("tsc", NULL, 0) == &copy);
@@ -196,7 +197,7 @@ TEST(drv_tsc_time_ns_in_line_read_clamps_behind_the_fold)
     CHECK(t + 1000 >= fold_ns);
     timekeeping_get_stats(&st);
     CHECK_EQ_U64(st.behind_reads, 1);
-    clocksource_test_reset();
+    timekeeping_test_reset();
 }
 
 /* ---- which VMM: QEMU gets the exit port, a cloud's own VMM over KVM does not ----------- */

@@ -9,6 +9,7 @@
 #include "ticklab/hrtimer.h"
 
 #include "ticklab/clocksource.h"
+#include "ticklab/timekeeping.h"
 #include "ticklab/errno.h"
 #include "tests/host/test.h"
 
@@ -125,7 +126,7 @@ static struct clocksource ns_counter;
 
 static bool setup_time_ns(void)
 {
-    clocksource_test_reset();
+    timekeeping_test_reset();
     clockevent_test_reset();
     fake_now = 0;
     ns_counter = (struct clocksource){ .name = "fake_ns", .read = ns_counter_read,
@@ -358,7 +359,7 @@ static void model_check(bool time_ns_abs)
         CHECK(base.stats.proven > base.stats.interrupts / 10);
         CHECK_EQ_U64(dev.abs_programs, dev_abs_calls);
         CHECK(dev.programs >= exp_reprograms);
-        clocksource_test_reset();
+        timekeeping_test_reset();
     }
     on_time_ns = false;
 }

@@ -1,4 +1,4 @@
-/* tests/host/test_pci.c - the PCI walk for 16550s (drivers/pci.c, issue 25) against a fake
+/* tests/host/test_pci.c - the PCI walk for 16550s (drivers/pci.c) against a fake
  * configuration space (tests/host/fake/pci.c): cards with I/O and memory BARs, a
  * multi-function device, a single-function "ghost", a card behind a bridge on bus 5,
  * decoding left off by the firmware, and nothing at all. */

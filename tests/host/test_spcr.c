@@ -1,4 +1,4 @@
-/* tests/host/test_spcr.c - ACPI's SPCR (issue 25): crafted tables decoded alone
+/* tests/host/test_spcr.c - ACPI's SPCR: crafted tables decoded alone
  * (acpi_spcr_decode) and added to the q35 fixture to go through acpi_parse's checks. */
 #include <stdlib.h>
 

@@ -14,6 +14,7 @@
 #include "ticklab/tsc.h"
 #include "fake/fake.h"
 #include "test.h"
+#include "ticklab/timekeeping.h"
 
 static struct tick tk;          /* the tick under test */
 
@@ -50,7 +51,7 @@ static bool machine(void)
     tick_stop(&tk);
     tk.wheel = NULL;
     fake_reset();
-    clocksource_test_reset();
+    timekeeping_test_reset();
     clockevent_test_reset();
     fake_set_irq_handler(entry, NULL);
     fake_cpuid_set_bit(1, FAKE_ECX, FAKE_CPUID1_ECX_TSC_DEADLINE, true);
@@ -93,7 +94,7 @@ static void on_every100(struct wheel_timer *t, void *ctx)
     every100_calls++;
     if (tk.jiffies != t->expires)
         every100_bad++;
-    timer_add(&tw, t, t->expires + 100);
+    wheel_add(&tw, t, t->expires + 100);
 }
 
 /* 10 s at 1000 Hz on the LAPIC timer: 10,000 interrupts, 10,000 jiffies, none lost, none
@@ -104,11 +105,11 @@ TEST(tick_periodic_counts_jiffies_exactly_on_the_lapic_timer)
     REQUIRE(machine());
     REQUIRE(tick_start(&tk, 1000, clockevent_find("lapic", 0), false, why, sizeof(why)) == 0);
     wheel_init(&tw, tk.jiffies + 1);
-    timer_init(&every100, on_every100, NULL);
+    wheel_timer_init(&every100, on_every100, NULL);
     every100_calls = every100_bad = 0;
-    timer_add(&tw, &every100, tk.jiffies + 100);
+    wheel_add(&tw, &every100, tk.jiffies + 100);
     tk.wheel = &tw;
-    uint64_t usual0 = tick_test_usual_runs, quiet0 = wheel_test_quiet_calls;
+    uint64_t usual0 = tick_test_fast_runs, quiet0 = wheel_test_quiet_calls;
     CHECK_EQ_STR(why, "");
     const struct tick_info *ti = tick_info(&tk);
     CHECK(ti->dev == &lt.lapic && ti->periodic);
@@ -132,7 +133,7 @@ TEST(tick_periodic_counts_jiffies_exactly_on_the_lapic_timer)
     /* the handler's and the wheel's short ways, held to the long ways' conditions in host
      * builds: every run but the fourth (it starts the measured period), and every call but
      * the wheel's event jiffies (the 100 timers', the cascades') and the jiffies after them */
-    CHECK_EQ_U64(tick_test_usual_runs - usual0, 10000 - 1);
+    CHECK_EQ_U64(tick_test_fast_runs - usual0, 10000 - 1);
     if (!CHECK(wheel_test_quiet_calls - quiet0 >= 10000 - 1 - 2 * 100 - 200))
         printf("    %" PRIu64 " quiet calls\n", wheel_test_quiet_calls - quiet0);
     CHECK_EQ_U64(lt.lapic.programs, 1);             /* periodic: one start, no re-arms */

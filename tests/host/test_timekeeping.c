@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "ticklab/clocksource.h"
+#include "ticklab/timekeeping.h"
 #include "ticklab/errno.h"
 #include "ticklab/muldiv.h"
 #include "fake/fake.h"
@@ -57,7 +58,7 @@ static struct clocksource pm, hpet, tsc, stuck;
 
 static void fakes_init(void)
 {
-    clocksource_test_reset();
+    timekeeping_test_reset();
     pm_count = hpet_count = tsc_count = 0;
     pm = (struct clocksource){ .name = "acpi_pm", .read = pm_read,
                                .mask = CLOCKSOURCE_MASK(24), .freq_hz = 3579545,

@@ -39,15 +39,15 @@ static void probe_fn(struct wheel_timer *t, void *ctx)
     struct probe *p = ctx;
 
     CHECK(t == &p->t);
-    CHECK(!timer_pending(t));
+    CHECK(!wheel_timer_pending(t));
     p->runs++;
     p->ran_on = p->w->clk - 1;
     p->ran_expires = t->expires;
     switch (p->action) {
-    case P_PERIODIC:       timer_add(p->w, t, t->expires + p->period); break;
-    case P_REARM_NOW:      timer_add(p->w, t, p->w->clk - 1); break;
-    case P_DEL_OTHER:      timer_del(p->w, &p->other->t); break;
-    case P_ADD_OTHER_NOW:  timer_add(p->w, &p->other->t, p->w->clk - 1); break;
+    case P_PERIODIC:       wheel_add(p->w, t, t->expires + p->period); break;
+    case P_REARM_NOW:      wheel_add(p->w, t, p->w->clk - 1); break;
+    case P_DEL_OTHER:      wheel_del(p->w, &p->other->t); break;
+    case P_ADD_OTHER_NOW:  wheel_add(p->w, &p->other->t, p->w->clk - 1); break;
     case P_NESTED_ADVANCE: CHECK_EQ_U64(wheel_advance(p->w, p->w->clk + 1000), 0); break;
     case P_NOTHING:        break;
     }
@@ -56,7 +56,7 @@ static void probe_fn(struct wheel_timer *t, void *ctx)
 static void probe_init(struct probe *p, struct wheel *w, enum probe_action action)
 {
     *p = (struct probe){ .w = w, .action = action };
-    timer_init(&p->t, probe_fn, p);
+    wheel_timer_init(&p->t, probe_fn, p);
 }
 
 static struct wheel uw;    /* 6 KB: static, not on the test's stack */
@@ -69,7 +69,7 @@ TEST(wheel_runs_on_its_jiffy_across_32bit_wrap)
     wheel_init(&uw, BELOW_2_32);
     for (int i = 0; i < 5; i++) {
         probe_init(&p[i], &uw, P_NOTHING);
-        timer_add(&uw, &p[i].t, BELOW_2_32 + delta[i]);
+        wheel_add(&uw, &p[i].t, BELOW_2_32 + delta[i]);
     }
     CHECK_EQ_U64(wheel_pending(&uw), 5);
     for (uint64_t now = BELOW_2_32; now != BELOW_2_32 + 2000; now++) {
@@ -82,7 +82,7 @@ TEST(wheel_runs_on_its_jiffy_across_32bit_wrap)
     CHECK_EQ_U64(wheel_pending(&uw), 0);
 }
 
-/* The issue's hard requirement: 1 s at HZ=250 is 250 jiffies (level 1), and it fires on
+/* The hard requirement: 1 s at HZ=250 is 250 jiffies (level 1), and it fires on
  * jiffy 250, not rounded up to level 1's 64-jiffy granularity. */
 TEST(wheel_one_second_at_hz250_fires_on_time)
 {
@@ -90,7 +90,7 @@ TEST(wheel_one_second_at_hz250_fires_on_time)
         struct probe p;
         wheel_init(&uw, start);
         probe_init(&p, &uw, P_NOTHING);
-        timer_add(&uw, &p.t, start + HZ_250);
+        wheel_add(&uw, &p.t, start + HZ_250);
         for (uint64_t now = start; p.runs == 0 && now != start + 2 * HZ_250; now++)
             wheel_advance(&uw, now);
         REQUIRE(p.runs == 1);
@@ -106,8 +106,8 @@ TEST(wheel_catches_up_lost_ticks_in_order_and_never_early)
     probe_init(&per, &uw, P_PERIODIC);
     per.period = 7;
     probe_init(&one, &uw, P_NOTHING);
-    timer_add(&uw, &per.t, BELOW_2_64 + 7);
-    timer_add(&uw, &one.t, BELOW_2_64 + 5000);
+    wheel_add(&uw, &per.t, BELOW_2_64 + 7);
+    wheel_add(&uw, &one.t, BELOW_2_64 + 5000);
     /* 100 jiffies lost at once: the periodic timer runs once per period passed. */
     CHECK_EQ_U64(wheel_advance(&uw, BELOW_2_64 + 100), 100 / 7);
     CHECK_EQ_U64(per.ran_on, BELOW_2_64 + 98);
@@ -128,15 +128,15 @@ TEST(wheel_rearm_for_now_from_callback_runs_next_advance_not_in_a_loop)
 
     wheel_init(&uw, BELOW_2_32);
     probe_init(&p, &uw, P_REARM_NOW);
-    timer_add(&uw, &p.t, BELOW_2_32 + 3);
+    wheel_add(&uw, &p.t, BELOW_2_32 + 3);
     CHECK_EQ_U64(wheel_advance(&uw, BELOW_2_32 + 3), 1);
-    CHECK(timer_pending(&p.t));
+    CHECK(wheel_timer_pending(&p.t));
     /* Same now again: it is due (expires <= now), so it runs, once. */
     CHECK_EQ_U64(wheel_advance(&uw, BELOW_2_32 + 3), 1);
     CHECK_EQ_U64(wheel_advance(&uw, BELOW_2_32 + 50), 1);
     CHECK_EQ_U64(p.runs, 3);
     CHECK_EQ_U64(p.ran_expires, BELOW_2_32 + 3);    /* re-armed for the jiffy then processed */
-    CHECK(timer_del(&uw, &p.t));
+    CHECK(wheel_del(&uw, &p.t));
     CHECK_EQ_U64(wheel_advance(&uw, BELOW_2_32 + 51), 0);
 }
 
@@ -148,8 +148,8 @@ TEST(wheel_del_from_callback_of_another_timer)
     probe_init(&a, &uw, P_DEL_OTHER);
     probe_init(&same_jiffy, &uw, P_NOTHING);
     a.other = &same_jiffy;
-    timer_add(&uw, &a.t, BELOW_2_32 + 10);
-    timer_add(&uw, &same_jiffy.t, BELOW_2_32 + 10);   /* after a on the same slot list */
+    wheel_add(&uw, &a.t, BELOW_2_32 + 10);
+    wheel_add(&uw, &same_jiffy.t, BELOW_2_32 + 10);   /* after a on the same slot list */
     wheel_advance(&uw, BELOW_2_32 + 100);
     CHECK_EQ_U64(a.runs, 1);
     CHECK_EQ_U64(same_jiffy.runs, 0);
@@ -157,15 +157,15 @@ TEST(wheel_del_from_callback_of_another_timer)
 
     probe_init(&later, &uw, P_NOTHING);
     a.other = &later;
-    timer_add(&uw, &a.t, BELOW_2_32 + 200);
-    timer_add(&uw, &later.t, BELOW_2_32 + 9000);       /* level 2 */
+    wheel_add(&uw, &a.t, BELOW_2_32 + 200);
+    wheel_add(&uw, &later.t, BELOW_2_32 + 9000);       /* level 2 */
     wheel_advance(&uw, BELOW_2_32 + 20000);
     CHECK_EQ_U64(later.runs, 0);
 
     probe_init(&fresh, &uw, P_NOTHING);
     probe_init(&a, &uw, P_ADD_OTHER_NOW);
     a.other = &fresh;
-    timer_add(&uw, &a.t, BELOW_2_32 + 20001);
+    wheel_add(&uw, &a.t, BELOW_2_32 + 20001);
     wheel_advance(&uw, BELOW_2_32 + 20001);
     CHECK_EQ_U64(fresh.runs, 0);                       /* added for now: next advance */
     wheel_advance(&uw, BELOW_2_32 + 20002);
@@ -181,10 +181,10 @@ TEST(wheel_add_for_now_and_for_the_past)
     probe_init(&now_before, &uw, P_NOTHING);
     probe_init(&now_after, &uw, P_NOTHING);
     probe_init(&past, &uw, P_NOTHING);
-    timer_add(&uw, &now_before.t, BELOW_2_64);          /* init's now: not yet processed */
+    wheel_add(&uw, &now_before.t, BELOW_2_64);          /* init's now: not yet processed */
     CHECK_EQ_U64(wheel_advance(&uw, BELOW_2_64), 1);
-    timer_add(&uw, &now_after.t, BELOW_2_64);           /* already processed */
-    timer_add(&uw, &past.t, BELOW_2_64 - 1000000);
+    wheel_add(&uw, &now_after.t, BELOW_2_64);           /* already processed */
+    wheel_add(&uw, &past.t, BELOW_2_64 - 1000000);
     uint64_t e;
     CHECK(wheel_next_expiry(&uw, &e));
     CHECK_EQ_U64(e, BELOW_2_64 - 1000000);
@@ -202,13 +202,13 @@ TEST(wheel_huge_delays_are_clamped_and_still_exact)
     probe_init(&far, &uw, P_NOTHING);
     probe_init(&farther, &uw, P_NOTHING);
     probe_init(&beyond_half, &uw, P_NOTHING);
-    timer_add(&uw, &far.t, start + WHEEL_RANGE_JIFFIES + 12345);
-    timer_add(&uw, &farther.t, start + (1ull << 45) + 3);
+    wheel_add(&uw, &far.t, start + WHEEL_RANGE_JIFFIES + 12345);
+    wheel_add(&uw, &farther.t, start + (1ull << 45) + 3);
     CHECK_EQ_U64(far.t.level, WHEEL_LEVELS - 1);
     CHECK(wheel_next_expiry(&uw, &e));
     CHECK_EQ_U64(e, start + WHEEL_RANGE_JIFFIES + 12345);
     /* 2^63 or more ahead cannot be told from the past (signed difference): due now. */
-    timer_add(&uw, &beyond_half.t, start + (1ull << 63));
+    wheel_add(&uw, &beyond_half.t, start + (1ull << 63));
     CHECK_EQ_U64(wheel_advance(&uw, start), 1);
     CHECK_EQ_U64(beyond_half.runs, 1);
 
@@ -242,10 +242,10 @@ TEST(wheel_next_expiry_looks_past_a_clamped_timer)
     wheel_init(&uw, start);
     probe_init(&x, &uw, P_NOTHING);
     probe_init(&y, &uw, P_NOTHING);
-    timer_add(&uw, &x.t, start + (1ull << 40));      /* clamped into block 4 + 63 */
+    wheel_add(&uw, &x.t, start + (1ull << 40));      /* clamped into block 4 + 63 */
     CHECK_EQ_U64(x.t.slot, 67 % WHEEL_SLOTS);
     wheel_advance(&uw, (4ull << 30) + 1000);
-    timer_add(&uw, &y.t, y_due);
+    wheel_add(&uw, &y.t, y_due);
     CHECK_EQ_U64(y.t.level, WHEEL_LEVELS - 1);
     CHECK_EQ_U64(y.t.slot, 68 % WHEEL_SLOTS);
     CHECK(wheel_next_expiry(&uw, &e));
@@ -268,7 +268,7 @@ TEST(wheel_cascade_boundaries_exact)
         uint64_t unit = 1ull << (WHEEL_SLOT_BITS * l);
         for (int k = 0; k < 3; k++) {
             probe_init(&p[l][k], &uw, P_NOTHING);
-            timer_add(&uw, &p[l][k].t, BELOW_2_64 + 1 + unit - 1 + (uint64_t)k);
+            wheel_add(&uw, &p[l][k].t, BELOW_2_64 + 1 + unit - 1 + (uint64_t)k);
         }
     }
     /* Sleep to each expiry minus one, then one jiffy: it must run on that jiffy. */
@@ -292,20 +292,20 @@ TEST(wheel_mod_del_pending_semantics)
     struct probe p;
 
     wheel_init(&uw, 0);
-    CHECK(!timer_del(&uw, &zeroed));                    /* a zero-filled timer is idle */
+    CHECK(!wheel_del(&uw, &zeroed));                    /* a zero-filled timer is idle */
     probe_init(&p, &uw, P_NOTHING);
-    CHECK(!timer_pending(&p.t));
-    CHECK(!timer_mod(&uw, &p.t, 100));
-    CHECK(timer_mod(&uw, &p.t, 50));
-    timer_add(&uw, &p.t, 70);                           /* add of a pending timer moves it */
+    CHECK(!wheel_timer_pending(&p.t));
+    CHECK(!wheel_mod(&uw, &p.t, 100));
+    CHECK(wheel_mod(&uw, &p.t, 50));
+    wheel_add(&uw, &p.t, 70);                           /* add of a pending timer moves it */
     CHECK_EQ_U64(wheel_pending(&uw), 1);
     wheel_advance(&uw, 69);
     CHECK_EQ_U64(p.runs, 0);
     wheel_advance(&uw, 70);
     CHECK_EQ_U64(p.ran_on, 70);
-    timer_add(&uw, &p.t, 80);
-    CHECK(timer_del(&uw, &p.t));
-    CHECK(!timer_del(&uw, &p.t));
+    wheel_add(&uw, &p.t, 80);
+    CHECK(wheel_del(&uw, &p.t));
+    CHECK(!wheel_del(&uw, &p.t));
     wheel_advance(&uw, 200);
     CHECK_EQ_U64(p.runs, 1);
     CHECK(!wheel_next_expiry(&uw, &(uint64_t){ 0 }));
@@ -328,7 +328,7 @@ TEST(wheel_quiet_calls_move_clk_and_leave_events_to_the_long_way)
         CHECK(wheel_advance_quiet(&w, j));
         CHECK_EQ_U64(w.clk, j + 1);
     }
-    timer_add(&w, &p.t, j + 50);                /* level 0: no cascade before it */
+    wheel_add(&w, &p.t, j + 50);                /* level 0: no cascade before it */
     CHECK(!wheel_advance_quiet(&w, j));         /* the next event is not known yet */
     CHECK_EQ_U64(wheel_advance(&w, j), 0);
     CHECK_EQ_U64(w.clk, j + 1);
@@ -339,10 +339,10 @@ TEST(wheel_quiet_calls_move_clk_and_leave_events_to_the_long_way)
     CHECK_EQ_U64(wheel_advance(&w, j), 1);
     CHECK_EQ_U64(p.ran_on, j);
     CHECK(wheel_advance_quiet(&w, ++j));        /* nothing pending again */
-    timer_add(&w, &p.t, j + 1000);
+    wheel_add(&w, &p.t, j + 1000);
     CHECK_EQ_U64(wheel_advance(&w, ++j), 0);
     CHECK(wheel_advance_quiet(&w, ++j));
-    CHECK(timer_del(&w, &p.t));                  /* none pending: quiet for good */
+    CHECK(wheel_del(&w, &p.t));                  /* none pending: quiet for good */
     CHECK(wheel_advance_quiet(&w, j + 5000));
     CHECK_EQ_U64(w.clk, j + 5001);
     CHECK(!wheel_advance_quiet(&w, j));          /* behind clk: the long way, no change */
@@ -358,8 +358,8 @@ TEST(wheel_nested_advance_from_callback_does_nothing)
     wheel_init(&uw, 10);
     probe_init(&nest, &uw, P_NESTED_ADVANCE);
     probe_init(&victim, &uw, P_NOTHING);
-    timer_add(&uw, &nest.t, 20);
-    timer_add(&uw, &victim.t, 500);
+    wheel_add(&uw, &nest.t, 20);
+    wheel_add(&uw, &victim.t, 500);
     wheel_advance(&uw, 20);
     CHECK_EQ_U64(victim.runs, 0);
     CHECK_EQ_U64(uw.clk, 21);
@@ -476,7 +476,7 @@ static void mc_arm(unsigned id, uint64_t expires)
     m->tag = mc.calls;
     m->level = m->behind ? 0 : table_level(expires - mc.clk);
     mc_remember(id);
-    mc_check(timer_mod(&mc.w, &m->t, expires) == was, "timer_mod's pending", id);
+    mc_check(wheel_mod(&mc.w, &m->t, expires) == was, "wheel_mod's pending", id);
 }
 
 static void mc_del(unsigned id)
@@ -485,7 +485,7 @@ static void mc_del(unsigned id)
 
     if (was)
         mc_forget(id);
-    mc_check(timer_del(&mc.w, &mc.tm[id].t) == was, "timer_del's pending", id);
+    mc_check(wheel_del(&mc.w, &mc.tm[id].t) == was, "wheel_del's pending", id);
 }
 
 /* Mostly near, some on level boundaries, some in the past, a few beyond the wheel. */
@@ -638,7 +638,7 @@ static void model_check(uint64_t start, uint64_t seed)
     mc.now = start - 1;
     wheel_init(&mc.w, start);
     for (unsigned id = 0; id < MC_TIMERS; id++)
-        timer_init(&mc.tm[id].t, mc_fn, (void *)(uintptr_t)id);
+        wheel_timer_init(&mc.tm[id].t, mc_fn, (void *)(uintptr_t)id);
     for (mc.ops = 0; mc.ops < MC_OPS && mc.failures == 0; mc.ops++) {
         mc_op();
         if (mc.ops % 64 == 0)

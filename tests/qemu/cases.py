@@ -230,7 +230,7 @@ def clocksources_present(names=SOURCES, absent=()):
 
 # Under -icount shift=0,sleep=off the TSC and the LAPIC timer run at exactly 1 GHz and the
 # references (PIT 1193182 Hz, PM timer 3579545 Hz, HPET 100 MHz) are exact, so every measured
-# calibration must land on 1e9 Hz; the issue's bound is +-50 ppm, and each result must also
+# calibration must land on 1e9 Hz; the bound is +-50 ppm, and each result must also
 # contain the truth within its own stated uncertainty.
 def calibration_exact(refs=("hpet", "acpi_pm", "pit")):
     def check(ctx):
@@ -540,7 +540,7 @@ ALL = [
     # armed in line from the TSC's count of the moment (clockevent.h count_reg), so only the
     # counter difference, its conversion and the write (14 instructions) lie between the
     # clock read and the device's start: under 50 ns as well (it was over 100 while the whole
-    # ns conversion and a call into the driver lay there, before issue 28's fourth pass).
+    # ns conversion and a call into the driver lay there).
     Case("exp-hpet-abs-on-tsc-icount", "clocksource=tsc: the HPET is still armed by absolute "
          "count, the LAPIC in line from the TSC's count (entry p99 < 50 ns both)", icount=0,
          timeout_s=200,
@@ -589,7 +589,7 @@ ALL = [
     Case("discover-smp2", "-smp 2: the MADT lists both CPUs; the second is started",
          smp=2, args="exp=none", checks=[madt_qemu(cpus=2), routed_through_ioapic] + CLEAN
          + [exp_checks.cpus_online(2)]),
-    # Many CPUs (issue 10). Each application processor starts (INIT-SIPI-SIPI), runs ten
+    # Many CPUs. Each application processor starts (INIT-SIPI-SIPI), runs ten
     # hrtimers on its own LAPIC timer and they all fire on it; tsc-sync's ping-pong sees no
     # backward TSC step (under icount every CPU's TSC is the one instruction count; under
     # plain emulation QEMU derives every CPU's TSC from one host clock); percpu-latency
@@ -618,7 +618,7 @@ ALL = [
          checks=[end_status("ok"), no_errors, exp_checks.cpus_online(4),
                  exp_checks.percpu_timers_own_cpu(4), exp_checks.tsc_sync(4),
                  exp_checks.percpu_latency(4)]),
-    # Eight CPUs (issue 16): every one has an hrtimer base on its own LAPIC timer and fires
+    # Eight CPUs: every one has an hrtimer base on its own LAPIC timer and fires
     # its own timers there (no cap on bases below the CPU count); the HPET's three
     # comparators go to the boot CPU and CPUs 1 and 2, and the others say why they have none.
     Case("smp8-icount", "-smp 8, icount: eight CPUs up, each with a base on its own LAPIC "
@@ -641,7 +641,7 @@ ALL = [
              lambda ctx: None if any(r.get("status") == "skip" for r in
                                      exp_checks.results(ctx, "tsc-sync"))
              else "tsc-sync did not skip with one CPU"]),
-    # Issue 31, the late AP race: CPU 1 answers after the boot CPU gave up on it (the test
+    # The late AP race: CPU 1 answers after the boot CPU gave up on it (the test
     # aid gives up before its STARTUP IPI). Before, it took the start page's one set of
     # parameters, by then CPU 2's: two CPUs on one stack. Now it finds its own slot
     # abandoned and halts, named in a cpu_late record, and CPUs 2 and 3 run as themselves.
@@ -746,7 +746,7 @@ from cases_usb import USB_CASES, KVM_USB_CASES  # noqa: E402
 from cases_kvm import KVM_CASES  # noqa: E402
 ALL += USB_CASES + KVM_CASES + KVM_USB_CASES
 
-# The HPET's routes and its firmware state (cases_hpet.py, issue 31).
+# The HPET's routes and its firmware state (cases_hpet.py).
 from cases_hpet import HPET_CASES, boot_state_clean, hpet_route  # noqa: E402
 ALL += HPET_CASES
 # q35 without FSB delivery: comparator 0 on the first free input from 16, level and active

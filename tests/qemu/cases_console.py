@@ -1,4 +1,4 @@
-"""Boot-test cases for output that never disturbs a measurement (issue 24).
+"""Boot-test cases for output that never disturbs a measurement.
 
 QEMU's 16550 takes every byte at once, so these boot with `uart_pace=1`: the kernel's UART
 driver holds each byte for its 86.8 us at 115200 baud on the TSC, as a real transmitter
@@ -148,7 +148,7 @@ CONSOLE_CASES = [
          checks=[end_status("ok"), no_errors, output_stays_out_of_windows,
                  same_figures_unpaced]),
     Case("console-sync-paced-icount", "console_log=off, paced: written whole with interrupts "
-         "off, a line's bytes keep them off (the before of issue 24)", icount=0,
+         "off, a line's bytes keep them off (the way before the in-memory log)", icount=0,
          timeout_s=300, args="idle=poll exp=none console_log=off uart_pace=1",
          checks=[end_status("ok"), no_errors, sync_output_is_seen_long]),
 ]

@@ -1,4 +1,4 @@
-"""Boot-test cases for the HPET's ways out (issue 31): each comparator's interrupt on the
+"""Boot-test cases for the HPET's ways out: each comparator's interrupt on the
 best route the machine offers (drivers/hpet.h, kernel/timers/ce_devices.c), fire-checked
 and named in its `clockevent` record, and the firmware state recorded and quieted before the
 interrupt check (`hpet_boot_state`). Kept apart from cases.py, which adds them to its list.

@@ -1,4 +1,4 @@
-"""The KVM tier (issue 17): ticklab under hardware virtualization, kept apart from cases.py,
+"""The KVM tier: ticklab under hardware virtualization, kept apart from cases.py,
 which adds these to its list. boottest.py runs them when /dev/kvm is usable and prints
 `SKIP <name> <reason>` for each where it is not.
 
@@ -20,7 +20,7 @@ WAKEUP_PATHS = ("irq", "event", "hrtimer_irq", "callback")
 
 
 def boot_says_kvm(ctx):
-    """The boot record names the hypervisor it found (CPUID's signature, issue 17)."""
+    """The boot record names the hypervisor it found (CPUID's signature)."""
     b = ctx.runs[0].boot
     if b.get("hypervisor") != "kvm":
         return "boot record says hypervisor=%r, expected \"kvm\" (record %r)" % (
@@ -104,7 +104,7 @@ PROBE = "kvm-inventory"
 
 # Longest first: the pool takes them in this order.
 KVM_CASES = [
-    # The quick profile in real time. Issue 17: under KVM here it ends within 5 minutes, so
+    # The quick profile in real time. Under KVM here it ends within 5 minutes, so
     # that is the bound (the timeout), not a figure.
     Case("kvm-quick", "KVM, the quick profile: whole stream, exit 33 within 5 min, every "
          "experiment reports, TSC-deadline measured on every wake-up path, nothing impossible",
@@ -118,7 +118,7 @@ KVM_CASES = [
     Case("kvm-grub-ovmf", "KVM, the GRUB image (Multiboot2) under OVMF: a clean end",
          accel="kvm", firmware="uefi", boot="iso", args="exp=none", timeout_s=300,
          checks=[boot_is("multiboot2", "uefi"), no_errors] + KVM_TRUE),
-    # Issue 31: KVM offers x2APIC, the DMAR opts out, the firmware hands over in xAPIC mode:
+    # KVM offers x2APIC, the DMAR opts out, the firmware hands over in xAPIC mode:
     # every CPU stays in xAPIC mode and the lapic record says why.
     Case("kvm-dmar-x2apic-opt-out", "KVM with a DMAR whose X2APIC_OPT_OUT is set: the boot "
          "CPU and the others in xAPIC mode, the DMAR named as the reason", accel="kvm", smp=2,

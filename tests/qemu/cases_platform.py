@@ -1,4 +1,4 @@
-"""The platform tier (issue 31): QEMU's odd machines, as a tester or a 2020s PC shows them.
+"""The platform tier: QEMU's odd machines, as a tester or a 2020s PC shows them.
 
 Each case ends `ok` with the missing or odd hardware named and the rest measured, or, where
 nothing can be measured at all (no clock to calibrate, no local APIC, no TSC, no long mode),
@@ -263,7 +263,7 @@ PLATFORM_CASES = [
          exit_code=EXIT_FAILED, timeout_s=60, qemu_extra=("-cpu", "qemu32"),
          checks=[has_record("boot", boot="multiboot2", long_mode=False),
                  has_record("error", what="cpu"), end_status("failed")]),
-    # Two sockets (issue 31): every CPU started and placed in its package by its APIC ID;
+    # Two sockets: every CPU started and placed in its package by its APIC ID;
     # 32 CPUs boot in about 5 s under TCG. With cpus=8 of 64 (two threads a core), the eight
     # are spread: four per package, first threads only.
     Case("platform-smp32-two-sockets", "-smp 32,sockets=2: all 32 CPUs started, 16 in each "

@@ -1,4 +1,4 @@
-"""The records leave a PC without a serial port as QR codes (issue 25): boot cases.
+"""The records leave a PC without a serial port as QR codes: boot cases.
 
 The GRUB image under SeaBIOS gives a graphical framebuffer (Multiboot2, 800x600 here); a run
 (the inventory, and the whole quick profile) goes in exact mode (-icount

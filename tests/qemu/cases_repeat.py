@@ -1,4 +1,4 @@
-"""Boot-test cases for exact mode's promise (issue 18): under `-icount shift=0,sleep=off` a
+"""Boot-test cases for exact mode's promise: under `-icount shift=0,sleep=off` a
 run's records are the same, byte for byte, however busy the host is.
 
 How: a first run alone, then two more at the same time beside a CPU-bound loop (three
@@ -7,8 +7,8 @@ every `TLR` line of the three must be equal. No allowance and no third-run rule.
 is exact mode as `make run` makes it: one CPU, the serial port to a file (a slow reader never
 holds the UART), the RTC on the virtual clock, and no `idle=` word: the kernel sees virtual
 time and polls by itself (idle=auto; no CPU halts, so QEMU's idle warp out of HLT, its one
-host-dependent path, never happens: kernel/timers/halt.h). docs/experiments.md ("How repeatable exact mode is") has the
-measurements behind it.
+host-dependent path, never happens: kernel/timers/idle.h). docs/experiments.md ("How
+repeatable exact mode is") has the measurements behind it.
 
 REPEAT_CASES run in `make test` (the quick profile: about a minute a run). LONG holds the
 full profile's check, about 20 minutes a run under that load: `make test-long`

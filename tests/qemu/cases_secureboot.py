@@ -1,4 +1,4 @@
-"""Boot-test cases for the Secure Boot stick (issue 29; docs/real-hardware.md, "Secure Boot
+"""Boot-test cases for the Secure Boot stick (docs/real-hardware.md, "Secure Boot
 left on"): OVMF built with Secure Boot and Microsoft's keys enrolled (OVMF_CODE_4M.ms.fd, a
 fresh copy of OVMF_VARS_4M.ms.fd per case, SMM on: the variable store is then only writable
 through the firmware, as on a PC), the stick of `make secureboot-usb` on xHCI.

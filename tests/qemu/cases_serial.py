@@ -1,4 +1,4 @@
-"""Boot-test cases for serial ports where the firmware says they are (issue 25).
+"""Boot-test cases for serial ports where the firmware says they are.
 
 - An SPCR table (scripts/mkspcr.py, loaded with QEMU's `-acpitable file=`) naming COM2, and
   no UART at COM1 at all (`-serial none`, COM2 an isa-serial at index 1): the records must

@@ -1,4 +1,4 @@
-"""Boot-test cases for the USB stick (issue 17): the images `make usb` writes, attached as a
+"""Boot-test cases for the USB stick: the images `make usb` writes, attached as a
 USB mass-storage device on an xHCI controller (boottest.usb_stick_args), which is how they
 reach a real PC. Kept apart from cases.py, which adds them to its list.
 

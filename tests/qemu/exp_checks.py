@@ -1,4 +1,4 @@
-"""Checks for the experiments' `result` records (issue 7), used by tests/qemu/cases.py.
+"""Checks for the experiments' `result` records, used by tests/qemu/cases.py.
 
 Each check states the value exact virtual time predicts and why. Under -icount shift=0,
 sleep=off one guest instruction is 1 ns, the TSC runs at exactly 1 GHz and every device
@@ -424,9 +424,9 @@ def wrapped_counts(ctx):
 
 
 def no_impossible_figures(ctx):
-    """No negative latency, cost or overhead and no tick-rate verdict beyond belief (issue
-    17), as the host tool's report lists them (ticklablib.summary.impossible) and, where it
-    is installed, as the shared impossible-figures scan of the raw log finds them. A run in
+    """No negative latency, cost or overhead and no tick-rate verdict beyond belief, as the
+    host tool's report lists them (ticklablib.summary.impossible) and, where it is
+    installed, as the shared impossible-figures scan of the raw log finds them. A run in
     real time may be slow; it may never be impossible."""
     import subprocess
     from ticklablib import dataset, summary

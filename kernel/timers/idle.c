@@ -1,12 +1,13 @@
-/* kernel/timers/halt.c - see halt.h. The backup is another clock event device of this CPU,
+/* kernel/timers/idle.c - see idle.h. The backup is another clock event device of this CPU,
  * claimed for the wait with a handler that only counts, so it needs no interrupt route of
  * its own and cannot collide with the device being waited for. */
-#include "kernel/timers/halt.h"
+#include "kernel/timers/idle.h"
 
 #include "kernel/arch/cpu.h"
 #include "kernel/arch/percpu.h"
 #include "kernel/arch/trap.h"
 #include "ticklab/clocksource.h"
+#include "ticklab/timekeeping.h"
 #include "ticklab/io.h"
 #include "ticklab/tick.h"
 

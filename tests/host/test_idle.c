@@ -1,11 +1,11 @@
-/* tests/host/test_halt.c - kernel/timers/halt.c (HLT with a backup wake-up) on the fake PC,
+/* tests/host/test_idle.c - kernel/timers/idle.c (HLT with a backup wake-up) on the fake PC,
  * with the LAPIC timer's two devices, an HPET channel and the PIT registered for CPU 0: which
  * device backs a wait up (the best free one-shot of this CPU that shares no hardware with
  * the device waited for, nor with the tick's), that the backup ends a wait nothing else ends,
  * that a CPU without a backup polls instead of halting, and that every wake-up on the boot
  * CPU folds the clocksource and rescues a tick that stopped. The CPU a test runs on is
  * fake_smp_cpu (tests/host/shim/kernel/smp/smp.h). */
-#include "kernel/timers/halt.h"
+#include "kernel/timers/idle.h"
 #include <string.h>
 #include "ticklab/cpuid.h"
 #include "ticklab/hpet.h"
@@ -16,6 +16,7 @@
 #include "ticklab/tsc.h"
 #include "fake/fake.h"
 #include "test.h"
+#include "ticklab/timekeeping.h"
 
 static struct tick tk;          /* the tick under test */
 
@@ -74,7 +75,7 @@ static bool machine(void)
     tick_stop(&tk);
     halt_set_tick(&tk);
     fake_reset();
-    clocksource_test_reset();
+    timekeeping_test_reset();
     clockevent_test_reset();
     fake_set_irq_handler(entry, NULL);
     fake_cpuid_set_bit(1, FAKE_ECX, FAKE_CPUID1_ECX_TSC_DEADLINE, true);

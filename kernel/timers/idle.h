@@ -1,9 +1,10 @@
-/* kernel/timers/halt.h - HLT with a second wake-up. Every wait in HLT in ticklab arms a
+/* kernel/timers/idle.h - how a CPU waits: the idle policy (HLT, or a poll with interrupts on
+ * under virtual time) and HLT with a second wake-up. Every wait in HLT in ticklab arms a
  * backup one-shot on a device of this CPU other than the one it waits for (the LAPIC timer,
  * or the PIT when the LAPIC is busy), so a device that stops interrupting ends in a report,
  * never a hang. The backup is claimed for the wait (clockevent_claim) and counts its wakes. */
-#ifndef TICKLAB_TIMERS_HALT_H
-#define TICKLAB_TIMERS_HALT_H
+#ifndef TICKLAB_TIMERS_IDLE_H
+#define TICKLAB_TIMERS_IDLE_H
 #include <stdbool.h>
 #include <stdint.h>
 
