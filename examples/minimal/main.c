@@ -181,7 +181,6 @@ static void count_only(struct clockevent *ce)
 /* ---- the example ---------------------------------------------------------------------------- */
 
 static struct hrtimer_base base;
-static struct tq_slot slots[4];
 static struct hrtimer tick;
 static uint64_t stamp[INTERVALS + 1];
 static volatile unsigned n_stamps;
@@ -266,7 +265,7 @@ void example_main(void)
         clockevent_register(&lapic_timer.deadline);
 
     struct clockevent *best = clockevent_select(NULL, CE_ONESHOT, 0, NULL, why, sizeof(why));
-    if (!best || hrtimer_base_init(&base, best, &hrtimer_clock_time_ns, slots, 4) != 0)
+    if (!best || hrtimer_base_init(&base, best, &hrtimer_clock_time_ns, 4) != 0)
         fail("no one-shot clock event device");
     puts_serial("minimal: hrtimer on ");
     puts_serial(best->name);

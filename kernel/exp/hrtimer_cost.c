@@ -61,9 +61,7 @@
 static uint64_t cost[MAX_OPS];
 static struct hrtimer head, t;
 static struct hrtimer_base tmp_base;
-static struct tq_slot tmp_slots[SLOTS];
 static struct tq insert_q;
-static struct tq_slot insert_slots[INSERT_SLOTS];
 static struct hrtimer insert_nodes[INSERT_SLOTS];
 static uint64_t pair_cyc;              /* median cost of the ordered TSC pair, measured here */
 
@@ -182,7 +180,7 @@ static uint64_t chunk(enum batch_op op, uint64_t n)
         uint64_t total = 0;
         for (uint64_t done = 0; done < n; ) {
             uint64_t k = n - done < INSERT_SLOTS ? n - done : INSERT_SLOTS;
-            tq_init(&insert_q, insert_slots, INSERT_SLOTS);
+            tq_init(&insert_q, INSERT_SLOTS);
             for (uint64_t i = 0; i < k; i++)
                 insert_nodes[i].node = (struct tq_node){ 0 };
             c0 = rdtsc_ordered();
@@ -361,7 +359,7 @@ static void run(void)
             measure(main_base, n, batch_ns);
             continue;
         }
-        if (hrtimer_base_init(&tmp_base, ce, &hrtimer_clock_time_ns, tmp_slots, SLOTS) != 0) {
+        if (hrtimer_base_init(&tmp_base, ce, &hrtimer_clock_time_ns, SLOTS) != 0) {
             skip(ce->name, "the device or its hardware is in use");
             continue;
         }

@@ -67,7 +67,6 @@ static volatile bool woke[CPU_MAX];
 static uint64_t woke_ns[CPU_MAX];
 static volatile bool stop_jitter[CPU_MAX];
 static struct hrtimer_base bsp_base;
-static struct tq_slot bsp_slots[TIMERS_CPU_SLOTS];
 static volatile uint64_t busy_until_tsc;
 static volatile uint64_t busy_sink[CPU_MAX * 8];
 
@@ -250,7 +249,7 @@ static void run(void)
     uint64_t bound_ns = (uint64_t)wakes * 10000000ull + jitter_ns * 2 + NSEC_PER_SEC;
     exp_tick_off();
     struct clockevent *lapic = ce_devices_lapic(0);
-    bool bsp_ok = lapic && hrtimer_base_init(&bsp_base, lapic, &hrtimer_clock_time_ns, bsp_slots,
+    bool bsp_ok = lapic && hrtimer_base_init(&bsp_base, lapic, &hrtimer_clock_time_ns,
                                              TIMERS_CPU_SLOTS) == 0;
     if (bsp_ok)
         timers_watch(&bsp_base);

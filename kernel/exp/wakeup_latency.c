@@ -69,7 +69,6 @@ static uint64_t res_ns;          /* one count of time_ns()'s clocksource, in ns 
 #define MAX_LOST_IN_A_ROW 3u
 #define MAX_LOST(n) ((n) / 20 + 10)     /* a series loses at most 5 % + 10 */
 static struct hrtimer_base tmp_base;
-static struct tq_slot tmp_slots[2];
 static struct hrtimer timer;
 
 /* Called first thing in the handler or callback: ns from the deadline to the entry stub
@@ -512,7 +511,7 @@ static void run(void)
         say_early_fires(ce->name, "direct");
         /* through an hrtimer base on it */
         struct hrtimer_base *b = is_main ? main_base : &tmp_base;
-        if (!is_main && (hrtimer_base_init(&tmp_base, ce, &hrtimer_clock_time_ns, tmp_slots, 2) != 0 ||
+        if (!is_main && (hrtimer_base_init(&tmp_base, ce, &hrtimer_clock_time_ns, 2) != 0 ||
                          timers_watch(&tmp_base) != 0))
             continue;
         if (findings_series && findings.n_wake < FINDINGS_MAX_DEVICES)

@@ -94,7 +94,6 @@ int timers_tick_start(uint64_t *hz, const char *device, bool oneshot)
 /* ---- the main hrtimer base ------------------------------------------------------------------- */
 
 static struct hrtimer_base main_base;
-static struct tq_slot main_slots[TIMERS_SLOTS];
 static bool main_ready;
 
 struct hrtimer_base *timers_base(void)
@@ -108,7 +107,7 @@ void timers_base_init(void)
     struct clockevent *dev = clockevent_select(0, CE_ONESHOT, 0, tick_dev, 0, 0);
     struct rec r;
     rec_begin(&r, "hrtimer_base");
-    main_ready = dev && hrtimer_base_init(&main_base, dev, &hrtimer_clock_time_ns, main_slots,
+    main_ready = dev && hrtimer_base_init(&main_base, dev, &hrtimer_clock_time_ns,
                                           TIMERS_SLOTS) == 0;
     if (main_ready) {
         json_str(&r.j, "device", dev->name);
@@ -134,14 +133,13 @@ void timers_base_lend(void)
 void timers_base_return(void)
 {
     if (main_ready)
-        main_ready = hrtimer_base_reclaim(&main_base, main_slots, TIMERS_SLOTS) == 0;
+        main_ready = hrtimer_base_reclaim(&main_base, TIMERS_SLOTS) == 0;
 }
 
 /* ---- each other CPU's bases ------------------------------------------------------------------ */
 
 static struct cpu_timers {
     struct hrtimer_base lapic_base, hpet_base;
-    struct tq_slot lapic_slots[TIMERS_CPU_SLOTS], hpet_slots[TIMERS_CPU_SLOTS];
     bool lapic_ready, hpet_ready;
     const char *lapic_reason, *hpet_reason;
 } cpus[CPU_MAX];
@@ -154,7 +152,7 @@ static void cpu_init(unsigned cpu)
     struct clockevent *lapic = ce_devices_lapic(cpu);
     t->lapic_reason = !lapic ? "its LAPIC timer is not usable"
                       : hrtimer_base_init(&t->lapic_base, lapic, &hrtimer_clock_time_ns,
-                                          t->lapic_slots, TIMERS_CPU_SLOTS)
+                                          TIMERS_CPU_SLOTS)
                           ? "its LAPIC timer could not be claimed"
                           : 0;
     t->lapic_ready = !t->lapic_reason;
@@ -162,7 +160,7 @@ static void cpu_init(unsigned cpu)
     struct clockevent *hpet = ce_devices_hpet_of(cpu, &why);
     t->hpet_reason = !hpet ? why
                      : hrtimer_base_init(&t->hpet_base, hpet, &hrtimer_clock_time_ns,
-                                         t->hpet_slots, TIMERS_CPU_SLOTS)
+                                         TIMERS_CPU_SLOTS)
                          ? "its HPET comparator could not be claimed"
                          : 0;
     t->hpet_ready = !t->hpet_reason;

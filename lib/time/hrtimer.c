@@ -25,25 +25,24 @@ static uint64_t add_sat(uint64_t a, uint64_t b)
 static void ce_event(struct clockevent *ce);
 
 int hrtimer_base_init(struct hrtimer_base *base, struct clockevent *dev,
-                      const struct hrtimer_clock *clock, struct tq_slot *slots,
-                      uint32_t capacity)
+                      const struct hrtimer_clock *clock, uint32_t capacity)
 {
-    if (!base || !dev || !clock || !clock->now_ns || !slots || capacity == 0)
+    if (!base || !dev || !clock || !clock->now_ns || capacity == 0)
         return -EINVAL;
     int rc = clockevent_claim(dev, ce_event, base);
     if (rc)
         return rc;
     *base = (struct hrtimer_base){ .dev = dev, .clock = clock, .now_ns = clock->now_ns,
                                    .storm_limit = HRTIMER_STORM_LIMIT };
-    tq_init(&base->q, slots, capacity);
+    tq_init(&base->q, capacity);
     clockevent_shutdown(dev);
     return 0;
 }
 
-int hrtimer_base_reclaim(struct hrtimer_base *base, struct tq_slot *slots, uint32_t capacity)
+int hrtimer_base_reclaim(struct hrtimer_base *base, uint32_t capacity)
 {
     struct hrtimer_base old = *base;
-    int rc = hrtimer_base_init(base, old.dev, old.clock, slots, capacity);
+    int rc = hrtimer_base_init(base, old.dev, old.clock, capacity);
     if (rc)
         return rc;
     base->storm_limit = old.storm_limit;

@@ -104,31 +104,21 @@ struct hrtimer_base {
     struct hrtimer_stats stats;
 };
 
-/* The queue's structure is chosen when the library is compiled (TQ_IMPL, tqueue.h) and it
- * changes struct hrtimer_base's layout. The init's link name carries the choice, so code
- * compiled with another TQ_IMPL than the library it links fails to link (an undefined
- * hrtimer_base_init_rbtree, say) instead of reading a base laid out otherwise. */
-#if TQ_IMPL == TQ_IMPL_HEAP
-#define hrtimer_base_init hrtimer_base_init_heap
-#else
-#define hrtimer_base_init hrtimer_base_init_rbtree
-#endif
-
-/* slots[capacity] is the queue's storage. Claims dev for the base (its event runs the
- * base's expiry) and leaves it shut down. 0; -EINVAL (a missing argument); -EBUSY (dev, or
- * hardware it shares, is owned by someone else: clockevent_claim); -ENODEV (dev unusable).
- * Initialising a base again on the same device is allowed (it keeps the claim). */
+/* A base whose queue holds at most capacity timers (hrtimer_start: -ENOMEM beyond). Claims
+ * dev for the base (its event runs the base's expiry) and leaves it shut down. 0; -EINVAL
+ * (a missing argument, capacity 0); -EBUSY (dev, or hardware it shares, is owned by
+ * someone else: clockevent_claim); -ENODEV (dev unusable). Initialising a base again on the
+ * same device is allowed (it keeps the claim). */
 int hrtimer_base_init(struct hrtimer_base *base, struct clockevent *dev,
-                      const struct hrtimer_clock *clock, struct tq_slot *slots,
-                      uint32_t capacity);
+                      const struct hrtimer_clock *clock, uint32_t capacity);
 /* Gives the device back (clockevent_release). Timers still queued stay queued and never
  * fire; callers cancel them first. */
 void hrtimer_base_release(struct hrtimer_base *base);
 /* After a release: claims the same device again with an empty queue (as a fresh
- * hrtimer_base_init on the same slots) but keeps the statistics (stats), so that counts taken
- * across a loan of the device (interrupts, spurious, stale, ...) stay monotonic. Returns
- * hrtimer_base_init's result. */
-int hrtimer_base_reclaim(struct hrtimer_base *base, struct tq_slot *slots, uint32_t capacity);
+ * hrtimer_base_init) but keeps the statistics (stats), so that counts taken across a loan of
+ * the device (interrupts, spurious, stale, ...) stay monotonic. Returns hrtimer_base_init's
+ * result. */
+int hrtimer_base_reclaim(struct hrtimer_base *base, uint32_t capacity);
 
 /* Queues t (re-queues it if already queued) to expire at expires_ns (ABS) or now +
  * expires_ns (REL, saturating at UINT64_MAX = never). An expiry in the past fires after the

@@ -4,8 +4,9 @@
  * they were queued. That needs no sequence number: an insertion descends to the right of
  * every equal key, and rotations keep the in-order sequence. The earliest node is cached, so
  * tq_rb_first() is one load; insert and remove are O(log n) with at most three rotations.
- * The node lives inside the timer (no allocation); `capacity` is only a limit, kept so the
- * tree fails exactly where the heap (tq_heap.h) does and either can stand behind tqueue.h.
+ * The node lives inside the timer (no allocation); `capacity` is only a limit (the queue
+ * holds at most so many), which also lets the benchmark's heap (tests/bench/tq_heap.h)
+ * stand behind the same interface.
  *
  * Deadlines are compared as plain unsigned numbers, not by signed difference: time_ns() is a
  * 64-bit count from boot that does not wrap for 584 years, and a signed-difference order is

@@ -1,22 +1,14 @@
-/* lib/time/tqueue.h - the hrtimer queue: timers ordered by deadline, earliest first.
- *
- * One interface over two structures, chosen at compile time (no function pointers, every
- * call inlines to the chosen one):
- *
- *     TQ_IMPL_RBTREE  red-black tree with a cached first node (tq_rbtree.h), the default
- *     TQ_IMPL_HEAP    4-ary min-heap in a caller-supplied slot array (tq_heap.h)
- *
- * Build with -DTQ_IMPL=TQ_IMPL_HEAP to switch, the library and its users alike (the two
- * lay out struct tq differently; hrtimer.h makes a mismatch a link error);
- * docs/hrtimer-queue.md has the measurements behind the default. Use:
+/* lib/time/tqueue.h - the hrtimer queue: timers ordered by deadline, earliest first, in a
+ * red-black tree with a cached first node (tq_rbtree.h). The interface is the queue's, not
+ * the tree's, so that hrtimer.c reads as queue operations; every call inlines to the tree's.
+ * (A 4-ary heap was measured beside it and lost: tests/bench/, docs/hrtimer-queue.md.) Use:
  *
  *     struct hrtimer { struct tq_node node; ... };        // embedded, zeroed = not queued
- *     static struct tq_slot slots[HRTIMER_MAX];           // heap storage (tree: unused)
- *     tq_init(&q, slots, HRTIMER_MAX);
+ *     tq_init(&q, HRTIMER_MAX);
  *     if (tq_insert(&q, &t->node, deadline_ns) == 1)      // new head: reprogram the device
  *         program(tq_deadline_ns(tq_first(&q)));
  *
- * Contracts, identical for both structures:
+ * Contracts:
  * - Order is deadline_ns as an unsigned absolute time, then insertion order (equal
  *   deadlines expire first-queued first-out). UINT64_MAX is a valid "never".
  * - tq_insert: 1 if the node became the first, 0 if not, -EBUSY if it is already queued,
@@ -33,45 +25,18 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define TQ_IMPL_RBTREE 1
-#define TQ_IMPL_HEAP   2
-
-#ifndef TQ_IMPL
-#define TQ_IMPL TQ_IMPL_RBTREE
-#endif
-
-#if TQ_IMPL == TQ_IMPL_RBTREE
 #include "ticklab/tq_rbtree.h"
-#define TQ_IMPL_NAME "rbtree"
+
+#define TQ_IMPL_NAME "rbtree"       /* what the hrtimer_base record names */
 #define TQ_FN(op) tq_rb_##op
 struct tq_node { struct tq_rb_node impl; };
 struct tq { struct tq_rb impl; };
-struct tq_slot { uint8_t unused; };         /* the tree needs no storage of its own */
 
-static inline void tq_init(struct tq *q, struct tq_slot *slots, uint32_t capacity)
+/* An empty queue that holds at most capacity timers (tq_insert: -ENOMEM beyond). */
+static inline void tq_init(struct tq *q, uint32_t capacity)
 {
-    (void)slots;
     tq_rb_init(&q->impl, capacity);
 }
-
-#elif TQ_IMPL == TQ_IMPL_HEAP
-#include "ticklab/tq_heap.h"
-#define TQ_IMPL_NAME "heap"
-#define TQ_FN(op) tq_heap_##op
-struct tq_node { struct tq_heap_node impl; };
-struct tq { struct tq_heap impl; };
-struct tq_slot { struct tq_heap_slot impl; };
-_Static_assert(sizeof(struct tq_slot) == sizeof(struct tq_heap_slot),
-               "a tq_slot array must be a tq_heap_slot array");
-
-static inline void tq_init(struct tq *q, struct tq_slot *slots, uint32_t capacity)
-{
-    tq_heap_init(&q->impl, &slots->impl, capacity);
-}
-
-#else
-#error "TQ_IMPL must be TQ_IMPL_RBTREE or TQ_IMPL_HEAP"
-#endif
 
 /* The wrappers convert by cast: impl is the first member, so the pointers are equal. */
 _Static_assert(offsetof(struct tq_node, impl) == 0, "tq_node must start with impl");
@@ -100,12 +65,7 @@ static inline struct tq_node *tq_pop_first(struct tq *q)
  * tree then need not load and test it again. */
 static inline void tq_pop_head(struct tq *q, struct tq_node *n)
 {
-#if TQ_IMPL == TQ_IMPL_RBTREE
     tq_rb_pop_node(&q->impl, &n->impl);
-#else
-    (void)n;
-    tq_heap_pop_first(&q->impl);
-#endif
 }
 static inline bool tq_empty(const struct tq *q) { return TQ_FN(empty)(&q->impl); }
 static inline bool tq_queued(const struct tq_node *n) { return TQ_FN(queued)(&n->impl); }

@@ -1,7 +1,8 @@
 # tests/bench/bench.mk - micro-benchmarks on the build machine: -O2, no sanitizers.
 #
 #   make bench     build build/bench/bench_tqueue and run it (about 20 s): the hrtimer
-#                  queues (lib/time/tq_rbtree.c, tq_heap.c) in TSC ticks, table on stdout;
+#                  queues (lib/time/tq_rbtree.c, tests/bench/tq_heap.c) in TSC ticks, table
+#                  on stdout;
 #                  then boot the kernel under QEMU -icount (tests/bench/guest_bench.py, about
 #                  30 s): wakeup latency per device and path, tick cost, against the goals;
 #                  then the instruction breakdown of those paths (tests/bench/insn_trace.py:
@@ -28,13 +29,17 @@ BENCH_KCFLAGS := -std=c11 -O2 -g -Wall -Wextra -Werror -ffreestanding -fno-built
 # The harness is an ordinary program; -mno-red-zone because it pushes inside inline asm.
 BENCH_CFLAGS  := -std=c11 -O2 -g -Wall -Wextra -Werror -fno-pie -mno-red-zone -I. -Ibuild/gen
 BENCH_SRC     := tests/bench/bench_tqueue.c
-BENCH_HDRS    := lib/time/tqueue.h lib/time/tq_rbtree.h lib/time/tq_heap.h \
+BENCH_HDRS    := tests/bench/bench_queue.h lib/time/tq_rbtree.h tests/bench/tq_heap.h \
                  lib/stats.h lib/port/io.h lib/port/port.h
 BENCH_OBJS    := $(BENCH_OUT)/tq_rbtree.o $(BENCH_OUT)/tq_heap.o $(BENCH_OUT)/stats.o \
                  $(BENCH_OUT)/bench_q_rbtree.o $(BENCH_OUT)/bench_q_heap.o \
                  $(BENCH_OUT)/bench_main.o
 
-$(BENCH_OUT)/tq_%.o: lib/time/tq_%.c $(BENCH_HDRS) tests/bench/bench.mk | $(BENCH_DEPS) $(HDR_FARM)
+$(BENCH_OUT)/tq_rbtree.o: lib/time/tq_rbtree.c $(BENCH_HDRS) tests/bench/bench.mk | $(BENCH_DEPS) $(HDR_FARM)
+	@mkdir -p $(@D)
+	$(BENCH_CC) $(BENCH_KCFLAGS) -c $< -o $@
+
+$(BENCH_OUT)/tq_heap.o: tests/bench/tq_heap.c $(BENCH_HDRS) tests/bench/bench.mk | $(BENCH_DEPS) $(HDR_FARM)
 	@mkdir -p $(@D)
 	$(BENCH_CC) $(BENCH_KCFLAGS) -c $< -o $@
 
@@ -42,7 +47,7 @@ $(BENCH_OUT)/stats.o: lib/stats.c $(BENCH_HDRS) tests/bench/bench.mk | $(HDR_FAR
 	@mkdir -p $(@D)
 	$(BENCH_CC) $(BENCH_KCFLAGS) -c $< -o $@
 
-# One source, three objects: the same measurements through tqueue.h for each structure,
+# One source, three objects: the same measurements through bench_queue.h for each structure,
 # and the driver.
 $(BENCH_OUT)/bench_q_%.o: $(BENCH_SRC) $(BENCH_HDRS) tests/bench/bench.mk | $(HDR_FARM)
 	@mkdir -p $(@D)

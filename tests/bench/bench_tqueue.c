@@ -3,8 +3,8 @@
  * timers.
  *
  * This file is compiled three times (tests/bench/bench.mk): once per structure with
- * -DTQ_IMPL=... -DBENCH_QUEUE=bench_queue_<name>, so each measures through tqueue.h exactly
- * the calls the hrtimer core will make, and once with -DBENCH_MAIN for the driver (rdtsc
+ * -DTQ_IMPL=... -DBENCH_QUEUE=bench_queue_<name>, so each measures through bench_queue.h
+ * the calls the hrtimer core makes (the library's tqueue.h is the tree's alone), and once with -DBENCH_MAIN for the driver (rdtsc
  * overhead, the flags save/restore pair, the CPU facts, the table). The queue sources are
  * built with the kernel's code-generation flags; nothing here has sanitizers.
  *
@@ -99,8 +99,8 @@ static void summarise_batches(int64_t *v, size_t n, struct cell *c)
 }
 
 #ifdef TQ_IMPL
-/* ---- one structure, through tqueue.h ------------------------------------------------ */
-#include "ticklab/tqueue.h"
+/* ---- one structure, through bench_queue.h ------------------------------------------------ */
+#include "tests/bench/bench_queue.h"
 
 /* Deadlines of pending timers spread over SPAN ns from BASE: about a second, the scale of
  * the timeouts and sleeps an hrtimer queue holds. */
@@ -109,9 +109,9 @@ static void summarise_batches(int64_t *v, size_t n, struct cell *c)
 
 struct set {
     uint32_t nq, pending;             /* queues, and timers pending in each */
-    struct tq q[BATCH];
-    struct tq_slot *slots;            /* nq * (pending + BATCH) */
-    struct tq_node *nodes;            /* per queue: pending nodes, then BATCH spares */
+    struct bq q[BATCH];
+    struct bq_slot *slots;            /* nq * (pending + BATCH) */
+    struct bq_node *nodes;            /* per queue: pending nodes, then BATCH spares */
 };
 
 static uint64_t rng_state = 0x853c49e6748fea9bull;
@@ -127,7 +127,7 @@ static uint64_t rnd(void)
 static int64_t samples[OPS];
 static int sink;                       /* results the compiler must not discard */
 
-static struct tq_node *node_at(struct set *s, uint32_t qi, uint32_t k)
+static struct bq_node *node_at(struct set *s, uint32_t qi, uint32_t k)
 {
     return &s->nodes[(size_t)qi * (s->pending + BATCH) + k];
 }
@@ -147,15 +147,15 @@ static void set_build(struct set *s, uint32_t nq, uint32_t pending)
 
     s->nq = nq;
     s->pending = pending;
-    s->slots = aligned_alloc(64, round_up_64(nq * per_q * sizeof(struct tq_slot)));
-    s->nodes = aligned_alloc(64, round_up_64(nq * per_q * sizeof(struct tq_node)));
+    s->slots = aligned_alloc(64, round_up_64(nq * per_q * sizeof(struct bq_slot)));
+    s->nodes = aligned_alloc(64, round_up_64(nq * per_q * sizeof(struct bq_node)));
     if (!s->slots || !s->nodes)
         fail("out of memory");
-    memset(s->nodes, 0, nq * per_q * sizeof(struct tq_node));
+    memset(s->nodes, 0, nq * per_q * sizeof(struct bq_node));
     for (uint32_t qi = 0; qi < nq; qi++) {
-        tq_init(&s->q[qi], &s->slots[qi * per_q], (uint32_t)per_q);
+        bq_init(&s->q[qi], &s->slots[qi * per_q], (uint32_t)per_q);
         for (uint32_t k = 0; k < pending; k++)
-            if (tq_insert(&s->q[qi], node_at(s, qi, k), BASE_NS + rnd() % SPAN_NS) < 0)
+            if (bq_insert(&s->q[qi], node_at(s, qi, k), BASE_NS + rnd() % SPAN_NS) < 0)
                 fail("fill");
     }
 }
@@ -167,9 +167,9 @@ static void set_free(struct set *s)
 }
 
 /* A deadline after the queue's first one, so the insertion never becomes the head. */
-static uint64_t behind_head(struct tq *q)
+static uint64_t behind_head(struct bq *q)
 {
-    uint64_t head = tq_deadline_ns(tq_first(q));
+    uint64_t head = bq_deadline_ns(bq_first(q));
     return head + 1 + rnd() % (BASE_NS + SPAN_NS - head);
 }
 
@@ -177,42 +177,42 @@ static uint64_t behind_head(struct tq *q)
 
 static int64_t one_insert(struct set *s, uint32_t i)
 {
-    struct tq *q = &s->q[0];
-    struct tq_node *x = node_at(s, 0, s->pending + i % BATCH);
+    struct bq *q = &s->q[0];
+    struct bq_node *x = node_at(s, 0, s->pending + i % BATCH);
     uint64_t d = behind_head(q);
 
     uint64_t t0 = tsc_begin();
-    int r = tq_insert(q, x, d);
+    int r = bq_insert(q, x, d);
     uint64_t t1 = rdtsc_ordered();
     if (r != 0)
         fail("insert behind the head became the head");
-    tq_remove(q, x);
+    bq_remove(q, x);
     return (int64_t)(t1 - t0);
 }
 
 static int64_t one_restart(struct set *s, uint32_t i)
 {
-    struct tq *q = &s->q[0];
-    struct tq_node *y = node_at(s, 0, (uint32_t)(rnd() % s->pending));
+    struct bq *q = &s->q[0];
+    struct bq_node *y = node_at(s, 0, (uint32_t)(rnd() % s->pending));
     uint64_t d = BASE_NS + rnd() % SPAN_NS;
     (void)i;
 
     uint64_t t0 = tsc_begin();
-    sink += tq_remove(q, y);
-    sink += tq_insert(q, y, d);
+    sink += bq_remove(q, y);
+    sink += bq_insert(q, y, d);
     uint64_t t1 = rdtsc_ordered();
     return (int64_t)(t1 - t0);
 }
 
 static int64_t one_requeue(struct set *s, uint32_t i)
 {
-    struct tq *q = &s->q[0];
-    struct tq_node *y = node_at(s, 0, (uint32_t)(rnd() % s->pending));
+    struct bq *q = &s->q[0];
+    struct bq_node *y = node_at(s, 0, (uint32_t)(rnd() % s->pending));
     uint64_t d = BASE_NS + rnd() % SPAN_NS;
     (void)i;
 
     uint64_t t0 = tsc_begin();
-    sink += tq_requeue(q, y, d);
+    sink += bq_requeue(q, y, d);
     uint64_t t1 = rdtsc_ordered();
     return (int64_t)(t1 - t0);
 }
@@ -221,13 +221,13 @@ static int64_t one_requeue(struct set *s, uint32_t i)
  * the queue keeps its size while time moves on. */
 static int64_t one_pop(struct set *s, uint32_t i)
 {
-    struct tq *q = &s->q[0];
+    struct bq *q = &s->q[0];
     (void)i;
 
     uint64_t t0 = tsc_begin();
-    struct tq_node *x = tq_pop_first(q);
+    struct bq_node *x = bq_pop_first(q);
     uint64_t t1 = rdtsc_ordered();
-    tq_insert(q, x, tq_deadline_ns(x) + rnd() % SPAN_NS);
+    bq_insert(q, x, bq_deadline_ns(x) + rnd() % SPAN_NS);
     return (int64_t)(t1 - t0);
 }
 
@@ -235,8 +235,8 @@ static int64_t one_pop(struct set *s, uint32_t i)
 
 static int64_t batch_insert(struct set *s)
 {
-    struct tq *q[BATCH];
-    struct tq_node *x[BATCH];
+    struct bq *q[BATCH];
+    struct bq_node *x[BATCH];
     uint64_t d[BATCH];
     int r = 0;
 
@@ -247,16 +247,16 @@ static int64_t batch_insert(struct set *s)
     }
     uint64_t t0 = tsc_begin();
     for (uint32_t j = 0; j < BATCH; j++)
-        r |= tq_insert(q[j], x[j], d[j]);
+        r |= bq_insert(q[j], x[j], d[j]);
     uint64_t t1 = rdtsc_ordered();
     if (r != 0)
         fail("batched insert behind the head became the head");
     for (uint32_t j = 0; j < BATCH; j++)
-        tq_remove(q[j], x[j]);
+        bq_remove(q[j], x[j]);
     return (int64_t)(t1 - t0);
 }
 
-static void pick_random(struct set *s, struct tq **q, struct tq_node **y, uint64_t *d)
+static void pick_random(struct set *s, struct bq **q, struct bq_node **y, uint64_t *d)
 {
     for (uint32_t j = 0; j < BATCH; j++) {
         q[j] = &s->q[j % s->nq];
@@ -267,45 +267,45 @@ static void pick_random(struct set *s, struct tq **q, struct tq_node **y, uint64
 
 static int64_t batch_restart(struct set *s)
 {
-    struct tq *q[BATCH];
-    struct tq_node *y[BATCH];
+    struct bq *q[BATCH];
+    struct bq_node *y[BATCH];
     uint64_t d[BATCH];
 
     pick_random(s, q, y, d);
     uint64_t t0 = tsc_begin();
     for (uint32_t j = 0; j < BATCH; j++) {
-        sink += tq_remove(q[j], y[j]);
-        sink += tq_insert(q[j], y[j], d[j]);
+        sink += bq_remove(q[j], y[j]);
+        sink += bq_insert(q[j], y[j], d[j]);
     }
     return (int64_t)(rdtsc_ordered() - t0);
 }
 
 static int64_t batch_requeue(struct set *s)
 {
-    struct tq *q[BATCH];
-    struct tq_node *y[BATCH];
+    struct bq *q[BATCH];
+    struct bq_node *y[BATCH];
     uint64_t d[BATCH];
 
     pick_random(s, q, y, d);
     uint64_t t0 = tsc_begin();
     for (uint32_t j = 0; j < BATCH; j++)
-        sink += tq_requeue(q[j], y[j], d[j]);
+        sink += bq_requeue(q[j], y[j], d[j]);
     return (int64_t)(rdtsc_ordered() - t0);
 }
 
 static int64_t batch_pop(struct set *s)
 {
-    struct tq *q[BATCH];
-    struct tq_node *x[BATCH];
+    struct bq *q[BATCH];
+    struct bq_node *x[BATCH];
 
     for (uint32_t j = 0; j < BATCH; j++)
         q[j] = &s->q[j % s->nq];
     uint64_t t0 = tsc_begin();
     for (uint32_t j = 0; j < BATCH; j++)
-        x[j] = tq_pop_first(q[j]);
+        x[j] = bq_pop_first(q[j]);
     uint64_t t1 = rdtsc_ordered();
     for (uint32_t j = 0; j < BATCH; j++)
-        tq_insert(q[j], x[j], tq_deadline_ns(x[j]) + rnd() % SPAN_NS);
+        bq_insert(q[j], x[j], bq_deadline_ns(x[j]) + rnd() % SPAN_NS);
     return (int64_t)(t1 - t0);
 }
 

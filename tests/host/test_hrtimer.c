@@ -75,7 +75,6 @@ static struct clockevent make_dev(const char *name, uint64_t min_cyc, uint64_t m
 static struct clockevent dev;
 static struct hrtimer_base base;
 #define NT 64
-static struct tq_slot slots[NT];
 
 /* The device's interrupt: a one-shot that fired holds nothing any more. Like an HPET
  * comparator's level status bit, an interrupt of an absolute arming whose count the counter
@@ -108,7 +107,7 @@ static void setup(uint64_t min_cyc, uint64_t max_cyc)
     dev = make_dev("fake", min_cyc, max_cyc);
     fake_now = 1000;
     reset_dev_log();
-    CHECK_EQ_I64(hrtimer_base_init(&base, &dev, &fake_clock, slots, NT), 0);
+    CHECK_EQ_I64(hrtimer_base_init(&base, &dev, &fake_clock, NT), 0);
 }
 
 /* The real timekeeping path: time_ns() on a registered 64-bit counter at 1 GHz that reads
@@ -142,7 +141,7 @@ static bool setup_time_ns(void)
     dev.abs_cs = &ns_counter;
     reset_dev_log();
     return CHECK_EQ_U64(time_ns(), 1000) && CHECK_EQ_I64(clockevent_register(&dev), 0) &&
-           CHECK_EQ_I64(hrtimer_base_init(&base, &dev, &hrtimer_clock_time_ns, slots, NT), 0);
+           CHECK_EQ_I64(hrtimer_base_init(&base, &dev, &hrtimer_clock_time_ns, NT), 0);
 }
 
 /* ---- the model ------------------------------------------------------------------------- */
@@ -580,9 +579,8 @@ TEST(hrtimer_bases_one_per_device)
     setup(1, 1000000000);
     static struct clockevent dev2;
     static struct hrtimer_base base2;
-    static struct tq_slot slots2[4];
     dev2 = make_dev("fake2", 1, 1000000000);
-    CHECK_EQ_I64(hrtimer_base_init(&base2, &dev2, &fake_clock, slots2, 4), 0);
+    CHECK_EQ_I64(hrtimer_base_init(&base2, &dev2, &fake_clock, 4), 0);
     CHECK(dev.owner == &base && dev2.owner == &base2);
     static struct hrtimer ta, tb;
     ta = (struct hrtimer){ .fn = on_a };
@@ -609,7 +607,7 @@ TEST(hrtimer_bases_one_per_device)
 
     /* Initialising a base again on its own device is allowed: it keeps the claim. */
     for (int i = 0; i < 8; i++)
-        CHECK_EQ_I64(hrtimer_base_init(&base, &dev, &fake_clock, slots, NT), 0);
+        CHECK_EQ_I64(hrtimer_base_init(&base, &dev, &fake_clock, NT), 0);
     CHECK(dev.owner == &base);
     hrtimer_base_release(&base);
     CHECK(dev.owner == NULL);
@@ -621,7 +619,6 @@ TEST(hrtimer_bases_one_per_device)
 #define MANY 20
 static struct clockevent many_dev[MANY];
 static struct hrtimer_base many_base[MANY];
-static struct tq_slot many_slots[MANY][2];
 static struct hrtimer many_timer[MANY];
 static int many_fired[MANY];
 
@@ -638,8 +635,7 @@ TEST(hrtimer_bases_per_device_have_no_cap)
         many_dev[i] = make_dev("many", 1, 1000000000);
         many_dev[i].cpu = (unsigned)i;            /* one per CPU, as the kernel does */
         REQUIRE(clockevent_register(&many_dev[i]) == 0);
-        CHECK_EQ_I64(hrtimer_base_init(&many_base[i], &many_dev[i], &fake_clock,
-                                       many_slots[i], 2), 0);
+        CHECK_EQ_I64(hrtimer_base_init(&many_base[i], &many_dev[i], &fake_clock, 2), 0);
         CHECK(many_dev[i].owner == &many_base[i]);
         many_timer[i] = (struct hrtimer){ .fn = on_many };
         many_fired[i] = 0;
@@ -665,17 +661,16 @@ TEST(hrtimer_base_init_refuses_a_device_owned_by_someone_else)
 {
     static struct clockevent mode_a, mode_b, off;
     static struct hrtimer_base b1, b2;
-    static struct tq_slot s1[2], s2[2];
     static int someone, timer;
 
     setup(1, 1000000000);
     hrtimer_base_release(&base);
     CHECK_EQ_I64(clockevent_claim(&dev, on_event_nothing, &someone), 0);
-    CHECK_EQ_I64(hrtimer_base_init(&b1, &dev, &fake_clock, s1, 2), -EBUSY);
+    CHECK_EQ_I64(hrtimer_base_init(&b1, &dev, &fake_clock, 2), -EBUSY);
     CHECK(dev.owner == &someone);
     clockevent_release(&dev);
-    CHECK_EQ_I64(hrtimer_base_init(&b1, &dev, &fake_clock, s1, 2), 0);
-    CHECK_EQ_I64(hrtimer_base_init(&b2, &dev, &fake_clock, s2, 2), -EBUSY);   /* b1's */
+    CHECK_EQ_I64(hrtimer_base_init(&b1, &dev, &fake_clock, 2), 0);
+    CHECK_EQ_I64(hrtimer_base_init(&b2, &dev, &fake_clock, 2), -EBUSY);   /* b1's */
     hrtimer_base_release(&b1);
 
     mode_a = make_dev("mode_a", 1, 1000000000);
@@ -683,18 +678,18 @@ TEST(hrtimer_base_init_refuses_a_device_owned_by_someone_else)
     mode_a.hw = mode_b.hw = &timer;
     REQUIRE(clockevent_register(&mode_a) == 0);
     REQUIRE(clockevent_register(&mode_b) == 0);
-    CHECK_EQ_I64(hrtimer_base_init(&b1, &mode_a, &fake_clock, s1, 2), 0);
-    CHECK_EQ_I64(hrtimer_base_init(&b2, &mode_b, &fake_clock, s2, 2), -EBUSY);
+    CHECK_EQ_I64(hrtimer_base_init(&b1, &mode_a, &fake_clock, 2), 0);
+    CHECK_EQ_I64(hrtimer_base_init(&b2, &mode_b, &fake_clock, 2), -EBUSY);
     hrtimer_base_release(&b1);
-    CHECK_EQ_I64(hrtimer_base_init(&b2, &mode_b, &fake_clock, s2, 2), 0);
+    CHECK_EQ_I64(hrtimer_base_init(&b2, &mode_b, &fake_clock, 2), 0);
     hrtimer_base_release(&b2);
 
     off = make_dev("off", 1, 1000000000);
     off.usable = false;
-    CHECK_EQ_I64(hrtimer_base_init(&b1, &off, &fake_clock, s1, 2), -ENODEV);
-    CHECK_EQ_I64(hrtimer_base_init(&b1, &off, NULL, s1, 2), -EINVAL);
-    CHECK_EQ_I64(hrtimer_base_init(&b1, NULL, &fake_clock, s1, 2), -EINVAL);
-    CHECK_EQ_I64(hrtimer_base_init(&b1, &mode_a, &fake_clock, s1, 0), -EINVAL);
+    CHECK_EQ_I64(hrtimer_base_init(&b1, &off, &fake_clock, 2), -ENODEV);
+    CHECK_EQ_I64(hrtimer_base_init(&b1, &off, NULL, 2), -EINVAL);
+    CHECK_EQ_I64(hrtimer_base_init(&b1, NULL, &fake_clock, 2), -EINVAL);
+    CHECK_EQ_I64(hrtimer_base_init(&b1, &mode_a, &fake_clock, 0), -EINVAL);
 }
 
 /* A device event that never comes: the queue would stall forever. hrtimer_rescue() runs the
@@ -801,7 +796,7 @@ TEST(hrtimer_base_reclaim_keeps_the_statistics)
     CHECK_EQ_U64(base.stats.spurious, 1);
     hrtimer_base_release(&base);
     CHECK(clockevent_is_free(&dev));
-    CHECK_EQ_I64(hrtimer_base_reclaim(&base, slots, NT), 0);
+    CHECK_EQ_I64(hrtimer_base_reclaim(&base, NT), 0);
     CHECK(!clockevent_is_free(&dev));
     CHECK_EQ_U64(base.stats.interrupts, 2);
     CHECK_EQ_U64(base.stats.spurious, 1);

@@ -1,5 +1,6 @@
-/* tests/host/test_tqueue.c - the hrtimer queues (lib/time/tq_rbtree.c, tq_heap.c and the
- * tqueue.h interface over whichever is the default) against a sorted-array reference.
+/* tests/host/test_tqueue.c - the hrtimer queues (the library's lib/time/tq_rbtree.c and its
+ * tqueue.h interface, and the benchmark's rival tests/bench/tq_heap.c) against a
+ * sorted-array reference.
  *
  * One random walk per structure: inserts, removals of random nodes (queued or not),
  * restarts, pops, with deadlines drawn to collide (0, a handful of small values, 2^63 +-2,
@@ -10,7 +11,7 @@
  * back-pointers), and now and then the queue is drained, every pop against the reference. */
 #include <stdlib.h>
 
-#include "ticklab/tq_heap.h"
+#include "tests/bench/tq_heap.h"
 #include "ticklab/tq_rbtree.h"
 #include "ticklab/tqueue.h"
 #include "ticklab/errno.h"
@@ -198,15 +199,14 @@ static bool hp_check(void)
     return true;
 }
 
-/* The tqueue.h wrappers over the default structure. */
+/* The tqueue.h wrappers over the tree. */
 static struct tq gq;
-static struct tq_slot gq_slots[NODES];
 static struct tq_node gq_nodes[NODES];
 
 static void gq_init(uint32_t cap)
 {
     memset(gq_nodes, 0, sizeof(gq_nodes));
-    tq_init(&gq, gq_slots, cap);
+    tq_init(&gq, cap);
 }
 static int gq_insert(uint32_t id, uint64_t d) { return tq_insert(&gq, &gq_nodes[id], d); }
 static int gq_remove(uint32_t id) { return tq_remove(&gq, &gq_nodes[id]); }

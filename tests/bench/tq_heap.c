@@ -1,8 +1,8 @@
-/* lib/time/tq_heap.c - see tq_heap.h.
+/* tests/bench/tq_heap.c - see tq_heap.h.
  *
  * Slot i's children are ARITY*i + 1 .. ARITY*i + ARITY, its parent (i - 1) / ARITY. Sifts
  * move a hole rather than swapping, so each level costs one slot copy and one pos update. */
-#include "ticklab/tq_heap.h"
+#include "tests/bench/tq_heap.h"
 
 #include "ticklab/errno.h"
 

@@ -1,4 +1,6 @@
-/* lib/time/tq_heap.h - the hrtimer queue as a 4-ary min-heap in a caller's array.
+/* tests/bench/tq_heap.h - an hrtimer queue as a 4-ary min-heap in a caller's array: the
+ * red-black tree's rival, kept beside the benchmark that compares them (bench_tqueue.c,
+ * docs/hrtimer-queue.md) and tested on the host; the library uses the tree (tqueue.h).
  *
  * Order: by deadline_ns (unsigned, absolute), then by insertion sequence, so timers with
  * equal deadlines leave in the order they were queued (a heap is not stable by itself; the
