@@ -9,7 +9,7 @@ import json
 
 from . import check, dataset, htmlpage, published, samples, tables
 from .htmlpage import esc, key_values, plain_table, state, table
-from .summary import basis_words
+from .summary import basis_words, duration
 
 # Inventory records shown as key/value tables, in order, when present.
 INVENTORY_ONE = ("boot", "cpu", "memory", "console", "serial_ports", "paging", "lapic", "interrupts",
@@ -153,16 +153,6 @@ def verdict_section(lines):
     return out
 
 
-def seconds(ns):
-    """Machine time for a reader: 5.1 s, 468 ms, 77 us."""
-    if ns is None:
-        return "-"
-    for unit, scale in (("s", 1e9), ("ms", 1e6), ("us", 1e3)):
-        if abs(ns) >= scale:
-            return "%.3g %s" % (ns / scale, unit)
-    return "%d ns" % round(ns)  # rounded, never truncated
-
-
 def experiment_list(s):
     out = ["<h2 id=\"experiment-list\">Experiments</h2>",
            "<p class=\"note\">Planned from %s; a name leads to its section.</p>"
@@ -175,7 +165,7 @@ def experiment_list(s):
         if e["errors"]:
             note = ("%s error record(s). " % e["errors"]) + note
         cells = [link, state(e["state"], e["state"] in ("done", "skipped")),
-                 esc(seconds(e["duration_ns"])), esc(note)]
+                 esc(duration(e["duration_ns"])), esc(note)]
         body.append("<tr>%s</tr>" % "".join(
             "<td%s>%s</td>" % ({2: ' class="num"', 3: ' class="wrap"'}.get(i, ""), c)
             for i, c in enumerate(cells)))

@@ -221,13 +221,14 @@ def impossible(data):
 
 
 def duration(ns):
-    """ns as people read a duration: ns, us, ms or s with 3 significant figures."""
+    """ns as people read a duration: 5.1 s, 468 ms, 77 us (3 significant figures), 512 ns
+    (rounded, never truncated)."""
     if ns is None:
         return "-"
     for unit, scale in (("s", 1e9), ("ms", 1e6), ("us", 1e3)):
         if abs(ns) >= scale:
             return "%.3g %s" % (ns / scale, unit)
-    return "%d ns" % ns
+    return "%d ns" % round(ns)
 
 
 def console_cost(data):
