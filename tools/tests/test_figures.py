@@ -5,7 +5,8 @@ import os
 
 import pytest
 
-from ticklablib import dataset, figdata, plots_exp, plots_latency, records
+from ticklablib import dataset, figdata, plots_calibration, records
+from tooling import figure
 
 FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures")
 
@@ -37,7 +38,7 @@ def row(data, exp, **keys):
 
 def test_latency_histogram_axis_fitted_to_the_data(icount):
     """At 19bd55f the x axis ran 10 ns to 16 ms for data under 2 us, log2 buckets on it."""
-    d = drawn(plots_latency.wakeup_latency, icount, "wakeup_latency_lapic")
+    d = drawn(figure("wakeup_latency"), icount, "wakeup_latency_lapic")
     irq = d.fig.axes[0]
     assert irq.get_title() == "path irq" and irq.get_xscale() == "linear"
     lo, hi = irq.get_xlim()
@@ -53,7 +54,7 @@ def test_latency_histogram_axis_fitted_to_the_data(icount):
 
 
 def test_cdf_per_device_with_markers(icount):
-    d = drawn(plots_latency.wakeup_cdf, icount, "wakeup_cdf_pit")
+    d = drawn(figure("wakeup_cdf"), icount, "wakeup_cdf_pit")
     hlt = d.fig.axes[0]
     labels = [line.get_label() for line in hlt.get_lines() if not line.get_label()
               .startswith("_")]
@@ -66,14 +67,14 @@ def test_cdf_per_device_with_markers(icount):
 
 
 def test_cdf_goes_log_for_a_long_tail(tcg):
-    d = drawn(plots_latency.wakeup_cdf, tcg, "wakeup_cdf_hpet")
+    d = drawn(figure("wakeup_cdf"), tcg, "wakeup_cdf_hpet")
     assert d.fig.axes[0].get_xscale() == "log"
     assert "before the deadline" in d.caption  # hpet hrtimer_irq min -98442 ns
 
 
 def test_sleep_error_shows_early_wake_ups(icount):
     """At 19bd55f negative errors could not sit on the log axis and were left out."""
-    d = drawn(plots_exp.sleep_error, icount)
+    d = drawn(figure("sleep_error"), icount)
     tick = next(ax for ax in d.fig.axes if ax.get_title() == "mode tick")
     assert tick.get_yscale() == "symlog" and tick.get_ylim()[0] < -100000
     early = row(icount, "sleep-accuracy", mode="tick", tick_ns=1000000, request_ns=100000000)
@@ -85,7 +86,7 @@ def test_sleep_error_shows_early_wake_ups(icount):
 
 def test_calibration_chosen_is_visible(icount):
     """The chosen method's bar had zero height."""
-    d = drawn(plots_exp.calibration, icount)
+    d = drawn(plots_calibration.calibration, icount)
     ax = d.fig.axes[0]
     chosen = [t for t in ax.texts if t.get_text() == "chosen"]
     assert len(chosen) == 2  # tsc and lapic
@@ -94,7 +95,7 @@ def test_calibration_chosen_is_visible(icount):
 
 
 def test_period_compare_whole_periods_and_own_scales(icount):
-    d = drawn(plots_exp.period_compare, icount)
+    d = drawn(figure("period_compare"), icount)
     assert [ax.get_title() for ax in d.fig.axes] == ["timer hrtimer", "timer jiffies"]
     for ax in d.fig.axes:
         assert ax.get_yscale() == "linear"
@@ -103,7 +104,7 @@ def test_period_compare_whole_periods_and_own_scales(icount):
 
 
 def test_periodic_jitter_axis_fitted_and_stddev_shown(icount):
-    d = drawn(plots_exp.periodic_jitter, icount)
+    d = drawn(figure("periodic_jitter"), icount)
     titles = [ax.get_title() for ax in d.fig.axes]
     assert titles[-1] == "interval stddev per timer"
     assert "no grid (the device's 10 ns cycle)" in titles
@@ -113,7 +114,7 @@ def test_periodic_jitter_axis_fitted_and_stddev_shown(icount):
 
 
 def test_tick_overhead_names_the_tsc(icount):
-    d = drawn(plots_exp.tick_overhead, icount)
+    d = drawn(figure("tick_overhead"), icount)
     assert d.fig.axes[1].get_xlabel() == "TSC cycles per tick interrupt (median)"
     assert d.clock.startswith("clock: TSC at ")
 

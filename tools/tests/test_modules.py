@@ -13,22 +13,41 @@ LIB = os.path.join(TOOLS, "ticklablib")
 TICKLAB = os.path.join(TOOLS, "ticklab")
 
 
-def imports_of(path):
-    """The ticklablib modules a module imports, at its top or inside any function."""
+PACKAGES = ("experiments",)  # ticklablib's subpackages: their modules are "pkg.module"
+
+
+def imports_of(path, package=""):
+    """The ticklablib modules a module of `package` ("" or a subpackage) may import, at its
+    top or inside any function, named as graph() names them ("pkg.module" in a
+    subpackage); names that are not modules are filtered out by graph()."""
     tree = ast.parse(open(path, encoding="utf-8").read())
     out = set()
     for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom) and node.level == 1:
-            if node.module:
-                out.add(node.module.split(".")[0])
-            else:
-                out.update(a.name for a in node.names)
+        if not isinstance(node, ast.ImportFrom) or node.level == 0:
+            continue
+        base = package if node.level == 1 else ""
+        full = ".".join(p for p in (base, node.module or "") if p)
+        if node.module:
+            out.add(full)
+        out.update(".".join(p for p in (full, a.name) if p) for a in node.names)
+    return out
+
+
+def module_files():
+    """{module name: path} of every ticklablib module, subpackages included."""
+    out = {f[:-3]: os.path.join(LIB, f) for f in os.listdir(LIB) if f.endswith(".py")}
+    for pkg in PACKAGES:
+        for f in os.listdir(os.path.join(LIB, pkg)):
+            if f.endswith(".py"):
+                name = pkg if f == "__init__.py" else "%s.%s" % (pkg, f[:-3])
+                out[name] = os.path.join(LIB, pkg, f)
     return out
 
 
 def graph():
-    mods = {f[:-3] for f in os.listdir(LIB) if f.endswith(".py")}
-    return {m: imports_of(os.path.join(LIB, m + ".py")) & mods for m in mods}
+    files = module_files()
+    return {m: imports_of(path, m.split(".")[0] if m.split(".")[0] in PACKAGES else "")
+            & set(files) for m, path in files.items()}
 
 
 def cycle_in(g):

@@ -11,8 +11,8 @@ from hypothesis import HealthCheck, given, settings, strategies as st  # noqa: E
 
 import io  # noqa: E402
 
-from ticklablib import (comparemodel, dataset, exports, figdata, figures, records,  # noqa: E402
-                        reportpage, summary, view)
+from ticklablib import (comparemodel, dataset, experiments, exports, figdata, figures,  # noqa: E402
+                        records, reportpage, summary, view)
 
 # The same examples at every run (derandomize): make test passes or fails on the tree, not
 # on the draw. TICKLAB_FUZZ_EXAMPLES=N draws N fresh ones instead (a long search, by hand;
@@ -48,7 +48,7 @@ HIST = st.one_of(st.fixed_dictionaries({"edges_ns": st.lists(st.integers(-5, 2 *
                  st.fixed_dictionaries({"lo_ns": st.integers(-100, 100),
                                         "bucket_ns": st.integers(-1, 50),
                                         "counts": st.lists(st.integers(0, 50), max_size=8)}))
-EXPS = st.sampled_from([e.name for e in dataset.EXPERIMENTS] + ["new-one", ""])
+EXPS = st.sampled_from([e.name for e in experiments.EXPERIMENTS] + ["new-one", ""])
 TYPES = st.sampled_from(["result", "result", "result", "calibration", "clocksource",
                          "clocksource_selected", "verdict", "exp_start", "exp_end", "plan",
                          "environment", "cpu", "tick", "error", "a/b", "records", "samples",
@@ -117,8 +117,9 @@ def report_and_compare(tmp_path_factory, a, b):
     out = tmp_path_factory.mktemp("x")
     exports.write_data(data, str(out))
     exports.write_summary(s, str(out))
-    exports.write_histogram_csv(data, str(out))
-    exports.write_histogram_text(data, str(out))
+    latency = experiments.latency().name
+    exports.write_histogram_csv(data, str(out), latency)
+    exports.write_histogram_text(data, str(out), latency)
     options = figdata.Options()
     for _, _, draw, _ in figures.figures():
         try:

@@ -1,4 +1,5 @@
-"""The publications' figures the report shows (tools/ticklablib/published.py), checked
+"""The publications' figures the report shows (each experiment's `published`, the entries
+of tools/ticklablib/published.py's shape), checked
 against the publications themselves: the files in shared/sources/ beside the checkout
 (../shared/sources from the repository; CI keeps them there). Each figure's quoted words
 occur in its file, in the part and the record the entry says; the figure shown is made of
@@ -13,8 +14,16 @@ from pathlib import Path
 
 import pytest
 
-from ticklablib import published, tables
-from ticklablib.published import TABLE, About
+from ticklablib import experiments, published, tables
+from ticklablib.published import About
+
+TABLE = experiments.published_entries()
+
+
+def for_row(exp, row, key=None):
+    """The published figure for a row of experiment `exp` (published.for_row)."""
+    return published.for_row(experiments.get(exp).published, row, key)
+
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -124,7 +133,7 @@ def quote_positions(entry, text):
 # --- the checks against the files ------------------------------------------------------------
 
 @needs_sources
-@pytest.mark.parametrize("source", published.SOURCES, ids=lambda s: s.file)
+@pytest.mark.parametrize("source", experiments.sources(), ids=lambda s: s.file)
 def test_each_source_is_the_one_named(source):
     text = file_text(source.file)
     for words in source.proof:
@@ -134,7 +143,7 @@ def test_each_source_is_the_one_named(source):
 @needs_sources
 def test_the_sources_readme_lists_every_file_quoted():
     readme = (SOURCES / "README.md").read_text(encoding="utf-8")
-    for source in published.SOURCES:
+    for source in experiments.sources():
         assert source.file in readme
 
 
@@ -244,7 +253,7 @@ def jitter_row(tset, hres, period_us, grid=True):
 
 
 def text_of(exp, row, key=None):
-    pub = published.for_row(exp, row, key)
+    pub = for_row(exp, row, key)
     return pub and pub["text"]
 
 
@@ -261,8 +270,9 @@ def test_periodic_jitter_figures_only_on_their_set_and_resolution():
     for row in (jitter_row("ten", 5000, 600), jitter_row("alone", 5000, 600),
                 jitter_row("ten", 10, 600, grid=False), jitter_row("alone", 10, 600, False),
                 jitter_row("ten", 800, 500)):
-        assert published.for_row("periodic-jitter", row) is None, row
-    assert published.not_compared("periodic-jitter", jitter_row("ten", 5000, 600)) == \
+        assert for_row("periodic-jitter", row) is None, row
+    entries = experiments.get("periodic-jitter").published
+    assert published.not_compared(entries, jitter_row("ten", 5000, 600)) == \
         "here the source ran ten timers with T = 500+13*i us"
 
 
@@ -276,7 +286,7 @@ def test_the_folded_jitter_table_quotes_each_set_s_range():
             r = Row(jitter_row(tset, hres, first + 13 * i, grid=hres != 10))
             r.line = line + 1
             rows.append(r)
-    t = tables.periodic_jitter(rows)
+    t = experiments.get("periodic-jitter").grid(rows)
     cells = {(b[0], b[1]): b for b in t.rows}
     ten5000, ten800 = cells[("ten", "5 us grid")], cells[("ten", "800 ns grid")]
     assert ten5000[5].startswith("stddev 4.59-4.76 us [")
@@ -305,9 +315,9 @@ def test_sleep_accuracy_about_2ms_only_under_1ms_at_a_1ms_tick():
     assert text_of("sleep-accuracy", row(999847, 100000000)) == "about 1ms"
     for tick in (99733, 10000000):  # the issue's misquote: "about 2 ms" at every tick
         for request in (10000, 100000, 1000000):
-            assert published.for_row("sleep-accuracy", row(tick, request)) is None
+            assert for_row("sleep-accuracy", row(tick, request)) is None
     assert text_of("sleep-accuracy", row(299954, 10000)) == "600 us, dropping to 500 us"
-    assert published.for_row("sleep-accuracy", dict(row(999847, 10000),
+    assert for_row("sleep-accuracy", dict(row(999847, 10000),
                                                      variant="ticklab")) is None
 
 
@@ -320,8 +330,8 @@ def test_itimer_before_and_after_the_fix():
     assert text_of("itimer-error", row("ns", 10000)) == "-0.1 % (patches applied)"
     assert text_of("itimer-error", row("ns", 9998)) == "-0.2 % (patches applied)"
     assert text_of("itimer-error", row("ns", 1000)) == "-0.1 % (patches applied)"
-    assert published.for_row("itimer-error", dict(row("tick", 10000), tick_ns=4000000)) is None
-    assert "Stanislaw Gruszka" in published.for_row("itimer-error", row("ns", 9998))["source"]
+    assert for_row("itimer-error", dict(row("tick", 10000), tick_ns=4000000)) is None
+    assert "Stanislaw Gruszka" in for_row("itimer-error", row("ns", 9998))["source"]
 
 
 def test_ticklab_s_explanations_are_never_inside_a_quote():
@@ -331,7 +341,7 @@ def test_ticklab_s_explanations_are_never_inside_a_quote():
         said = e.text + " ".join(e.quote)
         for own in ("256", "ticklab", "48 - 35", "level 1"):
             assert own not in said, (entry_id(e), own)
-    pc = published.for_row("period-compare", {"timer": "jiffies_linux", "hz": 250,
+    pc = for_row("period-compare", {"timer": "jiffies_linux", "hz": 250,
                                               "period_ns": 1000000000})
     assert "256" in pc["note"] and "256" not in pc["text"]
     notes = tables.Sources()
@@ -341,14 +351,14 @@ def test_ticklab_s_explanations_are_never_inside_a_quote():
 
 
 def test_sources_are_named_and_the_peer_measurement_is_not_a_publication():
-    names = " ".join(s.name for s in published.SOURCES)
+    names = " ".join(s.name for s in experiments.sources())
     assert "Stanislaw Gruszka" in names and "Rainer Koster" in names
     assert "University of Kaiserslautern, 1998" in names
     assert "not named" not in names
     assert not [e for e in TABLE if e.exp == "wakeup-latency"]
-    (text, where), = published.references("wakeup-latency")
+    (text, where), = experiments.get("wakeup-latency").references
     assert "measured for ticklab" in where and "Linux 6.1" in text
-    irq = published.for_row("hrtimer-cost", {"op": "irq_save_restore", "variant": "batch"})
+    irq = for_row("hrtimer-cost", {"op": "irq_save_restore", "variant": "batch"})
     assert irq["value"] == 35
 
 
@@ -358,15 +368,15 @@ def test_hrtimer_cost_names_its_unit_beside_nuttx_s_cycles():
         if unit:
             r["unit"] = unit
         return r
-    t = tables.hrtimer_cost([row("irq_save_restore", "instructions"),
+    t = experiments.get("hrtimer-cost").grid([row("irq_save_restore", "instructions"),
                              row("restart", "instructions")])
     assert t.header[1].startswith("operation (instructions")
     assert t.header[-1] == "published (NuttX: CPU cycles)"
     assert any("different units" in n for n in t.notes)
     assert t.rows[0][-1].startswith("35 cycles [1]")
-    t = tables.hrtimer_cost([row("restart", "tsc_cycles")])
+    t = experiments.get("hrtimer-cost").grid([row("restart", "tsc_cycles")])
     assert t.header[1] == "operation (TSC cycles)" and not any("units:" in n for n in t.notes)
-    t = tables.hrtimer_cost([row("restart")])  # an older kernel: the unit not stated
+    t = experiments.get("hrtimer-cost").grid([row("restart")])  # an older kernel: the unit not stated
     assert any("do not say what their TSC counted" in n for n in t.notes)
 
 
@@ -396,7 +406,7 @@ def test_every_published_cell_of_the_report_is_quoted_from_its_file(exp):
     """The experiment's table (tables.py) over rows standing on every figure: each published
     cell's numbers are made of the words its footnote quotes, and those words are in the
     file the footnote names."""
-    t = tables.for_experiment(exp, rows_for_every_entry(exp))
+    t = experiments.table(exp, rows_for_every_entry(exp))
     pub_cols = [i for i, h in enumerate(t.header) if h.startswith("published")]
     assert pub_cols, t.header
     files = {}

@@ -93,7 +93,8 @@ def test_below_resolution_is_drawn_as_its_bound():
     118.96 %" (issue 27): such a row is a hollow triangle at its bound; an hrtimer-cost batch
     mean below resolution a hollow hatched bar to its uncertainty."""
     from streams import join, record
-    from ticklablib import dataset, figdata, plots_exp, records
+    from ticklablib import dataset, figdata, records
+    from tooling import figure
     recs = [{"type": "boot"},
             {"type": "result", "exp": "tick-overhead", "variant": "ticklab", "tick_ns": 100000,
              "clock": "tsc", "below_resolution": True, "overhead_pct": "0.0000",
@@ -106,10 +107,10 @@ def test_below_resolution_is_drawn_as_its_bound():
              "below_resolution": True}]
     recs.append({"type": "end", "records": len(recs), "status": "ok"})
     data = dataset.group(records.parse_stream(join(record(r) for r in recs))[0], 1, "b")
-    tick = plots_exp.tick_overhead(data, figdata.Options())[0].fig.axes[0]
+    tick = figure("tick_overhead")(data, figdata.Options())[0].fig.axes[0]
     points = {(line.get_marker(), x, y) for line in tick.get_lines()
               for x, y in zip(line.get_xdata(), line.get_ydata())}
     assert ("v", 100000, 118.96) in points and ("o", 1000000, 0.0328) in points
     assert not any(y == 0 for _, _, y in points)
-    bar = plots_exp.hrtimer_cost(data, figdata.Options())[0].fig.axes[0].patches[0]
+    bar = figure("hrtimer_cost")(data, figdata.Options())[0].fig.axes[0].patches[0]
     assert bar.get_width() == 9.5 and not bar.get_fill() and bar.get_hatch() == "//"

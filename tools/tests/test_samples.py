@@ -8,8 +8,8 @@ import pytest
 
 import samplegen
 from streams import join, record
-from tooling import run_tool
-from ticklablib import dataset, figdata, plots_latency, records, samples
+from tooling import figure, run_tool
+from ticklablib import dataset, figdata, records, samples
 
 
 def data_of(recs):
@@ -110,7 +110,7 @@ def test_missing_part_and_duplicates():
 
 def test_worst_wake_ups_split_entry_and_handler(synth):
     data = data_of(synth)
-    worst = samples.worst_wakeups(data)
+    worst = samples.worst_wakeups(data, "wakeup-latency")
     assert len(worst) == 8 and all(len(w) == 5 for w in worst)
     top = worst[0][0]
     assert top.kind == "direct" and top.total_ns >= top.entry_ns > 0
@@ -122,7 +122,7 @@ def test_worst_wake_ups_split_entry_and_handler(synth):
 
 def test_distribution_from_samples_log_counts_and_percentiles(synth):
     data = data_of(synth)
-    made = plots_latency.wakeup_latency(data, figdata.Options())
+    made = figure("wakeup_latency")(data, figdata.Options())
     assert [d.name for d in made] == ["wakeup_latency_lapic", "wakeup_latency_hpet"]
     hist, pct = made[1].fig.axes[:2]
     assert hist.get_title() == "wait poll: histogram" and hist.get_yscale() == "log"
@@ -136,12 +136,12 @@ def test_distribution_from_samples_log_counts_and_percentiles(synth):
               if line.get_marker() in ("o", "^", "s") and len(line.get_xdata()) == 1}
     assert {row["p50_ns"], row["p99_ns"], row["p999_ns"]} <= marked
     with pytest.raises(figdata.Absent, match="drawn beside each histogram"):
-        plots_latency.wakeup_cdf(data, figdata.Options())  # folded into the figure above
+        figure("wakeup_cdf")(data, figdata.Options())  # folded into the figure above
 
 
 def test_timeline_in_seq_order(synth):
     data = data_of(synth)
-    d = plots_latency.wakeup_timeline(data, figdata.Options())[0]
+    d = figure("wakeup_timeline")(data, figdata.Options())[0]
     ax = d.fig.axes[0]
     assert ax.get_title() == "wait poll"
     assert [line.get_label() for line in ax.get_lines()] == ["event", "callback"]
@@ -154,10 +154,10 @@ def test_timeline_in_seq_order(synth):
 
 def test_without_samples_the_buckets_are_drawn_and_said(synth):
     data = data_of([r for r in synth if r["type"] not in ("samples", "sample_detail")])
-    d = plots_latency.wakeup_latency(data, figdata.Options())[0]
+    d = figure("wakeup_latency")(data, figdata.Options())[0]
     assert "drawn from the buckets" in d.caption
     with pytest.raises(figdata.Absent, match="no raw samples"):
-        plots_latency.wakeup_timeline(data, figdata.Options())
+        figure("wakeup_timeline")(data, figdata.Options())
 
 
 # --- exported ---------------------------------------------------------------------------

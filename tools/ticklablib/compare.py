@@ -7,7 +7,7 @@ made and whether it is whole, then the settings (those that differ first), then 
 verdicts, then the measured values that changed beyond their noise, largest change first
 (comparemodel.py says how noise is judged), then how many differ only within noise, and
 the rows present in some runs only. With -o DIR: compare.html (the same tables, every
-run's wakeup-latency CDFs overlaid on one axis, and each run's figures side by side) and
+run's latency CDFs overlaid on one axis, and each run's figures side by side) and
 compare.csv.
 """
 
@@ -16,7 +16,8 @@ import csv
 import os
 import sys
 
-from . import EXIT_USAGE, check, comparemodel, dataset, htmlpage, outdir, provenance, records
+from . import (EXIT_USAGE, check, comparemodel, dataset, experiments, htmlpage, outdir,
+               provenance, records)
 from .comparemodel import delta_text
 from .htmlpage import esc
 from .summary import aligned, verdict_lines
@@ -319,12 +320,13 @@ def write_html(folder, runs, values, show_all, floor):
     body.append(html_values(noise, n, header) if show_all else
                 "<p class=\"note\">Listed with --all, and in compare.csv.</p>")
     drawn = []
+    latency = experiments.latency().name
     overlay_dir = os.path.join(folder, "plots", "overlay")
     os.makedirs(overlay_dir, exist_ok=True)
     try:
         from . import plots, plots_latency  # matplotlib only when figures are wanted
         made = plots_latency.cdf_overlay([r.data for r in runs], [r.label for r in runs],
-                                         figdata.Options())
+                                         figdata.Options(), latency)
     except (figdata.Absent, ImportError):
         made = []
     for d in made:
@@ -332,7 +334,7 @@ def write_html(folder, runs, values, show_all, floor):
         drawn.append(figdata.Plot(d.name, d.title, d.caption + " " + d.clock + ".", png, png))
     body.append("<h2 id=\"overlay\">Every run on one axis</h2>")
     body += [htmlpage.figure(p, "plots/overlay/", "overlay-") for p in drawn] or [
-        "<p class=\"note\">No run has wakeup-latency rows.</p>"]
+        "<p class=\"note\">No run has %s rows.</p>" % latency]
     body.append("<h2 id=\"figures\">Each run's figures side by side</h2>")
     per_run = [{p.name: p for p in got} for got in render_runs(runs, folder)]
     names = list(dict.fromkeys(name for d in per_run for name in d))

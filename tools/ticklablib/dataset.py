@@ -1,60 +1,24 @@
 """What a parsed run holds, in the shape the report and compare commands need.
 
 `records.parse_stream` gives verified records in stream order; this module groups them
-(experiment result rows by ``exp``, every other record by ``type``), reads numbers that
-may arrive as JSON numbers or as decimal strings, names each row by every field that
-identifies it, and knows which experiments a run was meant to hold (its plan record, its
+(experiment result rows by ``exp``, every other record by ``type``), names each row by
+every field that identifies it (an experiment's row keys come from the registry,
+experiments/), and knows which experiments a run was meant to hold (its plan record, its
 `exp=` command line, or the kernel's full list), so that what is absent or cut short can
-be said rather than skipped.
+be said rather than skipped. Reading a value (a number that may arrive as a decimal
+string, a cell) is values.py's.
 
 Nothing here raises on odd records: a key that is missing or not a number reads as None.
 """
 
-import json
-import math
 from dataclasses import dataclass, field
 
-from . import records
+from . import experiments, records
+# The primitives live below the experiments' modules (values.py); the modules above read
+# them from here too.
+from .values import (NOT_MEASURED, cell, clock_of, clocksource, measured,  # noqa: F401
+                     num)
 
-
-@dataclass(frozen=True)
-class Experiment:
-    """One experiment the kernel may run: its `exp` name, a title, the keys that name one
-    row of its table (two runs are compared row by row on these), what it measures."""
-    name: str
-    title: str
-    row_keys: tuple
-    about: str
-
-
-# Every experiment the kernel runs with exp=all, in its order (docs/experiments.md).
-EXPERIMENTS = (
-    Experiment("period-compare", "hrtimer against jiffies timer", ("timer",),
-               "a 1 s periodic hrtimer beside a 1 s jiffies timer: error per period"),
-    Experiment("periodic-jitter", "Periodic jitter", ("set", "timer", "hres_ns", "grid",
-                                                      "period_ns"),
-               "spread of the intervals of a periodic timer, alone and among others"),
-    Experiment("itimer-error", "Interval timer error", ("mode", "period_us"),
-               "expirations counted against expected, tick-based and ns-based"),
-    Experiment("sleep-accuracy", "Sleep accuracy", ("mode", "tick_ns", "request_ns"),
-               "how late (or early) a sleep of a requested length ends, per tick size"),
-    Experiment("tick-overhead", "Tick overhead", ("variant", "tick_ns", "mode"),
-               "share of the CPU a periodic tick takes, against a tickless baseline (ticklab) "
-               "and against the 10 ms tick (faithful, as the 1998 source)"),
-    Experiment("hrtimer-cost", "hrtimer operation cost", ("op", "device", "variant"),
-               "cycles per hrtimer operation: means over 1e6 operations (batch, as the "
-               "source) and each operation timed alone (per_op)"),
-    Experiment("wakeup-latency", "Wakeup latency", ("device", "path", "wait"),
-               "time from a timer's deadline to the interrupt entry, the device's event "
-               "function or the hrtimer callback, per clock event device"),
-    Experiment("hwlat", "Hardware latency (SMI) detector", ("window_ns", "threshold_ns"),
-               "gaps in a busy loop reading the clock: time the CPU was taken away"),
-    Experiment("tsc-sync", "TSC synchronisation", ("cpu", "cpu_a", "cpu_b", "mode"),
-               "TSC ping-pong between every pair of CPUs: backward steps and offsets"),
-    Experiment("percpu-latency", "Per-CPU latency", ("cpu", "device", "load"),
-               "each CPU's own timers: wake-ups and periodic jitter, idle and loaded"),
-)
-EXPERIMENT_BY_NAME = {e.name: e for e in EXPERIMENTS}
 
 # Row identities of the other record types (type -> keys).
 RECORD_ROW_KEYS = {
@@ -95,53 +59,6 @@ ALWAYS_ROW_KEYS = ("variant",)
 FREE_TEXT = {"reason", "claim", "summary", "detail", "action", "accepted", "why", "cmdline",
              "brand", "image", "evidence", "status", "clock", "loader", "git", "version"}
 
-# The paths of wakeup-latency, in one line each (shown wherever a path is).
-PATHS = {
-    "irq": "the device programmed directly: deadline to the interrupt entry stub",
-    "event": "the device programmed directly: deadline to the device's event function",
-    "hrtimer_irq": "an hrtimer on the device: its expiry to the interrupt entry stub",
-    "callback": "an hrtimer on the device: its expiry to the callback's first instruction",
-}
-WAITS = {"hlt": "the CPU waits in HLT", "poll": "the CPU spins with interrupts on"}
-
-# Numbers outside this range are shown as sent but never computed with: the kernel sends
-# nothing wider than 64 bits, and a float cannot hold some integers JSON can.
-NUM_LIMIT = 2 ** 64
-
-
-def num(value):
-    """A record value as a number: ints and floats as they are, decimal strings parsed;
-    None for anything else (bools, missing, text, NaN/inf, beyond +-2^64)."""
-    if isinstance(value, bool) or value is None:
-        return None
-    if isinstance(value, (int, float)):
-        if isinstance(value, float) and not math.isfinite(value):
-            return None
-        return value if -NUM_LIMIT <= value <= NUM_LIMIT else None
-    if isinstance(value, str):
-        text = value.strip()
-        if len(text) > 64:
-            return None
-        for kind in (int, float):
-            try:
-                parsed = kind(text)
-            except ValueError:
-                continue
-            return num(parsed)
-    return None
-
-
-def cell(value):
-    """A record value as one table/CSV cell: scalars as text, lists and objects as JSON."""
-    if value is None:
-        return ""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, (dict, list)):
-        return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-    return str(value)
-
-
 def columns(rows):
     """Union of the rows' keys in order of first appearance."""
     seen = {}
@@ -155,7 +72,7 @@ def identity_keys(group, row):
     """The keys that name this row within its group (an experiment name or a record
     type): the group's known keys and `variant` where present; for a group this tool does
     not know, every short text or boolean value that is not free text."""
-    exp = EXPERIMENT_BY_NAME.get(group)
+    exp = experiments.get(group)
     known = exp.row_keys if exp else RECORD_ROW_KEYS.get(group)
     if known is None:
         keys = [k for k, v in row.items() if k not in ("type", "exp") and k not in FREE_TEXT
@@ -192,7 +109,7 @@ class ExpState:
 
     @property
     def title(self):
-        exp = EXPERIMENT_BY_NAME.get(self.name)
+        exp = experiments.get(self.name)
         return exp.title if exp else self.name
 
     @property
@@ -266,7 +183,7 @@ class RunData:
         if "exp" in words and words["exp"] != "all":
             names = [n for n in words["exp"].split(",") if n and n != "none"]
             return names, "the command line (exp=%s)" % words["exp"]
-        return [e.name for e in EXPERIMENTS], "the kernel's experiments (exp=all)"
+        return [e.name for e in experiments.EXPERIMENTS], "the kernel's experiments (exp=all)"
 
     def experiments(self):
         """[ExpState] for every experiment planned or seen: the planned ones in order, then
@@ -343,62 +260,3 @@ def reportable(datas):
     return [d for d in datas if d.run.records]
 
 
-# --- clocks and resolution ---------------------------------------------------------------
-
-def clocksource(data, name):
-    for rec in data.by_type.get("clocksource", []):
-        if rec.get("name") == name:
-            return rec
-    return {}
-
-
-# A result row's `status` when it holds no figure: `skip` (not measured: absent or unusable
-# hardware, with its reason) and `invalid` (measured, but its figure could not be true: a
-# tick dearer than its period, ticks gone missing, a sleep earlier than its contract; the
-# kernel sends the raw counts and its reason, never the figure).
-NOT_MEASURED = ("skip", "invalid")
-
-
-def measured(rows):
-    """The rows that carry figures."""
-    return [r for r in rows if r.get("status") not in NOT_MEASURED]
-
-
-def clock_of(data, row):
-    """(clock name as the row says it, words naming it, resolution ns or None, where the
-    resolution comes from)."""
-    clock = row.get("clock")
-    own = num(row.get("resolution_ns"))
-    own_from = "measured cost of the clock reads (the record's own)"
-    on_time_ns = clock == "time_ns"
-    given = row.get("clock_resolution_ns")
-    if given is None and on_time_ns:
-        given = row.get("time_ns_resolution_ns")     # the kernel's, for time_ns rows
-    if own is None and num(given) is not None:
-        own = num(given)
-        own_from = "the clock's resolution as the record gives it"
-    device = row.get("clock_device")  # the device behind the clock, where the row names it
-    if device is None and on_time_ns:
-        device = row.get("time_ns_device")
-    device = device if isinstance(device, str) and device else None
-    if clock == "time_ns":
-        source = device or data.one("clocksource_selected").get("name")
-        words = "time_ns() on %s" % source if source else "time_ns() (source unknown)"
-        cs = clocksource(data, source) if source else {}
-    elif clock == "tsc" and device in (None, "tsc"):
-        cs = clocksource(data, "tsc")
-        hz = num(cs.get("freq_hz"))
-        words = "TSC" + (" at %.6g MHz" % (hz / 1e6) if hz else "")
-    elif device is not None:
-        cs = clocksource(data, device)
-        words = device if clock in (None, device) else "%s on %s" % (cell(clock), device)
-    elif isinstance(clock, str) and clock:
-        cs, words = clocksource(data, clock), clock
-    else:
-        return None, "clock not named in the record", own, "the record" if own else None
-    if own is not None:
-        return clock, words, own, own_from
-    step = num(cs.get("resolution_ns"))
-    if step is not None:
-        return clock, words, step, "smallest step of %s" % cs.get("name")
-    return clock, words, None, None

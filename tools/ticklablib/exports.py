@@ -1,6 +1,7 @@
 """The report's files other tools read: the records as JSON Lines and CSV, one summary
-JSON per run (shaped like `cyclictest --json`), and the wakeup-latency histograms as a long
-CSV and in the text shape of rt-tests' `cyclictest -h`.
+JSON per run (shaped like `cyclictest --json`), and the latency experiment's histograms (the
+one whose rows are latency series; its name is passed in) as a long CSV and in the text
+shape of rt-tests' `cyclictest -h`.
 
 Every file name that comes from a record (a type, an experiment) goes through names.Stems,
 so no record can overwrite another's file or a file the tool writes itself.
@@ -127,10 +128,10 @@ def write_summary(summary, outdir):
     return "summary.json"
 
 
-def latency_series(data):
-    """(row, Hist) for every measured wakeup-latency row with a histogram."""
+def latency_series(data, exp):
+    """(row, Hist) for every measured row of experiment `exp` with a histogram."""
     out = []
-    for row in data.results.get("wakeup-latency", []):
+    for row in data.results.get(exp, []):
         if row.get("status") == "skip":
             continue
         hist = parse_hist(row.get("hist"))
@@ -152,10 +153,10 @@ def buckets(hist):
     return out
 
 
-def write_histogram_csv(data, outdir):
+def write_histogram_csv(data, outdir, exp):
     """histograms.csv: device,path,wait,lo_ns,hi_ns,count (hi_ns empty: no upper bound;
     lo_ns empty: everything below hi_ns); a variant column when a row has one."""
-    series = latency_series(data)
+    series = latency_series(data, exp)
     variant = any("variant" in row for row, _ in series)
     with open(os.path.join(outdir, "histograms.csv"), "w", encoding="utf-8",
               newline="") as f:
@@ -171,12 +172,12 @@ def write_histogram_csv(data, outdir):
     return "histograms.csv"
 
 
-def write_histogram_text(data, outdir, clock_words=""):
+def write_histogram_text(data, outdir, exp, clock_words=""):
     """histograms.txt in the shape of `cyclictest -h`: one row per bucket (its lower edge,
     then one count per series, tab-separated), then the # Total / # Min Latencies /
     # Avg Latencies / # Max Latencies / # Histogram Overflows lines, one column per series.
     In ns, where cyclictest writes us."""
-    series = latency_series(data)
+    series = latency_series(data, exp)
     path = os.path.join(outdir, "histograms.txt")
     names = ["%s/%s/%s" % (r.get("device"), r.get("path"), r.get("wait")) for r, _ in series]
     # rows: the closed buckets; the open last bucket (and any count above the range) is
@@ -184,7 +185,7 @@ def write_histogram_text(data, outdir, clock_words=""):
     table = [{lo: count for lo, hi, count in buckets(h) if lo is not None and hi is not None}
              for _, h in series]
     edges = sorted({lo for t in table for lo in t})
-    lines = ["# ticklab wakeup-latency histograms, in the shape of rt-tests' cyclictest -h",
+    lines = ["# ticklab %s histograms, in the shape of rt-tests' cyclictest -h" % exp,
              "# latency unit: ns (cyclictest writes us); a row: a bucket's lower edge, then "
              "one count per series",
              "# series: " + "  ".join("%d=%s" % (i, n) for i, n in enumerate(names, 1))]
@@ -251,7 +252,7 @@ CYCLICTEST_BINS = 1000   # as `cyclictest -h 1000`: the bins 0..999, the rest ov
 CYCLICTEST_OUTLIERS = 100  # overflow sequence numbers listed per series, as cyclictest
 
 
-def write_cyclictest_histogram(data, outdir, unit):
+def write_cyclictest_histogram(data, outdir, unit, exp):
     """latency-hist-us.txt (unit "us") or latency-hist-ns.txt ("ns"): the raw samples in
     the layout `cyclictest -h N` prints, so tools that read it read these: `# Histogram`,
     a row per bin from 0 to N-1 (`%06d` bin, then one `%06d` count per series,
@@ -290,8 +291,8 @@ def write_cyclictest_histogram(data, outdir, unit):
             if len(o) > CYCLICTEST_OUTLIERS else ""
         lines.append("# Thread %d:%s%s" % (k, shown, more))
     lines.append("")
-    lines.append("# ticklab: the kernel's raw wakeup-latency samples in the layout of rt-tests' "
-                 "cyclictest -h; one bin = 1 %s (latency_ns // %d)" % (unit, scale))
+    lines.append("# ticklab: the kernel's raw %s samples in the layout of rt-tests' "
+                 "cyclictest -h; one bin = 1 %s (latency_ns // %d)" % (exp, unit, scale))
     lines.append("# ticklab: a sample below 0 ns (none on a sound machine) is counted in bin 0"
                  "; a cycle number is the sample's seq")
     for k, s in enumerate(series):

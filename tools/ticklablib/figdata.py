@@ -8,8 +8,8 @@ on a machine without python3-matplotlib.
 
 from dataclasses import dataclass, field
 
-from . import dataset
-from .dataset import num
+from . import values
+from .values import num
 from .names import Stems
 
 
@@ -72,7 +72,7 @@ def clock_words(data, rows):
     resolutions where they differ."""
     seen = {}
     for row in rows:
-        clock, words, res, where = dataset.clock_of(data, row)
+        clock, words, res, where = values.clock_of(data, row)
         seen.setdefault((words, where), []).append(res)
     parts = []
     for (words, where), res in seen.items():
@@ -111,7 +111,7 @@ def parse_hist(hist):
       last, open-ended bucket is given a stand-in upper edge one log step (x2) up;
     - {"lo_ns": L, "bucket_ns": W, "counts": [c0, ..., cn-1]}: c0 counts values below L,
       c1..cn-2 the buckets [L + (k-1)W, L + kW), cn-1 values from L + (n-2)W up
-      (periodic-jitter; any linear histogram around the data);
+      (the jitter of a periodic timer; any linear histogram around the data);
     - a list of {"lo_ns", "hi_ns", "count"} buckets, or of [lower_edge_ns, count] pairs.
     """
     edges = counts = None
@@ -174,9 +174,17 @@ def rows_of(data, exp, measured=True):
     if not rows:
         raise Absent("no %s result records in this run" % exp)
     if measured:
-        rows = dataset.measured(rows)
+        rows = values.measured(rows)
         if not rows:
             raise Absent("every %s row is a skip row or not a measurement" % exp)
+    return rows
+
+
+def rows_with(data, exp, key):
+    """An experiment's measured rows that carry a number at `key`."""
+    rows = [r for r in rows_of(data, exp) if num(r.get(key)) is not None]
+    if not rows:
+        raise Absent("%s rows carry no %s" % (exp, key))
     return rows
 
 

@@ -1,15 +1,16 @@
 """Every figure of the report, in its order, and `render`, which draws them to disk.
 
-The figure modules (plots_exp.py, plots_latency.py) each take a dataset.RunData and the
-drawing options and return a list of plots.Drawn figures, or raise figdata.Absent with the
-reason they cannot draw any. This module is the only one that knows them all; they know
-only plots.py (the machinery) and figdata.py (their inputs), so no module imports one that
-imports it back. Without python3-matplotlib every figure is absent with that reason and
+The figure functions (the calibration's in plots_calibration.py, each experiment's in its
+module, listed by the registry) each take a dataset.RunData and the drawing options and
+return a list of plots.Drawn figures, or raise figdata.Absent with the reason they cannot
+draw any. This module is the only one that knows them all; they know only plots.py (the
+machinery) and figdata.py (their inputs), so no module imports one that imports it back. Without python3-matplotlib every figure is absent with that reason and
 the rest of the report is still written.
 """
 
 import os
 
+from . import experiments
 from .figdata import Absent, Options, Plot
 
 NO_MATPLOTLIB = ("python3-matplotlib is not installed (scripts/setup-deps.sh installs it): "
@@ -19,8 +20,10 @@ NO_MATPLOTLIB = ("python3-matplotlib is not installed (scripts/setup-deps.sh ins
 def figures():
     """(key, title, function, experiment) of every figure, in the report's order; raises
     ImportError without matplotlib."""
-    from . import plots_exp, plots_latency
-    return plots_exp.FIGURES + plots_latency.FIGURES
+    from . import plots_calibration
+    return tuple((key, title, draw, None) for key, title, draw in plots_calibration.FIGURES) \
+        + tuple((f.key, f.title, f.draw, e.name) for e in experiments.EXPERIMENTS
+                for f in e.figures)
 
 
 def render(data, outdir, options=None, svg=True, measure=True):

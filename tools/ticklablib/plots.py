@@ -62,6 +62,16 @@ def name_clock(fig, words):
     fig.supxlabel(textwrap.fill(words, 120), fontsize=8, color="#333333")
 
 
+def mark_published(ax, xs, ys, horizontal=False):
+    """The publications' figures as black stars, labelled once."""
+    if not xs:
+        return
+    if horizontal:
+        xs, ys = ys, xs
+    ax.plot(xs, ys, marker="*", markersize=11, linestyle="none", color="black",
+            label="published")
+
+
 # --- tick labels as plain text ------------------------------------------------------------
 # matplotlib labels a log axis with TeX ("$\\mathdefault{10^{7}}$"); with text.parse_math off
 # (a record's "$" must stay text) that TeX is printed raw. So every log and symlog axis gets

@@ -1,6 +1,7 @@
-"""The wakeup-latency figures: for each clock event device, its histograms (one panel per
-path, the waits side by side, on a linear axis fitted to the data) and its CDFs (one panel
-per wait, one curve per path) with p50, p99 and max marked.
+"""The figures of a latency experiment's series (its rows: device, path, wait; the
+experiment module passes its name): for each clock event device, its histograms (one panel
+per path, the waits side by side, on a linear axis fitted to the data) and its CDFs (one
+panel per wait, one curve per path) with p50, p99 and max marked.
 
 The kernel's histogram buckets double in width (0, 16, 32, 64 ... ns: lib/hist.c), so the
 whole LAPIC distribution of an icount run (173-191 ns) falls in one bucket. Nothing finer
@@ -11,7 +12,7 @@ bucket edge and marks the percentiles the kernel computed from every sample. A l
 histogram from the kernel (lo_ns, bucket_ns, counts) is drawn bucket for bucket.
 """
 
-from .dataset import num
+from .values import num
 from . import plots_samples
 from .figdata import Absent, clock_words, fmt_ns, parse_hist, partial_note, rows_of, text_of
 from .plots import Drawn, name_clock, new_figure, panel_axes
@@ -24,10 +25,10 @@ CDF_MARKS = (("p50_ns", 0.5, "o"), ("p99_ns", 0.99, "^"), ("p999_ns", 0.999, "D"
 NO_SAMPLES = " No raw samples came for these rows (samples records): drawn from the buckets."
 
 
-def latency_rows(data):
-    rows = [r for r in rows_of(data, "wakeup-latency") if r.get("device") is not None]
+def latency_rows(data, exp):
+    rows = [r for r in rows_of(data, exp) if r.get("device") is not None]
     if not rows:
-        raise Absent("no measured wakeup-latency row names its device")
+        raise Absent("no measured %s row names its device" % exp)
     return rows
 
 
@@ -76,7 +77,7 @@ def marks_legend(row):
                      if num(row.get(key)) is not None)
 
 
-def histogram_figure(data, device, rows, options):
+def histogram_figure(data, device, rows, options, stem):
     paths = grouped(rows, "path")
     waits = list(grouped(rows, "wait"))
     colour = {w: COLOURS[i % len(COLOURS)] for i, w in enumerate(waits)}
@@ -135,7 +136,7 @@ def histogram_figure(data, device, rows, options):
     if no_hist:
         caption += " A row without a histogram shows only its percentiles."
     caption += early_note(rows)
-    return Drawn("wakeup_latency_" + options.stems(device),
+    return Drawn("%s_%s" % (stem, options.stems(device)),
                  "Wakeup latency on %s: histograms" % device, fig, caption, clock)
 
 
@@ -177,7 +178,7 @@ def cdf_points(row, hist):
     return out
 
 
-def cdf_figure(data, device, rows, options):
+def cdf_figure(data, device, rows, options, stem):
     waits = grouped(rows, "wait")
     paths = list(grouped(rows, "path"))
     colour = {p: COLOURS[i % len(COLOURS)] for i, p in enumerate(paths)}
@@ -217,97 +218,68 @@ def cdf_figure(data, device, rows, options):
     caption = ("CDF of the wake-ups on %s, a panel per wait, a curve per path, through the "
                "points known exactly (bucket edges, the kernel's percentiles); circle p50, "
                "triangle p99, diamond p99.9, square max." % device)
-    return Drawn("wakeup_cdf_" + options.stems(device), "Wakeup latency on %s: CDF" % device,
+    return Drawn("%s_%s" % (stem, options.stems(device)), "Wakeup latency on %s: CDF" % device,
                  fig, caption + early_note(rows), clock)
 
 
-def wakeup_latency(data, options):
-    rows = latency_rows(data)
+def histograms(data, options, exp, stem):
+    """Per device: the raw samples' distribution, else the kernel's buckets."""
+    rows = latency_rows(data, exp)
     out = []
     for device, drows in grouped(rows, "device").items():
         got = plots_samples.series_of(data, drows)
         if got:
-            out.append(plots_samples.distribution_figure(data, device, drows, options, got))
+            out.append(plots_samples.distribution_figure(data, device, drows, options, got,
+                                                         stem))
         else:
-            out.append(histogram_figure(data, device, drows, options))
+            out.append(histogram_figure(data, device, drows, options, stem))
             out[-1].caption += NO_SAMPLES
-        out[-1].caption += partial_note(data, "wakeup-latency")
+        out[-1].caption += partial_note(data, exp)
     return out
 
 
-def wakeup_cdf(data, options):
-    rows = latency_rows(data)
+def cdfs(data, options, exp, stem, beside):
+    """Per device without raw samples: the CDFs from the kernel's buckets (with samples the
+    histogram figure `beside` has the percentiles)."""
+    rows = latency_rows(data, exp)
     out = []
     for device, drows in grouped(rows, "device").items():
         if plots_samples.series_of(data, drows):
             continue  # the distribution figure has the percentiles beside the histogram
-        out.append(cdf_figure(data, device, drows, options))
+        out.append(cdf_figure(data, device, drows, options, stem))
         out[-1].caption += NO_SAMPLES
     if not out:
-        raise Absent("drawn beside each histogram (wakeup_latency_*): every device has raw "
-                     "samples")
+        raise Absent("drawn beside each histogram (%s_*): every device has raw "
+                     "samples" % beside)
     return out
 
 
-def wakeup_timeline(data, options):
-    rows = latency_rows(data)
+def timelines(data, options, exp, stem):
+    """Per device with raw samples: every wake-up in the order it happened."""
+    rows = latency_rows(data, exp)
     out = []
     for device, drows in grouped(rows, "device").items():
         got = plots_samples.series_of(data, drows)
         if got:
-            out.append(plots_samples.timeline_figure(data, device, drows, options, got))
+            out.append(plots_samples.timeline_figure(data, device, drows, options, got, stem))
     if not out:
         raise Absent("the kernel sent no raw samples (samples records): the latency of each "
                      "wake-up in order needs them")
     return out
 
 
-def percpu_latency(data, options):
-    rows = [r for r in rows_of(data, "percpu-latency") if num(r.get("p50_ns")) is not None]
-    if not rows:
-        raise Absent("percpu-latency rows carry no p50_ns")
-    fig = new_figure("Per-CPU wake-up latency: p50, p99 and max per CPU and device")
-    ax = fig.add_subplot()
-    names = ["cpu %s %s %s" % (text_of(r.get("cpu")), text_of(r.get("device")),
-                               text_of(r.get("load"))) for r in rows]
-    for i, (key, text, _, marker) in enumerate(MARKS):
-        ax.plot(range(len(rows)), [num(r.get(key)) for r in rows], marker=marker,
-                linestyle="none", label=text, color=COLOURS[i])
-    ax.set_xticks(range(len(rows)), names, rotation=20, fontsize=8)
-    ax.set_ylabel("deadline to callback (ns)")
-    values = [num(r.get(k)) for r in rows for k, _, _, _ in MARKS if num(r.get(k))]
-    if values and min(values) > 0 and max(values) / min(values) > 30:
-        ax.set_yscale("log")
-    ax.legend(fontsize=8)
-    clock = clock_words(data, rows)
-    name_clock(fig, clock)
-    return [Drawn("percpu_latency", "Per-CPU wake-up latency", fig,
-                  "Each CPU's own timers, idle and with the other CPUs busy." +
-                  partial_note(data, "percpu-latency"), clock)]
-
-
-FIGURES = (
-    ("wakeup_latency", "Wakeup latency histograms per device", wakeup_latency,
-     "wakeup-latency"),
-    ("wakeup_cdf", "Wakeup latency CDF per device", wakeup_cdf, "wakeup-latency"),
-    ("wakeup_timeline", "Wakeup latency over the run per device", wakeup_timeline,
-     "wakeup-latency"),
-    ("percpu_latency", "Per-CPU wake-up latency", percpu_latency, "percpu-latency"),
-)
-
-
-def cdf_overlay(datas, labels, options):
+def cdf_overlay(datas, labels, options, exp):
     """compare's figures: for each device, one panel per path, every run's CDF on the same
     axis (colour: the run; solid: hlt, dashed: poll)."""
     per_run = []
     for data in datas:
         try:
-            per_run.append(latency_rows(data))
+            per_run.append(latency_rows(data, exp))
         except Absent:
             per_run.append([])
     devices = list(dict.fromkeys(text_of(r.get("device")) for rows in per_run for r in rows))
     if not devices:
-        raise Absent("no run has measured wakeup-latency rows")
+        raise Absent("no run has measured %s rows" % exp)
     styles = {"hlt": "-", "poll": "--"}
     out = []
     for device in devices:

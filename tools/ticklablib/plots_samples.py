@@ -1,4 +1,4 @@
-"""The wakeup-latency figures drawn from the kernel's raw samples (samples.py), when it
+"""A latency experiment's figures drawn from the kernel's raw samples (samples.py), when it
 sent them: per clock event device and wait, a fine histogram with a log count axis
 (cyclictest's -h habit) beside the same samples on a percentile axis with p50, p99 and
 p99.9 marked; and the latency of every wake-up in the order they happened, the worst
@@ -55,7 +55,7 @@ def marks_text(series):
 HANDLERS = ("event", "callback")  # deadline to handler: the later stamp of each series
 
 
-def distribution_figure(data, device, rows, options, got):
+def distribution_figure(data, device, rows, options, got, stem):
     """One row of two panels per wait: the histogram of every path (step lines, log count
     axis) and the same samples on a percentile axis, on one latency axis."""
     waits = grouped(rows, "wait")
@@ -99,7 +99,7 @@ def distribution_figure(data, device, rows, options, got):
                "a percentile axis, circle p50, triangle p99, square p99.9." % device)
     if left_out:
         caption += " %d sample(s) at or below 0 ns cannot sit on the log axis." % left_out
-    return Drawn("wakeup_latency_" + options.stems(device),
+    return Drawn("%s_%s" % (stem, options.stems(device)),
                  "Wakeup latency on %s: distribution" % device, fig, caption, clock)
 
 
@@ -132,7 +132,7 @@ def percentile_axis(ax, n_max):
     ax.set_ylabel("at or below (percentile)")
 
 
-def timeline_figure(data, device, rows, options, got):
+def timeline_figure(data, device, rows, options, got, stem):
     """One panel per wait: each wake-up's deadline-to-handler latency in the order they
     happened (the event and callback paths), the three worst of each numbered."""
     waits = grouped(rows, "wait")
@@ -179,7 +179,7 @@ def timeline_figure(data, device, rows, options, got):
     caption = ("Every wake-up on %s in order, deadline to handler (event function or "
                "callback); the three worst numbered (split in the table above). A stall shows "
                "as a run of late wake-ups, a one-off as a lone point." % device)
-    return Drawn("wakeup_timeline_" + options.stems(device),
+    return Drawn("%s_%s" % (stem, options.stems(device)),
                  "Wakeup latency on %s over the run" % device, fig, caption, clock)
 
 

@@ -15,6 +15,8 @@ the kernel's view still tells TCG from KVM from none, but not icount from plain 
 import json
 import os
 
+from . import experiments
+
 CAPTURE_SUFFIX = ".capture.json"
 FORMAT = "ticklab-capture/1"
 
@@ -160,9 +162,10 @@ def kernel_details(boot, cpu, environment, seen):
     idle = environment.get("idle")
     if idle == "poll":
         why = environment.get("idle_reason") or ""
-        out.append("no CPU halts (%s): waits spin with interrupts on, so wakeup-latency has "
+        out.append("no CPU halts (%s): waits spin with interrupts on, so %s has "
                    "no HLT series" % ("idle=auto under virtual time, exact mode"
-                                      if why.startswith("idle=auto") else "idle=poll, exact mode"))
+                                      if why.startswith("idle=auto") else "idle=poll, exact mode",
+                                      experiments.latency().name))
     elif idle == "halt":
         why = environment.get("idle_reason") or ""
         out.append("waits halt (%s)" % ("idle=auto: real time" if why.startswith("idle=auto, real")

@@ -7,7 +7,7 @@ one is replaced only with --force and only if it is a ticklab report folder):
                           calibration, errors, capture integrity, what is absent, inventory
   summary.json            the summary as data, shaped like `cyclictest --json`
   results.csv             every measured number, one per row, its unit named
-  histograms.csv, .txt    wakeup-latency histograms: long CSV, and rt-tests' -h text shape
+  histograms.csv, .txt    the latency series' histograms: long CSV, and rt-tests' -h shape
   samples.csv             the kernel's raw samples, one row each (when it sent them)
   latency-hist-us.txt,    the same samples in the layout of cyclictest -h, bins of 1 us
   latency-hist-ns.txt       and of 1 ns (when it sent them)
@@ -26,8 +26,8 @@ import argparse
 import os
 import sys
 
-from . import (EXIT_USAGE, check, dataset, exports, figdata, figures, outdir, provenance,
-               records, reportpage)
+from . import (EXIT_USAGE, check, dataset, experiments, exports, figdata, figures, outdir,
+               provenance, records, reportpage)
 from . import summary as summary_mod
 
 NAME = "report"
@@ -93,12 +93,14 @@ def write_run(folder, data, runs, log, capture, capture_problem, options):
                      "overlapping_labels": [list(o) for o in p.overlaps]} for p in drawn]
     s["figures_not_drawn"] = [{"name": k, "title": t, "why": w} for k, t, w in absent]
     exports.write_summary(s, folder)
-    lat = dataset.measured(data.results.get("wakeup-latency", []))
-    exports.write_histogram_csv(data, folder)
-    exports.write_histogram_text(data, folder, figdata.clock_words(data, lat) if lat else "")
+    name = experiments.latency().name
+    lat = dataset.measured(data.results.get(name, []))
+    exports.write_histogram_csv(data, folder, name)
+    exports.write_histogram_text(data, folder, name,
+                                 figdata.clock_words(data, lat) if lat else "")
     for made in (exports.write_samples_csv(data, folder),
-                 exports.write_cyclictest_histogram(data, folder, "us"),
-                 exports.write_cyclictest_histogram(data, folder, "ns")):
+                 exports.write_cyclictest_histogram(data, folder, "us", name),
+                 exports.write_cyclictest_histogram(data, folder, "ns", name)):
         if made:
             files.append(made)
     files += ["plots/%s.%s" % (p.name, ext) for p in drawn for ext in ("png", "svg")]

@@ -7,9 +7,9 @@ folded away at the bottom."""
 import datetime
 import json
 
-from . import check, dataset, htmlpage, published, samples, tables
+from . import check, dataset, experiments, htmlpage, published, samples, tables
 from .htmlpage import esc, key_values, plain_table, state, table
-from .summary import basis_words
+from .summary import basis_words, duration
 
 # Inventory records shown as key/value tables, in order, when present.
 INVENTORY_ONE = ("boot", "cpu", "memory", "console", "serial_ports", "paging", "lapic", "interrupts",
@@ -73,9 +73,10 @@ def summary_section(s):
 
 
 def latency_section(rows, samples_note=""):
+    lat = experiments.latency()
     out = ["<h2 id=\"latency\">Wakeup latency per clock event device and path</h2>"]
     if not rows:
-        out.append("<p class=\"warn\">No wakeup-latency row in this run.</p>")
+        out.append("<p class=\"warn\">No %s row in this run.</p>" % lat.name)
         return out
     header = ["device", "path", "wait", "min (ns)", "p50 (ns)", "p99 (ns)", "max (ns)",
               "samples", "lost", "stale", "+- (ns)"]
@@ -106,10 +107,9 @@ def latency_section(rows, samples_note=""):
     paths = dict.fromkeys(r.get("path") for r in rows if isinstance(r.get("path"), str))
     waits = dict.fromkeys(r.get("wait") for r in rows if isinstance(r.get("wait"), str))
     out.append("<p class=\"note\">%s</p>" % "; ".join(
-        ["<b>%s</b>: %s" % (esc(p), esc(dataset.PATHS[p])) for p in paths
-         if p in dataset.PATHS]
-        + ["wait <b>%s</b>: %s" % (esc(w), esc(dataset.WAITS[w])) for w in waits
-           if w in dataset.WAITS]))
+        ["<b>%s</b>: %s" % (esc(p), esc(lat.paths[p])) for p in paths if p in lat.paths]
+        + ["wait <b>%s</b>: %s" % (esc(w), esc(lat.waits[w])) for w in waits
+           if w in lat.waits]))
     thin = [r for r in rows if r["samples"] is not None and r["samples"] < 1000
             and r["p999_ns"] is not None and r["p999_ns"] == r["max_ns"]]
     if thin:
@@ -153,16 +153,6 @@ def verdict_section(lines):
     return out
 
 
-def seconds(ns):
-    """Machine time for a reader: 5.1 s, 468 ms, 77 us."""
-    if ns is None:
-        return "-"
-    for unit, scale in (("s", 1e9), ("ms", 1e6), ("us", 1e3)):
-        if abs(ns) >= scale:
-            return "%.3g %s" % (ns / scale, unit)
-    return "%d ns" % round(ns)  # rounded, never truncated
-
-
 def experiment_list(s):
     out = ["<h2 id=\"experiment-list\">Experiments</h2>",
            "<p class=\"note\">Planned from %s; a name leads to its section.</p>"
@@ -175,7 +165,7 @@ def experiment_list(s):
         if e["errors"]:
             note = ("%s error record(s). " % e["errors"]) + note
         cells = [link, state(e["state"], e["state"] in ("done", "skipped")),
-                 esc(seconds(e["duration_ns"])), esc(note)]
+                 esc(duration(e["duration_ns"])), esc(note)]
         body.append("<tr>%s</tr>" % "".join(
             "<td%s>%s</td>" % ({2: ' class="num"', 3: ' class="wrap"'}.get(i, ""), c)
             for i, c in enumerate(cells)))
@@ -186,7 +176,7 @@ def experiment_list(s):
 
 def experiment_table(name, rows, stems, partial=False):
     """The experiment's compact table (tables.py), its notes, and where every key is."""
-    t = tables.for_experiment(name, rows)
+    t = experiments.table(name, rows)
     if t is None:
         return []
     out = []
@@ -209,7 +199,8 @@ def experiment_table(name, rows, stems, partial=False):
 def samples_section(data):
     """What the raw samples are, and the worst wake-ups with where their time went."""
     series = samples.collect(data)
-    rows = dataset.measured(data.results.get("wakeup-latency", []))
+    name = experiments.latency().name
+    rows = dataset.measured(data.results.get(name, []))
     if not rows:
         return []
     if not series:
@@ -237,7 +228,7 @@ def samples_section(data):
             out.append("<p class=\"bad\">%s %s %s: the row and its samples disagree: %s</p>"
                        % (esc(row.get("device")), esc(row.get("path")),
                           esc(dataset.cell(row.get("wait"))), esc("; ".join(off))))
-    worst = samples.worst_wakeups(data)
+    worst = samples.worst_wakeups(data, name)
     if worst:
         out.append("<h4>The worst wake-up of each series, and where its time went</h4>")
         out.append(plain_table(*worst_table([w[0] for w in worst if w]),
@@ -274,7 +265,7 @@ def experiment_sections(data, figures, stems):
     for st in data.experiments():
         if not st.rows and st.state == "absent":
             continue
-        exp = dataset.EXPERIMENT_BY_NAME.get(st.name)
+        exp = experiments.get(st.name)
         out.append("<div class=\"exp\"><h3 id=\"exp-%s\">%s <code>%s</code></h3>" % (
             esc(st.name), esc(st.title), esc(st.name)))
         summary = (st.start or {}).get("summary")
@@ -283,16 +274,16 @@ def experiment_sections(data, figures, stems):
         cls = "bad" if st.state == "partial" else "note"
         out.append("<p>%s. <span class=\"%s\">%s.</span></p>" % (
             esc(about), cls, esc(st.describe()[0].upper() + st.describe()[1:])))
-        for text, source in published.notes(st.name):
+        for text, source in published.notes(exp.published if exp else ()):
             out.append("<p class=\"note\">Published: %s (%s).</p>" % (esc(text), esc(source)))
-        for text, where in published.references(st.name):
+        for text, where in exp.references if exp else ():
             out.append("<p class=\"note\">For scale, not a publication: %s (%s).</p>" % (
                 esc(text), esc(where)))
         for err in st.errors:
             out.append("<p class=\"bad\">error record (line %d): %s</p>" % (
                 err.line, esc(" ".join("%s=%s" % (k, dataset.cell(v)) for k, v in err.items()
                                        if k != "type"))))
-        if st.name == "wakeup-latency":
+        if exp is not None and exp.latency_series:
             out += samples_section(data)
             out.append(htmlpage.figures(figures.get(st.name, []), "plots/"))
         else:

@@ -15,7 +15,7 @@ series has no sample at all).
 
 from dataclasses import dataclass, field
 
-from .dataset import num
+from .values import num
 
 ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
 DIGIT = {c: i for i, c in enumerate(ALPHABET)}
@@ -223,15 +223,15 @@ class WakeUp:
     detail: dict         # the kernel's sample_detail for it (handler path first), or {}
 
 
-def worst_wakeups(data, k=5):
-    """[[WakeUp] largest first] per series (device, wait, direct/hrtimer) whose handler
-    path has samples."""
+def worst_wakeups(data, exp, k=5):
+    """[[WakeUp] largest first] per series of experiment `exp` (device, wait,
+    direct/hrtimer) whose handler path has samples."""
     series = collect(data)
     out = []
     for entry_path, handler_path in PATH_PAIRS:
         kind = "direct" if entry_path == "irq" else "hrtimer"
         for key, handler in series.items():
-            if key[0] != "wakeup-latency" or key[2] != handler_path or not handler.values:
+            if key[0] != exp or key[2] != handler_path or not handler.values:
                 continue
             entry = series.get((key[0], key[1], entry_path, key[3]))
             details = {d.get("seq"): d for d in handler.details}

@@ -4,10 +4,11 @@ plain words, the experiments and what became of each. The report's page heads wi
 the terminal summary prints it, and summary.json holds it for other tools.
 """
 
-from . import TOOL_VERSION, check, dataset, provenance, records, samples
+from . import TOOL_VERSION, check, dataset, experiments, provenance, records, samples
 from .dataset import num
 
-# The verdict topics in words (docs/report-format.md, `verdict`).
+# The verdict topics in words (docs/report-format.md, `verdict`); an experiment's own topics
+# are in its module (verdict_topics).
 TOPICS = {
     "environment": "what machine, and what a clock read costs on it",
     "clocksource": "clock source",
@@ -16,18 +17,19 @@ TOPICS = {
     "tsc_deadline": "does TSC-deadline help",
     "tick_rate": "cost of the tick",
     "stalls": "does the machine stall",
-    "tsc_sync": "one TSC on every CPU",
     "rdtsc": "cost of reading the TSC",
     "clock_read": "cost of a clock read",
 }
+TOPICS.update({t: w for e in experiments.EXPERIMENTS for t, w in e.verdict_topics.items()})
 LATENCY_KEYS = ("min_ns", "p50_ns", "p99_ns", "p999_ns", "max_ns", "mean_ns")
 
 
 def latency_rows(data):
-    """One entry per measured wakeup-latency row (device, path, wait)."""
-    partial = data.partial("wakeup-latency")
+    """One entry per measured row of the latency experiment (device, path, wait)."""
+    name = experiments.latency().name
+    partial = data.partial(name)
     out = []
-    for row in data.results.get("wakeup-latency", []):
+    for row in data.results.get(name, []):
         if row.get("status") in dataset.NOT_MEASURED:
             continue
         clock, words, res, where = dataset.clock_of(data, row)
@@ -170,48 +172,29 @@ def run_state(data, runs):
             "words": words}
 
 
-# Figures that cannot be negative: a latency (a wake-up before its deadline), a cost, an
-# overhead. The kernel should never print one (issue 17); the report says where it did.
-NEVER_NEGATIVE = {"wakeup-latency": ("min_ns", "p50_ns", "p99_ns", "p999_ns", "max_ns",
-                                     "mean_ns"),
-                  "percpu-latency": ("min_ns", "p50_ns", "p99_ns", "max_ns"),
-                  "tick-overhead": ("overhead_pct", "per_tick_ns", "entry_cyc", "handler_cyc",
-                                    "eoi_cyc", "return_cyc", "total_cyc"),
-                  "hrtimer-cost": ("min_cyc", "median_cyc", "p99_cyc", "max_cyc", "mean_cyc")}
+# The kinds of impossible figure, in the order the report lists them (its heading names
+# them so): a negative latency, a negative cost or overhead, a tick costing more than its
+# period, a sleep ending before its request.
+IMPOSSIBLE_KINDS = ("latency", "cost", "tick", "sleep")
 # A tick rate no PC can run: the verdict's HZ beyond this is noise read as a fact.
 HZ_BEYOND_BELIEF = 100000
 
 
 def impossible(data):
-    """["<exp> <row>: key=value", ...] for every negative latency, cost or overhead, a
-    tick costing more than its period, a select or hrtimer sleep ending before its request,
-    and a tick-rate verdict beyond HZ_BEYOND_BELIEF."""
+    """["<exp> <row>: key=value", ...] for every figure an experiment says cannot be
+    negative and is (a latency, a cost, an overhead: the kernel should never send one),
+    every other figure its rows cannot hold (the experiment's `impossible`: a tick costing
+    more than its period, a sleep ending before its request), and a tick-rate verdict
+    beyond HZ_BEYOND_BELIEF."""
     out = []
-    for exp, keys in NEVER_NEGATIVE.items():
-        rows = data.results.get(exp, [])
-        for name, row in zip(dataset.row_names(exp, rows), rows):
-            bad = ["%s=%s" % (k, row.get(k)) for k in keys if (num(row.get(k)) or 0) < 0]
-            if bad:
-                out.append("%s %s: %s" % (exp, name, ", ".join(bad)))
-    # a tick that costs more than its period, a sleep earlier than its contract (select
-    # and hrtimer sleeps never end before their request; `tick` mode may, by design)
-    rows = data.results.get("tick-overhead", [])
-    for name, row in zip(dataset.row_names("tick-overhead", rows), rows):
-        cost, period = num(row.get("per_tick_ns")), num(row.get("tick_ns"))
-        if cost is not None and period and cost > period and row.get("below_resolution") \
-                is not True:
-            out.append("tick-overhead %s: per_tick_ns=%s, more than the tick's period "
-                       "(tick_ns=%s): ticks went missing while it was measured"
-                       % (name, row.get("per_tick_ns"), row.get("tick_ns")))
-    rows = data.results.get("sleep-accuracy", [])
-    for name, row in zip(dataset.row_names("sleep-accuracy", rows), rows):
-        early = num(row.get("min_err_ns"))
-        # to within one count of the clock that timed it, as the kernel's contract says
-        res = dataset.clock_of(data, row)[2] or 0
-        if row.get("mode") in ("select", "hrtimer") and early is not None and early < -res:
-            out.append("sleep-accuracy %s: min_err_ns=%s, a %s sleep that ended before its "
-                       "request, which it never does" % (name, row.get("min_err_ns"),
-                                                         row.get("mode")))
+    named = [(exp, rows, dataset.row_names(exp.name, rows)) for exp, rows in
+             ((e, data.results.get(e.name, [])) for e in experiments.EXPERIMENTS)]
+    for kind in IMPOSSIBLE_KINDS:
+        for exp, rows, names in named:
+            if exp.never_negative_kind == kind:
+                out += negatives(exp, rows, names)
+            if exp.impossible is not None and exp.impossible_kind == kind:
+                out += exp.impossible(data, rows, names)
     for rec in data.by_type.get("verdict", []):
         hz = num(rec.get("choice"))
         if rec.get("topic") == "tick_rate" and hz is not None and hz > HZ_BEYOND_BELIEF:
@@ -220,14 +203,26 @@ def impossible(data):
     return out
 
 
+def negatives(exp, rows, names):
+    """"<exp> <row>: key=value" for each row with a negative never_negative figure."""
+    out = []
+    for name, row in zip(names, rows):
+        bad = ["%s=%s" % (k, row.get(k)) for k in exp.never_negative
+               if (num(row.get(k)) or 0) < 0]
+        if bad:
+            out.append("%s %s: %s" % (exp.name, name, ", ".join(bad)))
+    return out
+
+
 def duration(ns):
-    """ns as people read a duration: ns, us, ms or s with 3 significant figures."""
+    """ns as people read a duration: 5.1 s, 468 ms, 77 us (3 significant figures), 512 ns
+    (rounded, never truncated)."""
     if ns is None:
         return "-"
     for unit, scale in (("s", 1e9), ("ms", 1e6), ("us", 1e3)):
         if abs(ns) >= scale:
             return "%.3g %s" % (ns / scale, unit)
-    return "%d ns" % ns
+    return "%d ns" % round(ns)
 
 
 def console_cost(data):
@@ -353,7 +348,8 @@ def terminal_lines(summary, brief=False):
         out += ["  " + line for line in table]
         shown = dict.fromkeys(r.get("path") for r in summary["latency"]
                               if isinstance(r.get("path"), str))
-        out += ["  path %s: %s" % (p, dataset.PATHS[p]) for p in shown if p in dataset.PATHS]
+        paths = experiments.latency().paths
+        out += ["  path %s: %s" % (p, paths[p]) for p in shown if p in paths]
     if summary["impossible"]:
         out.append("IMPOSSIBLE FIGURES (negative latency, cost or overhead, a tick costing "
                    "more than its period, an early sleep): %d row(s)"

@@ -3,7 +3,7 @@
 The kernel's console carries two things: its human text (tables, progress lines) and the
 `TLR ...` record lines. People read the first; the log file keeps both in full. So the
 default view prints the text lines as they come and hides the record lines, with one status
-line under them: "experiment 7 of 10: wakeup-latency | 18.7 s | about 40 s left". The
+line under them: "experiment 7 of 10: <its name> | 18.7 s | about 40 s left". The
 experiment count and the time left come from the kernel's `plan` record when it sent one
 (without it: "experiment 7 of ?", no estimate). On a terminal the status line is rewritten
 in place; in a pipe or a CI log nothing is rewritten: the status is printed as its own line
@@ -18,7 +18,8 @@ import re
 import shutil
 import time
 
-from .dataset import num
+from . import experiments
+from .values import num
 
 # Escape sequences (CSI, OSC, two-byte) and other control characters firmware and GRUB
 # write to the serial port; a terminal would act on them (clear the screen, move the cursor).
@@ -32,22 +33,21 @@ def clean_text(line):
     return _CONTROL.sub("", line.decode("utf-8", "replace")).rstrip()
 
 
-# Machine seconds each experiment took in the quick profile, measured (build/runs of
-# f7e080e: exact mode and plain emulation, two runs each, the larger; docs/host-tool.md).
-# The plan sends only budgets, which the quick profile uses a tenth of.
-TYPICAL_S = {"quick": {"period-compare": 5.2, "periodic-jitter": 2.0, "itimer-error": 4.1,
-                       "sleep-accuracy": 8.4, "tick-overhead": 5.9, "hrtimer-cost": 3.4,
-                       "wakeup-latency": 3.6, "hwlat": 0.11, "tsc-sync": 0.01,
-                       "percpu-latency": 0.6}}
-# Under icount an experiment's wall time is its instruction count over the emulator's speed,
-# nothing like its machine time (tick-overhead's busy loops: 6 s of machine time, 10 to 20
-# s of wall time; period-compare: 5 s in 1.4 s): wall seconds each took in the quick
-# profile, exact mode, the mean of two runs of f7e080e on this 2-core host.
-TYPICAL_ICOUNT_WALL_S = {"quick": {"period-compare": 1.4, "periodic-jitter": 0.9,
-                                   "itimer-error": 1.3, "sleep-accuracy": 2.6,
-                                   "tick-overhead": 10.3, "hrtimer-cost": 12.5,
-                                   "wakeup-latency": 14.5, "hwlat": 0.2, "tsc-sync": 0.05,
-                                   "percpu-latency": 0.2}}
+def by_profile(field):
+    """{profile: {experiment: seconds}} from each experiment's typical durations (`field`
+    of spec.Experiment): typical_s, the machine seconds it took (the plan sends only
+    budgets, which the quick profile uses a tenth of), or typical_icount_wall_s, the wall
+    seconds it took under icount, where wall time is the instruction count over the
+    emulator's speed, nothing like machine time."""
+    out = {}
+    for exp in experiments.EXPERIMENTS:
+        for profile, seconds in getattr(exp, field).items():
+            out.setdefault(profile, {})[exp.name] = seconds
+    return out
+
+
+TYPICAL_S = by_profile("typical_s")
+TYPICAL_ICOUNT_WALL_S = by_profile("typical_icount_wall_s")
 BUDGET_SHARE = 0.15   # of its budget an experiment with no typical figure is expected to take
 VERDICT_S = 1.0       # machine time after the last experiment: verdict, summary, end
 
