@@ -90,14 +90,13 @@ static bool opts_seen(const struct cmdline_opt *opts, size_t n, const char *key)
     return false;
 }
 
-int config_parse(const char *line, bool cut, const char *const *exp_names,
-                 const char *exp_accepted,
+int config_parse(const char *line, bool cut, const struct config_experiments *exps,
                  void (*on_error)(void *, const char *, size_t, const char *, const char *))
 {
     static char console_word[32];
     unsigned profile = PROFILE_QUICK, qemu_exit = TRI_AUTO, crash = CRASH_NONE, dump = 0;
     unsigned qr = TRI_AUTO;
-    unsigned wrapcheck = TRI_AUTO, tickmode = 0, nohz = 0, hpet_access = 0, raw_samples = 0;
+    unsigned wrapcheck = TRI_AUTO, tickmode = 0, nohz = 0, hpet_access = 0;
     unsigned idle = IDLE_AUTO, console_log = 0;
     uint64_t uart_pace = 0;
     bool reboot = false;
@@ -111,7 +110,7 @@ int config_parse(const char *line, bool cut, const char *const *exp_names,
         { .key = "profile", .type = CMDLINE_ENUM, .dest = &profile, .choices = profiles,
           .accepted = "quick, full or soak" },
         { .key = "exp", .type = CMDLINE_LIST, .dest = &cfg.exp_mask,
-          .choices = exp_names, .accepted = exp_accepted },
+          .choices = exps->names, .accepted = exps->accepted },
         { .key = "console", .type = CMDLINE_STR, .dest = console_word,
           .max = sizeof(console_word),
           .accepted = "auto, spcr, com1..com4, ttyS0..ttyS3, 0xPORT or none, optionally "
@@ -142,18 +141,10 @@ int config_parse(const char *line, bool cut, const char *const *exp_names,
           .max = 1000, .accepted = "0..1000 (hrtimers)" },
         { .key = "idle", .type = CMDLINE_ENUM, .dest = &idle, .choices = idles,
           .accepted = "halt, poll or auto" },
-        { .key = "raw_samples", .type = CMDLINE_ENUM, .dest = &raw_samples, .choices = onoff,
-          .accepted = "on or off" },
         { .key = "nohz", .type = CMDLINE_ENUM, .dest = &nohz, .choices = onoff,
           .accepted = "on or off" },
         { .key = "idlecheck_ms", .type = CMDLINE_UINT, .dest = &cfg.idlecheck_ms, .min = 0,
           .max = 600000, .accepted = "0..600000 (ms)" },
-        { .key = "hres_ns", .type = CMDLINE_UINT, .dest = &cfg.hres_ns, .min = 1,
-          .max = 1000000, .accepted = "1..1000000 (ns: periodic-jitter's deadline grid)" },
-        { .key = "samples", .type = CMDLINE_UINT, .dest = &cfg.samples, .min = 10,
-          .max = 20000, .accepted = "10..20000 (wakeup-latency samples per device)" },
-        { .key = "hwlat_threshold_ns", .type = CMDLINE_UINT, .dest = &cfg.hwlat_threshold_ns,
-          .min = 100, .max = 100000000, .accepted = "100..100000000 (ns)" },
         { .key = "cpus", .type = CMDLINE_UINT, .dest = &cfg.cpus, .min = 1, .max = 256,
           .accepted = "1..256 (CPUs to start, the boot CPU included; default all)" },
         { .key = "smp_abandon", .type = CMDLINE_UINT, .dest = &cfg.smp_abandon, .min = 0,
@@ -195,11 +186,18 @@ int config_parse(const char *line, bool cut, const char *const *exp_names,
           .choices = hpet_accesses, .accepted = "auto, 32 or 64 (bits per HPET register "
                                                  "access; auto: 64 under QEMU, else 32)" },
     };
-    size_t n_opts = sizeof(opts) / sizeof(opts[0]);
+    size_t n_own = sizeof(opts) / sizeof(opts[0]);
+    /* The experiments' words after the kernel's own, in one table for the parser. */
+    struct cmdline_opt all[sizeof(opts) / sizeof(opts[0]) + CONFIG_MAX_EXP_OPTIONS];
+    size_t n_opts = 0;
+    for (size_t i = 0; i < n_own; i++)
+        all[n_opts++] = opts[i];
+    for (size_t i = 0; i < exps->n_options && i < CONFIG_MAX_EXP_OPTIONS; i++)
+        all[n_opts++] = exps->options[i];
 
     cfg.exp_mask = ~0ull;    /* default: every experiment */
     console_word[0] = 0;
-    int errors = cmdline_parse_cut(line, cut, opts, n_opts, on_error, NULL);
+    int errors = cmdline_parse_cut(line, cut, all, n_opts, on_error, NULL);
     cfg.profile = (enum profile)profile;
     cfg.qemu_exit = (enum tristate)qemu_exit;
     cfg.crash = (enum crash_kind)crash;
@@ -207,28 +205,25 @@ int config_parse(const char *line, bool cut, const char *const *exp_names,
     cfg.dump_acpi = dump == 1;
     cfg.wrapcheck = (enum tristate)wrapcheck;
     cfg.qr = (enum tristate)qr;
-    if (!opts_seen(opts, n_opts, "qr_part_ms"))
+    if (!opts_seen(all, n_opts, "qr_part_ms"))
         cfg.qr_part_ms = 3000;
     cfg.hpet_access = hpet_access == 1 ? 32 : hpet_access == 2 ? 64 : 0;
     cfg.tick_oneshot = tickmode == 1;
     cfg.idle = (enum idle_mode)idle;
     cfg.nohz = nohz == 0;
-    cfg.raw_samples = raw_samples == 0;
     cfg.console_log = console_log == 0;
     cfg.uart_pace = uart_pace != 0;
-    if (!opts_seen(opts, n_opts, "hwlat_threshold_ns"))
-        cfg.hwlat_threshold_ns = 10000;
-    if (!opts_seen(opts, n_opts, "idlecheck_ms"))
+    if (!opts_seen(all, n_opts, "idlecheck_ms"))
         cfg.idlecheck_ms = cfg.profile == PROFILE_QUICK ? 0 : 2000;
 
-    if (!opts_seen(opts, n_opts, "cecheck"))
+    if (!opts_seen(all, n_opts, "cecheck"))
         cfg.cecheck = cfg.profile == PROFILE_QUICK ? 0 : 1000;
-    if (!opts_seen(opts, n_opts, "hrtcheck"))
+    if (!opts_seen(all, n_opts, "hrtcheck"))
         cfg.hrtcheck = cfg.profile == PROFILE_QUICK ? 0 : 1000;
-    if (!opts_seen(opts, n_opts, "tickcheck_ms"))
+    if (!opts_seen(all, n_opts, "tickcheck_ms"))
         cfg.tickcheck_ms = cfg.profile == PROFILE_QUICK ? 0 : 3000;
 
-    cfg.exp_given = opts[2].seen;
+    cfg.exp_given = all[2].seen;
     if (!k_strcmp(cfg.mask_irq, "none"))
         cfg.mask_irq[0] = 0;
     /* A rate no clock here can make (neither a COM port's 1.8432 MHz nor uart_clock=) would
@@ -246,7 +241,7 @@ int config_parse(const char *line, bool cut, const char *const *exp_names,
     if (!console_ok) {
         char word[48] = "console=";
         k_strlcpy(word + 8, console_word, sizeof(word) - 8);
-        on_error(NULL, word, k_strlen(word), "not a console", opts[3].accepted);
+        on_error(NULL, word, k_strlen(word), "not a console", all[3].accepted);
         errors++;
     }
     return errors;

@@ -105,7 +105,7 @@ isr_common_exception:
     mov edi, %1
     call [irq_handlers + %1 * 16]
     mov byte [rel irq_probe + 46], 0    ; in_irq: this interrupt is over
-    ; the exit stamp, while tick-overhead splits the interrupt (irq_probe.split at 45)
+    ; the exit stamp, while an experiment splits the interrupt (irq_probe.split at 45)
     cmp byte [rel irq_probe + 45], 0
     jne %%split
     POP_CALLER_SAVED

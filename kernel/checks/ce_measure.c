@@ -167,9 +167,7 @@ static void measure_one(struct clockevent *ce)
         json_u64(&r.j, "min_delta_cyc", ce->min_delta_cyc);
         json_u64(&r.j, "min_delta_ns", ce->min_delta_ns);
         json_u64(&r.j, "search_etime", etime);
-        json_u64(&r.j, "program_cost_min_tsc_cyc", (uint64_t)c.min);
-        json_u64(&r.j, "program_cost_median_tsc_cyc", (uint64_t)c.median);
-        json_u64(&r.j, "program_cost_p99_tsc_cyc", (uint64_t)c.p99);
+        json_stats(&r.j, "program_cost_%s_tsc_cyc", "min median p99", &c);
     }
     rec_emit(&r);
     if (fires)

@@ -61,6 +61,7 @@
 static uint64_t cost[MAX_OPS];
 static struct hrtimer head, t;
 static struct hrtimer_base tmp_base;
+static bool virtual_time;              /* the TSC counts instructions (QEMU -icount) */
 static struct tq insert_q;
 static struct hrtimer insert_nodes[INSERT_SLOTS];
 static uint64_t pair_cyc;              /* median cost of the ordered TSC pair, measured here */
@@ -89,7 +90,7 @@ static uint64_t measure_pair(void)
  * ns at shift 0), on a CPU it counts cycles; NuttX's published figures are cycles. */
 static const char *unit_word(void)
 {
-    return clock_facts.virtual_time ? "instructions" : "cycles";
+    return virtual_time ? "instructions" : "cycles";
 }
 
 /* A result row's first keys, the same for both variants: op, device, variant, clock, n. */
@@ -103,7 +104,7 @@ static void row_begin(struct rec *r, const char *op, const char *device, const c
     json_str(&r->j, "clock", "tsc");
     /* What a "cycle" is here: under QEMU's -icount the TSC counts guest instructions (one
      * per ns at shift 0), on a CPU it counts cycles; NuttX's published figures are cycles. */
-    json_str(&r->j, "unit", clock_facts.virtual_time ? "instructions" : "tsc_cycles");
+    json_str(&r->j, "unit", virtual_time ? "instructions" : "tsc_cycles");
     json_u64(&r->j, "n", n);
 }
 
@@ -114,13 +115,28 @@ static void per_op_record(const char *op, const char *device, unsigned n)
     struct rec r;
     row_begin(&r, op, device, "per_op", n);
     json_u64(&r.j, "pair_cyc", pair_cyc);
-    json_u64(&r.j, "min_cyc", (uint64_t)st.min);
-    json_u64(&r.j, "median_cyc", (uint64_t)st.median);
-    json_u64(&r.j, "p99_cyc", (uint64_t)st.p99);
-    json_u64(&r.j, "max_cyc", (uint64_t)st.max);
+    json_stats(&r.j, "%s_cyc", "min median p99 max", &st);
     rec_emit(&r);
     kprintf("  %-20s %-13s per_op  %9llu %9llu %9llu\n", op, device, (unsigned long long)st.min,
             (unsigned long long)st.median, (unsigned long long)st.p99);
+}
+
+/* n starts of t at deadline_ns + i, each timed and then cancelled, and n cancels, each
+ * timed after its start: with a deadline behind the head (no reprogramming) or ahead of
+ * every other timer (each start and cancel reprograms the device). */
+static void start_and_cancel(struct hrtimer_base *b, uint64_t deadline_ns, unsigned n,
+                             const char *start_op, const char *cancel_op)
+{
+    for (unsigned i = 0; i < n; i++) {
+        cost[i] = TIME(hrtimer_start(b, &t, deadline_ns + i, HRTIMER_MODE_ABS));
+        hrtimer_cancel(b, &t);
+    }
+    per_op_record(start_op, b->dev->name, n);
+    for (unsigned i = 0; i < n; i++) {
+        hrtimer_start(b, &t, deadline_ns + i, HRTIMER_MODE_ABS);
+        cost[i] = TIME(hrtimer_cancel(b, &t));
+    }
+    per_op_record(cancel_op, b->dev->name, n);
 }
 
 static void per_op(struct hrtimer_base *b, unsigned n)
@@ -128,32 +144,14 @@ static void per_op(struct hrtimer_base *b, unsigned n)
     const char *dev = b->dev->name;
     uint64_t now = time_ns();
     uint64_t ahead = now + AHEAD_NS, behind = now + BEHIND_NS;
-    for (unsigned i = 0; i < n; i++) {
-        cost[i] = TIME(hrtimer_start(b, &t, behind + i, HRTIMER_MODE_ABS));
-        hrtimer_cancel(b, &t);
-    }
-    per_op_record("start_no_reprogram", dev, n);
-    for (unsigned i = 0; i < n; i++) {
-        hrtimer_start(b, &t, behind + i, HRTIMER_MODE_ABS);
-        cost[i] = TIME(hrtimer_cancel(b, &t));
-    }
-    per_op_record("cancel_no_reprogram", dev, n);
+    start_and_cancel(b, behind, n, "start_no_reprogram", "cancel_no_reprogram");
     hrtimer_start(b, &t, behind, HRTIMER_MODE_ABS);
     for (unsigned i = 0; i < n; i++)
         cost[i] = TIME(hrtimer_cancel(b, &t); hrtimer_start(b, &t, behind + i, HRTIMER_MODE_ABS));
     per_op_record("cancel_restart", dev, n);
     hrtimer_cancel(b, &t);
     uint64_t programs0 = b->stats.reprograms;
-    for (unsigned i = 0; i < n; i++) {
-        cost[i] = TIME(hrtimer_start(b, &t, ahead + i, HRTIMER_MODE_ABS));
-        hrtimer_cancel(b, &t);
-    }
-    per_op_record("start_reprogram", dev, n);
-    for (unsigned i = 0; i < n; i++) {
-        hrtimer_start(b, &t, ahead + i, HRTIMER_MODE_ABS);
-        cost[i] = TIME(hrtimer_cancel(b, &t));
-    }
-    per_op_record("cancel_reprogram", dev, n);
+    start_and_cancel(b, ahead, n, "start_reprogram", "cancel_reprogram");
     if (b->stats.reprograms - programs0 != 4ull * n)
         rec_error(exp_current(), "the reprogramming starts and cancels did not each reprogram "
                                  "the device once");
@@ -327,17 +325,18 @@ static void skip(const char *device, const char *reason)
     rec_emit(&r);
 }
 
-static void run(void)
+static void run(const struct exp_env *env)
 {
+    virtual_time = env->clocks->virtual_time;
     unsigned n = (unsigned)exp_size(1000, MAX_OPS, MAX_OPS);
     uint64_t batch_ns = exp_size(50, 200, 500) * 1000000ull;
-    struct hrtimer_base *main_base = timers_base();
+    struct hrtimer_base *main_base = env->base;
     exp_tick_off();
     pair_cyc = measure_pair();
     kprintf("\nhrtimer-cost: TSC counts per operation (%s%s); batch: the mean over up to %llu "
             "operations (%u batches, one TSC pair a chunk, its %llu subtracted), "
             "per_op: %u each timed alone (the pair included)\n", unit_word(),
-            clock_facts.virtual_time ? " under virtual time, not the cycles NuttX's figures are"
+            virtual_time ? " under virtual time, not the cycles NuttX's figures are"
                                      : "",
             (unsigned long long)BATCH_TOTAL_OPS, BATCHES, (unsigned long long)pair_cyc, n);
     kprintf("  op                   device        variant       min    median       p99\n");
@@ -376,6 +375,7 @@ const struct experiment exp_hrtimer_cost = {
     .summary = "TSC cycles to start, cancel and restart an hrtimer, with and without "
                "reprogramming each device: means over 1e6 operations (batch) and each "
                "operation alone (per_op)",
+    .rows = "op device variant",
     .run = run,
     .budget_s = { 20, 150, 1800 },
 };

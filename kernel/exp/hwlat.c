@@ -41,11 +41,25 @@ static struct window one_window(uint64_t window_cyc, uint64_t threshold_cyc)
     return w;
 }
 
-static void run(void)
+/* hwlat_threshold_ns=: the gap that counts. */
+static uint64_t threshold_word_ns = 10000;
+static struct cmdline_opt options[] = {
+    { .key = "hwlat_threshold_ns", .type = CMDLINE_UINT, .dest = &threshold_word_ns,
+      .min = 100, .max = 100000000, .accepted = "100..100000000 (ns)" },
+};
+
+/* What the verdict takes from this run (summarize). */
+static struct stalls_found {
+    bool done;
+    uint64_t gaps, max_gap_ns, window_ns;
+} found;
+
+static void run(const struct exp_env *env)
 {
+    (void)env;
     uint64_t window_ns = exp_size(50, 1000, 1000) * 1000000ull;
     unsigned windows = (unsigned)exp_size(2, 10, WINDOWS_MAX);
-    uint64_t threshold_ns = cfg.hwlat_threshold_ns;
+    uint64_t threshold_ns = threshold_word_ns;
     exp_tick_off();
     uint64_t smi0 = 0, smi1 = 0;
     bool smi = rdmsr_safe(MSR_SMI_COUNT, &smi0) == 0;
@@ -90,15 +104,25 @@ static void run(void)
             (unsigned long long)max_gap_ns, smi ? "counted" : "MSR_SMI_COUNT not readable");
     if (smi)
         kprintf("  SMI count went up by %llu\n", (unsigned long long)(smi1 - smi0));
-    findings.hwlat_done = true;
-    findings.hwlat_gaps = all.gaps;
-    findings.hwlat_max_gap_ns = max_gap_ns;
-    findings.hwlat_window_ns = window_ns * windows;
+    found = (struct stalls_found){ true, all.gaps, max_gap_ns, window_ns * windows };
+}
+
+static void summarize(struct verdict_input *v)
+{
+    v->stalls.from = "hwlat";
+    v->stalls.done = found.done;
+    v->stalls.gaps = found.gaps;
+    v->stalls.max_gap_ns = found.max_gap_ns;
+    v->stalls.window_ns = found.window_ns;
 }
 
 const struct experiment exp_hwlat = {
     .name = "hwlat",
     .summary = "interrupts off, TSC in a tight loop: gaps the machine takes (SMIs, stalls)",
+    .rows = "window_ns threshold_ns",
+    .options = options,
+    .n_options = sizeof(options) / sizeof(options[0]),
     .run = run,
+    .summarize = summarize,
     .budget_s = { 10, 60, 3600 },
 };

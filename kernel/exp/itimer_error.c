@@ -63,11 +63,12 @@ static void on_wheel(struct wheel_timer *w, void *ctx)
     (void)w;
     it->last_ns = time_ns();
     it->counted++;
-    tick_sync(&kernel_tick);    /* as timers_wheel_add will: the late ticks counted where it re-arms */
-    it->late_jiffies += kernel_tick.jiffies - it->w.expires;
-    it->last_jiffies = kernel_tick.jiffies;
+    /* synced as timers_wheel_add will: the late ticks counted where it re-arms */
+    uint64_t j = timers_jiffies_sync();
+    it->late_jiffies += j - it->w.expires;
+    it->last_jiffies = j;
     if (!it->stop)
-        timers_wheel_add(&it->w, it->ticks);
+        timers_wheel_add(&it->w, it->ticks, WHEEL_EXACT);
 }
 
 static enum hrtimer_restart on_hrtimer(struct hrtimer *h)
@@ -163,7 +164,7 @@ static void report(const char *mode, const struct itimer *it, const char *device
     kprintf("%s\n", matches ? "" : "  NOT the prediction");
 }
 
-static void run(void)
+static void run(const struct exp_env *env)
 {
     uint64_t run_ns = exp_size(2000, 20000, 60000) * 1000000ull;
     /* The source's setup: the tick on the PIT. */
@@ -171,7 +172,7 @@ static void run(void)
     struct clockevent *want = pit && pit->usable && (pit->features & CE_PERIODIC) ? pit : 0;
     if (!exp_tick_set(1000000ull, want))
         return;
-    const struct tick_info *ti = tick_info(&kernel_tick);
+    const struct tick_info *ti = timers_tick_info();
     if (!want)
         kprintf("  (no usable PIT: the tick stays on %s)\n", ti->dev->name);
     kprintf("\nitimer-error: periodic timers on a %s tick at HZ=1000 (period %llu ns); %llu s "
@@ -181,7 +182,7 @@ static void run(void)
     /* tick mode: periods rounded up to whole ticks, re-armed from each expiry's jiffy */
     exp_phase("tick mode, %llu s", (unsigned long long)(run_ns / NSEC_PER_SEC));
     unsigned long flags = irq_save();
-    tick_sync(&kernel_tick);
+    uint64_t j0 = timers_jiffies_sync();
     uint64_t t0 = time_ns();
     for (unsigned i = 0; i < N_TIMERS; i++) {
         struct itimer *it = &its[i];
@@ -189,14 +190,14 @@ static void run(void)
         it->period_ns = periods_us[i] * 1000ull;
         it->ticks = (it->period_ns + ti->period_ns - 1) / ti->period_ns;
         it->start_ns = it->last_ns = t0;
-        it->start_jiffies = it->last_jiffies = kernel_tick.jiffies;
+        it->start_jiffies = it->last_jiffies = j0;
         wheel_timer_init(&it->w, on_wheel, it);
-        timers_wheel_add(&it->w, it->ticks);
+        timers_wheel_add(&it->w, it->ticks, WHEEL_EXACT);
     }
     exp_sleep_until(t0 + run_ns, ti->dev, "itimer tick mode");
     for (unsigned i = 0; i < N_TIMERS; i++) {
         its[i].stop = true;
-        wheel_del(&kernel_wheel, &its[i].w);
+        timers_wheel_del(&its[i].w);
     }
     irq_restore(flags);
     for (unsigned i = 0; i < N_TIMERS; i++)
@@ -204,7 +205,7 @@ static void run(void)
 
     /* ns mode: hrtimers forwarded by exactly their period */
     exp_phase("ns mode, %llu s", (unsigned long long)(run_ns / NSEC_PER_SEC));
-    struct hrtimer_base *base = timers_base();
+    struct hrtimer_base *base = env->base;
     if (!base) {
         for (unsigned i = 0; i < N_TIMERS; i++) {
             struct rec r;
@@ -238,6 +239,7 @@ static void run(void)
 const struct experiment exp_itimer_error = {
     .name = "itimer-error",
     .summary = "periodic timers rounded to whole PIT ticks against ns-accurate hrtimers",
+    .rows = "mode period_us",
     .run = run,
     .budget_s = { 15, 60, 600 },
 };

@@ -27,7 +27,6 @@
 #include "kernel/exp/harness.h"
 
 #include "ticklab/io.h"
-#include "kernel/config.h"
 #include "kernel/report/console.h"
 #include "kernel/report/record.h"
 #include "kernel/timers/clocks.h"
@@ -54,6 +53,7 @@ struct series {
 static struct series hr, jf, jl;
 static struct hrtimer hrt;
 static struct wheel_timer wt, wtl;
+static const char *hrt_device;          /* the hrtimer's device, for a defect's record */
 
 static void stamp(struct series *s, uint64_t now, uint64_t expiry_ns, uint64_t j)
 {
@@ -76,26 +76,17 @@ static enum hrtimer_restart on_hrtimer(struct hrtimer *t)
 static void on_wheel(struct wheel_timer *t, void *ctx)
 {
     (void)ctx;
-    stamp(&jf, time_ns(), tick_jiffies_ns(&kernel_tick, t->expires), t->expires);
+    stamp(&jf, time_ns(), timers_jiffy_ns(t->expires), t->expires);
     if (jf.n <= jf.want)
-        timers_wheel_add(t, tick_info(&kernel_tick)->hz);
-}
-
-static void add_linux(struct wheel_timer *t)
-{
-    unsigned long flags = irq_save();
-    tick_sync(&kernel_tick);
-    uint64_t j = kernel_tick.jiffies;
-    wheel_add(&kernel_wheel, t, wheel_linux_expiry(j, j + tick_info(&kernel_tick)->hz));
-    irq_restore(flags);
+        timers_wheel_add(t, timers_tick_info()->hz, WHEEL_EXACT);
 }
 
 static void on_wheel_linux(struct wheel_timer *t, void *ctx)
 {
     (void)ctx;
-    stamp(&jl, time_ns(), tick_jiffies_ns(&kernel_tick, t->expires), t->expires);
+    stamp(&jl, time_ns(), timers_jiffy_ns(t->expires), t->expires);
     if (jl.n <= jl.want)
-        add_linux(t);
+        timers_wheel_add(t, timers_tick_info()->hz, WHEEL_LINUX);
 }
 
 static void report(const char *timer, struct series *s)
@@ -105,20 +96,20 @@ static void report(const char *timer, struct series *s)
     unsigned periods = callbacks > 1 ? callbacks - 1 : 0;
     for (unsigned i = 0; i < periods; i++)
         err[i] = (int64_t)(s->stamp[i + 2] - s->stamp[i + 1]) - (int64_t)PERIOD_NS;
+    const struct tick_info *ti = timers_tick_info();
     struct rec r;
-    rec_begin(&r, "result");
-    json_str(&r.j, "exp", "period-compare");
+    exp_result_begin(&r);
     json_str(&r.j, "timer", timer);
     json_str(&r.j, "clock", "time_ns");
-    json_u64(&r.j, "hz", tick_info(&kernel_tick)->hz);
-    json_u64(&r.j, "tick_ns", tick_info(&kernel_tick)->period_ns);
+    json_u64(&r.j, "hz", ti->hz);
+    json_u64(&r.j, "tick_ns", ti->period_ns);
     json_u64(&r.j, "samples", periods);
     json_u64(&r.j, "period_ns", PERIOD_NS);
     if (callbacks)
         json_u64(&r.j, "first_ns", s->stamp[1] - s->stamp[0]);
     /* What the tick predicts for a wheel timer: its period in ticks times the tick's
      * period as measured (tick_stats.period_measured_ns), less 1 s. */
-    uint64_t ps = tick_measured_period_ps(&kernel_tick);
+    uint64_t ps = timers_tick_period_ps();
     if (callbacks > 1 && s != &hr && ps) {
         uint64_t ticks = s->expires[callbacks] - s->expires[callbacks - 1];
         json_u64(&r.j, "ticks_per_period", ticks);
@@ -132,16 +123,11 @@ static void report(const char *timer, struct series *s)
     json_arr_close(&r.j);
     struct stats st;
     stats_i64(err, periods, &st);
-    json_i64(&r.j, "err_mean_ns", st.mean);
-    json_u64(&r.j, "err_stddev_ns", st.stddev);
-    json_i64(&r.j, "err_min_ns", st.min);
-    json_i64(&r.j, "err_max_ns", st.max);
+    json_stats(&r.j, "err_%s_ns", "mean stddev min max", &st);
     struct stats ls = { 0 };
     if (callbacks)
         stats_i64(s->late + 1, callbacks, &ls);
-    json_i64(&r.j, "late_min_ns", ls.min);
-    json_i64(&r.j, "late_mean_ns", ls.mean);
-    json_i64(&r.j, "late_max_ns", ls.max);
+    json_stats(&r.j, "late_%s_ns", "min mean max", &ls);
     rec_emit(&r);
     kprintf("  %-13s %2u periods of 1 s: error mean %lld ns, stddev %llu, min %lld, max %lld\n",
             timer, periods, (long long)st.mean, (unsigned long long)st.stddev, (long long)st.min,
@@ -149,7 +135,7 @@ static void report(const char *timer, struct series *s)
     if (callbacks && ls.min < 0)
         exp_defect(s != &hr ? "a jiffies timer ran before its jiffy's time"
                             : "the hrtimer ran before its expiry",
-                   s != &hr ? tick_info(&kernel_tick)->dev->name : timers_base()->dev->name);
+                   s != &hr ? ti->dev->name : hrt_device);
 }
 
 static void begin(struct series *s, unsigned want, uint64_t t0)
@@ -164,21 +150,23 @@ static bool done(const struct series *s)
     return s->n > s->want;
 }
 
-static void run(void)
+static void run(const struct exp_env *env)
 {
-    struct hrtimer_base *base = timers_base();
-    if (!base || !tick_running(&kernel_tick)) {
+    struct hrtimer_base *base = env->base;
+    if (!base || !timers_tick_running()) {
         rec_error("period-compare", "needs the tick and an hrtimer device");
         return;
     }
     if (!exp_tick_set(NSEC_PER_SEC / HZ_SOURCE, 0))
         return;
-    unsigned want = cfg.profile == PROFILE_QUICK ? 4 : MAX_PERIODS;
+    unsigned want = env->profile == PROFILE_QUICK ? 4 : MAX_PERIODS;
+    const struct tick_info *ti = timers_tick_info();
+    hrt_device = base->dev->name;
     kprintf("\nperiod-compare: a 1 s hrtimer and 1 s jiffies timers (HZ=%llu as the source, "
-            "tick on %s, %llu ns)\n", (unsigned long long)tick_info(&kernel_tick)->hz,
-            tick_info(&kernel_tick)->dev->name, (unsigned long long)tick_info(&kernel_tick)->period_ns);
+            "tick on %s, %llu ns)\n", (unsigned long long)ti->hz, ti->dev->name,
+            (unsigned long long)ti->period_ns);
     unsigned long flags = irq_save();
-    tick_sync(&kernel_tick);
+    timers_jiffies_sync();
     uint64_t t0 = time_ns();
     begin(&hr, want, t0);
     begin(&jf, want, t0);
@@ -187,9 +175,9 @@ static void run(void)
     hrt.fn = on_hrtimer;
     hrtimer_start(base, &hrt, t0 + PERIOD_NS, HRTIMER_MODE_ABS);
     wheel_timer_init(&wt, on_wheel, 0);
-    timers_wheel_add(&wt, tick_info(&kernel_tick)->hz);
+    timers_wheel_add(&wt, ti->hz, WHEEL_EXACT);
     wheel_timer_init(&wtl, on_wheel_linux, 0);
-    add_linux(&wtl);
+    timers_wheel_add(&wtl, ti->hz, WHEEL_LINUX);
 
     /* HLT until all three have their periods; the TSC bounds the wait (1.1 s a callback,
      * + 5 s). */
@@ -200,8 +188,8 @@ static void run(void)
         halt_once();
     halt_backup_stop();
     hrtimer_cancel(base, &hrt);
-    wheel_del(&kernel_wheel, &wt);
-    wheel_del(&kernel_wheel, &wtl);
+    timers_wheel_del(&wt);
+    timers_wheel_del(&wtl);
     irq_restore(flags);
     report("hrtimer", &hr);
     report("jiffies", &jf);
@@ -214,6 +202,7 @@ const struct experiment exp_period_compare = {
     .name = "period-compare",
     .summary = "a 1 s periodic hrtimer and 1 s jiffies timers (exact and Linux-rounded wheel) "
                "at HZ=250, error per period",
+    .rows = "timer",
     .run = run,
     .budget_s = { 15, 90, 3600 },
 };

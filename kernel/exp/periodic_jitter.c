@@ -161,9 +161,16 @@ static void run_set(struct hrtimer_base *base, const char *set, const uint64_t *
         report(set, i, hres_ns, base->dev->name);
 }
 
-static void run(void)
+/* hres_ns=: one deadline grid instead of the source's two (0: 5000 and 800 ns). */
+static uint64_t hres_word_ns;
+static struct cmdline_opt options[] = {
+    { .key = "hres_ns", .type = CMDLINE_UINT, .dest = &hres_word_ns, .min = 1, .max = 1000000,
+      .accepted = "1..1000000 (ns: periodic-jitter's deadline grid)" },
+};
+
+static void run(const struct exp_env *env)
 {
-    struct hrtimer_base *base = timers_base();
+    struct hrtimer_base *base = env->base;
     if (!base) {
         struct rec r;
         exp_skip_begin(&r, "no hrtimer device (a one-shot device apart from the tick's)");
@@ -178,8 +185,8 @@ static void run(void)
         { 5000, 500, false }, { 800, 600, true }, { 0, 600, true },
     };
     unsigned n_sets = 3;
-    if (cfg.hres_ns) {
-        sets[0].hres = cfg.hres_ns;
+    if (hres_word_ns) {
+        sets[0].hres = hres_word_ns;
         sets[0].first_us = 600;
         sets[0].alone = true;
         sets[1] = sets[2];
@@ -207,6 +214,9 @@ static void run(void)
 const struct experiment exp_periodic_jitter = {
     .name = "periodic-jitter",
     .summary = "ten concurrent periodic hrtimers, then one alone: interval spread per timer",
+    .rows = "set timer hres_ns grid period_ns",
+    .options = options,
+    .n_options = sizeof(options) / sizeof(options[0]),
     .run = run,
     .budget_s = { 20, 200, 3600 },
 };

@@ -70,7 +70,7 @@ uint64_t tsc_ns_to_cyc(uint64_t ns)
  * whatever the boot took to get here: a record printed a few instructions dearer earlier
  * (a CRC with one hex digit fewer) would otherwise move the HPET's phase, and with it
  * every HPET-counted figure of measurement windows that start on TSC grid points
- * (exp_window_begin). Elsewhere it is just enabled (and firmware may have done it). */
+ * (window_begin). Elsewhere it is just enabled (and firmware may have done it). */
 static void enable_on_tsc_phase(struct hpet *h, uint32_t period_fs)
 {
     uint64_t period_ns = period_fs / 1000000u;
