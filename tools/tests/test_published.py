@@ -265,7 +265,7 @@ def test_periodic_jitter_figures_only_on_their_set_and_resolution():
     assert text_of("periodic-jitter", jitter_row("ten", 800, 600), "p_within_5us") == "0.8467"
     assert text_of("periodic-jitter", jitter_row("ten", 5000, 500), "p_within_10us") == \
         "0.9631"
-    # not the source's: the 5000 ns kernel at 600+13i (ticklab before issue 26), one alone
+    # not the source's: the 5000 ns kernel at 600+13i (an earlier ticklab), one alone
     # at 5000 ns, any set at the finest resolution (no grid), a period it did not run
     for row in (jitter_row("ten", 5000, 600), jitter_row("alone", 5000, 600),
                 jitter_row("ten", 10, 600, grid=False), jitter_row("alone", 10, 600, False),

@@ -535,7 +535,7 @@ def test_published_figures_go_to_the_faithful_variant_only():
     assert for_row("period-compare", {"timer": "jiffies"}) is None  # exact wheel
 
 
-# --- verdicts that carry their uncertainty (issue 26) ------------------------------------
+# --- verdicts that carry their uncertainty ------------------------------------
 
 METHOD = ("order-statistic 95 % interval of each p99 (distribution-free: ranks 1.96 binomial "
           "standard deviations either side of 0.99 n); decided only when the intervals do "
@@ -605,7 +605,7 @@ def test_an_older_kernel_s_verdicts_still_read(tmp_path):
 
 
 def test_a_tick_dearer_than_its_period_and_an_early_select_are_impossible(tmp_path):
-    """issue 26: under plain TCG a tick-overhead row passed with 1,113,385 ns per tick at a
+    """Under plain TCG a tick-overhead row passed with 1,113,385 ns per tick at a
     1 ms tick, and a select sleep ended 112 us early; the summary flags both."""
     extra = [{"type": "result", "exp": "tick-overhead", "variant": "ticklab",
               "tick_ns": 1000000, "per_tick_ns": 1113385, "overhead_pct": "111.3385",
@@ -656,7 +656,7 @@ def test_rows_the_kernel_marked_invalid_are_said_never_shown_as_figures(tmp_path
 
 
 def test_summary_says_what_the_output_cost(tmp_path):
-    """console_cost and screen_scroll (issue 24): one line on the terminal and the page,
+    """console_cost and screen_scroll: one line on the terminal and the page,
     marked bad when console time fell inside a measurement window."""
     from fullrun import small_run_records
     base = [r for r in small_run_records() if r["type"] != "end"]

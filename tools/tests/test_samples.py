@@ -1,4 +1,4 @@
-"""The raw samples path (issue 27): `samples` and `sample_detail` records shaped exactly as
+"""The raw samples path: `samples` and `sample_detail` records shaped exactly as
 docs/report-format.md specifies (samplegen.py writes them from the spec), read back, checked
 against their rows, drawn, exported; and the kernel's buckets used when there are none."""
 import csv
