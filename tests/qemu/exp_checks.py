@@ -165,7 +165,10 @@ def hrtimer_cost(ctx):
     reprogrammed (an MMIO or port write) costs more than one that only queues. The batch
     rows (the source's method) are means over 1e6 operations in 5 batches (the device rows
     may be cut by time), never negative, with their uncertainty; under icount every batch
-    of an operation costs the same, so the uncertainty is 0."""
+    of an operation costs the same, so the uncertainty is 0. The `_irqsave` rows are the
+    same calls inside one irq_save()/irq_restore() pair: under icount each costs its plain
+    row plus the pair's instructions, the same number for restart and cancel+restart, more
+    than 0 and no more than the irq_save_restore row (which counts its loop's too)."""
     rows = {(r["op"], r["device"], r.get("variant")): r for r in results(ctx, "hrtimer-cost")
             if "median_cyc" in r or "mean_cyc" in r}
     for dev in ONESHOT:
@@ -181,6 +184,19 @@ def hrtimer_cost(ctx):
                 ("queue_insert", "none", "batch")):
         if key not in rows:
             return "no %s row" % (key,)
+    pair = float(rows[("irq_save_restore", "none", "batch")]["mean_cyc"])
+    for dev in ONESHOT:
+        got = {op: rows.get((op, dev, "batch")) for op in (
+            "restart", "restart_irqsave", "cancel_restart", "cancel_restart_irqsave")}
+        if not all(got.values()):
+            return "hrtimer-cost %s: batch rows %r" % (dev, {k: v and dict(v)
+                                                             for k, v in got.items()})
+        mean = {op: float(r["mean_cyc"]) for op, r in got.items()}
+        added = (mean["restart_irqsave"] - mean["restart"],
+                 mean["cancel_restart_irqsave"] - mean["cancel_restart"])
+        if added[0] != added[1] or not 0 < added[0] <= pair:
+            return "hrtimer-cost %s: the interrupt pair adds %r to restart / cancel+restart, " \
+                "expected the same, in (0, %s]" % (dev, added, pair)
     for r in rows.values():
         if r.get("variant") == "batch" and (r["mean_cyc"] < 0 or r["uncertainty_cyc"] != 0
                                             or r["batches"] != 5):

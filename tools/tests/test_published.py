@@ -218,10 +218,15 @@ SETTING_KEYS = {"period-compare": ("hz", "period_ns"),
                 "tick-overhead": ("tick_ns",)}
 # itimer-error: ticklab's whole-tick mode is the unpatched kernel, its ns mode the patched
 ITIMER_PARTS = {"tick": "for unpatched kernel", "ns": "after patches applied"}
-# hrtimer-cost: the operation the quoted words are about
-NUTTX_OPS = {"queue_insert": "queue insertion", "restart": "both implementation tests",
-             "cancel_restart": "cancel + restart", "restart_reprogram": "reprogramming",
-             "irq_save_restore": "up_irq_save"}
+# hrtimer-cost: the operation the quoted words are about, and whether the figure includes
+# NuttX's interrupt pair (None: not a restart). ticklab's hrtimer calls take no pair: a
+# figure with one stands on the `_irqsave` row (the same call inside irq_save/irq_restore),
+# one without on the plain row.
+NUTTX_OPS = {"restart": ("excluding synchronization", False),
+             "restart_irqsave": ("both implementation tests", True),
+             "cancel_restart_irqsave": ("(including the synchronization)", True),
+             "restart_reprogram": ("reprogramming", None),
+             "irq_save_restore": ("up_irq_save", None)}
 
 
 @needs_sources
@@ -241,7 +246,19 @@ def test_the_row_it_stands_on_is_the_setup_the_source_states(entry):
         assert ITIMER_PARTS[dict(entry.match)["mode"]] in entry.section, entry_id(entry)
     if entry.exp == "hrtimer-cost":
         op = dict(entry.match)["op"]
-        assert NUTTX_OPS[op] in " ".join(entry.quote), (op, entry.quote)
+        words, pair = NUTTX_OPS[op]
+        assert words in " ".join(entry.quote), (op, entry.quote)
+        if pair is not None:
+            assert op.endswith("_irqsave") == pair, (op, "with" if pair else "without")
+
+
+def test_nuttx_s_restart_is_its_queue_work_and_its_interrupt_pair():
+    """The row condition of NuttX's figures in numbers: its 48 is its 13 without the pair
+    plus the pair's 35, so 48 stands where ticklab adds the pair and 13 where it does not."""
+    value = {dict(e.match)["op"]: e.value for e in TABLE if e.exp == "hrtimer-cost"}
+    assert value["restart"] + value["irq_save_restore"] == value["restart_irqsave"]
+    assert value["cancel_restart_irqsave"] > value["restart_irqsave"]
+    assert "cancel_restart" not in value and "queue_insert" not in value
 
 
 # --- which row gets which figure (no file needed) ------------------------------------------

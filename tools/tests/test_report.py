@@ -510,10 +510,12 @@ KERNEL_ROWS = [
                        "overhead_pct": "1.0000"}),
     ("tick-overhead", {"variant": "faithful", "baseline": "tick_10ms", "tick_ns": 1000000,
                        "overhead_pct": "0.1000"}),
-    ("hrtimer-cost", {"op": "queue_insert", "device": "none", "variant": "batch",
-                      "mean_cyc": "55.00"}),
     ("hrtimer-cost", {"op": "restart", "device": "hpet", "variant": "batch",
-                      "mean_cyc": "110.00"}),
+                      "mean_cyc": "158.00"}),
+    ("hrtimer-cost", {"op": "restart_irqsave", "device": "hpet", "variant": "batch",
+                      "mean_cyc": "163.00"}),
+    ("hrtimer-cost", {"op": "cancel_restart_irqsave", "device": "hpet", "variant": "batch",
+                      "mean_cyc": "187.00"}),
 ]
 
 
