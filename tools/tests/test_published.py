@@ -211,7 +211,7 @@ def setup_holds(entry, key, words, rel):
 
 
 # the keys of a row that say which setting it measured: each needs the source's words
-SETTING_KEYS = {"period-compare": ("hz", "period_ns"),
+SETTING_KEYS = {"period-compare": ("period_ns",),  # its HZ: an example only (below)
                 "periodic-jitter": ("set", "hres_ns", "period_ns"),
                 "itimer-error": ("period_us", "tick_ns"),
                 "sleep-accuracy": ("tick_ns", "request_ns"),
@@ -250,6 +250,61 @@ def test_the_row_it_stands_on_is_the_setup_the_source_states(entry):
         assert words in " ".join(entry.quote), (op, entry.quote)
         if pair is not None:
             assert op.endswith("_irqsave") == pair, (op, "with" if pair else "without")
+
+
+@needs_sources
+@pytest.mark.parametrize("entry", [e for e in TABLE if e.finding], ids=entry_id)
+def test_the_source_s_own_reading_is_quoted_word_for_word(entry):
+    text = file_text(entry.source.file)
+    for words in entry.finding:
+        assert flat(words) in text, (entry_id(entry), words)
+
+
+@pytest.mark.parametrize("entry", [e for e in TABLE if e.lo is not None and e.hi is not None],
+                         ids=entry_id)
+def test_a_range_stands_beside_a_range(entry):
+    """A figure that is the lowest and highest of the source's values is set beside the row's
+    lowest and highest, never beside its mean: keyed to the row's max, whose min the table
+    shows before it."""
+    if entry.exp == "periodic-jitter":
+        return
+    assert re.search(r"_max(_|$)", entry.key), (entry_id(entry), entry.key)
+    exp = experiments.get(entry.exp)
+    low = entry.key.replace("_max", "_min")
+    assert low in exp.columns and exp.columns.index(low) + 1 == exp.columns.index(entry.key)
+
+
+def linux_wheel_ticks(delta):
+    """Linux's timer wheel (4.8 and later, calc_wheel_index): a timer `delta` ticks ahead
+    goes to level n, the number of level starts (63 << 3(k-1), k >= 1) delta reaches; its
+    slot is (expires + 8^n) >> 3n, so one armed on a multiple of 8^n runs this many ticks
+    later."""
+    level = 0
+    while level < 8 and delta >= 63 << (3 * level):
+        level += 1
+    gran = 8 ** level
+    return (delta + gran) // gran * gran
+
+
+def test_period_compare_s_hz_is_a_rate_its_figure_fits():
+    """The article names HZ=250 as an example, not as its setting: the row's HZ condition
+    holds because Linux's wheel makes its +24 ms at that rate (and at 1000, which the note
+    says), not at 100 or 300."""
+    def late_ns(hz):
+        return round(linux_wheel_ticks(hz) * 1e9 / hz - 1e9)
+    assert (late_ns(250), late_ns(1000), late_ns(100), late_ns(300)) == \
+        (24000000, 24000000, 40000000, 13333333)
+    for e in TABLE:
+        if e.exp != "period-compare":
+            continue
+        assert not any(k == "hz" for k, _, _ in e.setup), entry_id(e)
+        hz = dict(e.match).get("hz")
+        if hz is None:
+            assert dict(e.match)["timer"] == "hrtimer"  # an hrtimer does not tick
+            continue
+        fits = [h for h in (100, 250, 300, 1000) if e.lo <= late_ns(h) <= e.hi]
+        assert hz in fits and fits == [250, 1000], (entry_id(e), fits)
+        assert "HZ=250" in e.note and "HZ=1000" in e.note and "example" in e.note
 
 
 def test_nuttx_s_restart_is_its_queue_work_and_its_interrupt_pair():
@@ -355,7 +410,7 @@ def test_ticklab_s_explanations_are_never_inside_a_quote():
     """period-compare's 256 jiffies, the 13 cycles' arithmetic, the select() formula's
     reading: ticklab's notes, labelled, never in `text` or `quote`."""
     for e in TABLE:
-        said = e.text + " ".join(e.quote)
+        said = e.text + " ".join(e.quote + e.finding)
         for own in ("256", "ticklab", "48 - 35", "level 1"):
             assert own not in said, (entry_id(e), own)
     pc = for_row("period-compare", {"timer": "jiffies_linux", "hz": 250,

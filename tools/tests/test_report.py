@@ -98,11 +98,17 @@ def test_published_beside_this_machine(full_report):
     text = page_of(full_report[0]).text
     # the published figure in the column right after the measured one, its source below,
     # ticklab's own explanation apart from it, labelled as ticklab's
-    assert "jiffies_linux 250 4 24,058,355 errors +23,009,118 to +24,653,903 ns [1] 10" in text
+    # (a range of the source's per-period errors beside the row's lowest and highest)
+    assert "jiffies_linux 250 4 24,058,355 10 24,058,340 24,058,360 errors +23,009,118 to " \
+        "+24,653,903 ns [1]" in text
     assert "[1] an article comparing Linux's low- and high-precision timers" in text
     assert "(shared/sources/hrtimer-vs-jiffies-1s.txt)" in text
-    assert "ticklab's note on [1], not the source's words: the article re-arms" in text
+    assert "ticklab's note on [1], not the source's words: the article's figure is the " \
+        "lowest and highest" in text
     assert "256 ticks later" in text and "(250 jiffies rounded up to 256" not in text
+    # the article's own explanation, quoted, beside ticklab's reading of it
+    assert "\u201cWe can find that the high priority timer is processed in the interrupt " \
+        "context" in text and "ticklab's rows contradict that" in text
     # the source's own words, word for word, folded away
     assert "\u201c[ 1815.080117] 2 : delta_ns 1000985662 error 985662\u201d" in text
     # a figure measured for scale is not a publication
