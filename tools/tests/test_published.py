@@ -307,6 +307,27 @@ def test_period_compare_s_hz_is_a_rate_its_figure_fits():
         assert "HZ=250" in e.note and "HZ=1000" in e.note and "example" in e.note
 
 
+def test_john_s_conclusions_stand_beside_the_runs_they_compare():
+    """"slightly better" is the 800 ns run against the 5000 ns one, "markedly better" one
+    task alone against ten: each quoted beside its own set, with ticklab's reading of what
+    its rows show instead (the rounding under virtual time)."""
+    said = {}
+    for e in TABLE:
+        if e.exp == "periodic-jitter":
+            m = dict(e.match)
+            said.setdefault((m["set"], m["hres_ns"]), set()).add((e.finding, e.note))
+    assert set(said) == {("ten", 5000), ("ten", 800), ("alone", 800)}
+    assert all(len(v) == 1 for v in said.values())
+    (finding, note), = said[("ten", 800)]
+    assert "slightly better" in finding[0] and "5 times better" in note
+    (finding, note), = said[("alone", 800)]
+    assert "markedly better" in finding[0] and "about the same as its ten" in note
+    (finding, note), = said[("ten", 5000)]
+    assert not finding
+    for (finding, note), in said.values():
+        assert "T mod resolution" in note and "P(+-5 us) 1" in note
+
+
 def test_nuttx_s_restart_is_its_queue_work_and_its_interrupt_pair():
     """The row condition of NuttX's figures in numbers: its 48 is its 13 without the pair
     plus the pair's 35, so 48 stands where ticklab adds the pair and 13 where it does not."""
