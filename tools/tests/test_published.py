@@ -328,6 +328,22 @@ def test_john_s_conclusions_stand_beside_the_runs_they_compare():
         assert "T mod resolution" in note and "P(+-5 us) 1" in note
 
 
+def test_koster_s_overhead_ratio_is_explained_from_his_figures():
+    """Beside Koster's 10.2 % and 3.1 %: their ratio, what a fixed cost per tick would give
+    against the 10 ms tick, and his cost per extra tick, each computed from the figures."""
+    value = {dict(e.match)["tick_ns"].value: e for e in TABLE if e.exp == "tick-overhead"}
+    fast, slow = value[100000], value[1000000]
+    assert fast.note == slow.note
+    extra = {t: 1e9 / t - 100 for t in (100000, 1000000)}   # ticks a second beyond 10 ms's
+    per_tick_us = {t: e.value / 100 / (1 + e.value / 100) / extra[t] * 1e6
+                   for t, e in ((100000, fast), (1000000, slow))}
+    words = ("%.1f times" % (fast.value / slow.value), "gives %d times" % round(
+        extra[100000] / extra[1000000]), "%.1f us at 100 us" % per_tick_us[100000],
+             "%.1f us at 1 ms" % per_tick_us[1000000])
+    for w in words:
+        assert w in fast.note, (w, fast.note)
+
+
 def test_nuttx_s_restart_is_its_queue_work_and_its_interrupt_pair():
     """The row condition of NuttX's figures in numbers: its 48 is its 13 without the pair
     plus the pair's 35, so 48 stands where ticklab adds the pair and 13 where it does not."""
