@@ -85,7 +85,13 @@ def itimer_error(ctx):
     10000 us becomes 11 ticks = 10,998,317 ns: 10000000/10998317 - 1 = -9.077 %; 1000 us
     becomes 2 ticks = 1,999,694 ns: -49.992 %; 9998 us becomes 10 ticks = 9,998,470 ns:
     -0.005 %. The window starts mid-tick, which moves each by under 0.05 %. In ns mode
-    the hrtimers are forwarded by exactly their period: within 0.01 %."""
+    the hrtimers are forwarded by exactly their period: within 0.01 %.
+    The CPU-time modes: a busy loop of 7.12 s (the source's) gets a tick of CPU time at each
+    of the window's 7,121 ticks (7.12e9 / 999,847, none lost), and the counts are what that
+    CPU time holds: prof_tick a signal every ceil(period / tick) ticks, floor(7121 / 11) =
+    647, floor(7121 / 10) = 712, floor(7121 / 2) = 3560 (the source: 646, 710, 3563);
+    prof_ns one per period of charged CPU time, floor(7121 x 999,847 / period) = 711, 712,
+    7119 (the source: 711, 710, 7123)."""
     rows = {(r["mode"], r["period_us"]): r for r in results(ctx, "itimer-error")}
     want = {("tick", 10000): -9.077, ("tick", 1000): -49.992, ("tick", 9998): -0.005}
     for key, pct in want.items():
@@ -96,6 +102,15 @@ def itimer_error(ctx):
         r = rows.get(("ns", us))
         if not r or abs(float(r["error_pct"])) > 0.01:
             return "itimer ns %d: %r" % (us, r and dict(r))
+    want = {("prof_tick", 10000): 647, ("prof_tick", 9998): 712, ("prof_tick", 1000): 3560,
+            ("prof_ns", 10000): 711, ("prof_ns", 9998): 712, ("prof_ns", 1000): 7119}
+    for key, count in want.items():
+        r = rows.get(key)
+        if not r or r["device"] != "pit" or abs(r["window_ns"] - 7120000000) > 20000 or \
+                r["cpu_ticks"] != 7121 or r["lost_ticks"] != 0 or r["counted"] != count or \
+                not r["matches_prediction"]:
+            return "itimer %r: %r, expected %d counted over 7121 ticks" % (key, r and dict(r),
+                                                                          count)
 
 
 def sleep_accuracy(ctx):

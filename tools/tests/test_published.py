@@ -217,7 +217,8 @@ SETTING_KEYS = {"period-compare": ("period_ns",),  # its HZ: an example only (be
                 "sleep-accuracy": ("tick_ns", "request_ns"),
                 "tick-overhead": ("tick_ns",)}
 # itimer-error: ticklab's whole-tick mode is the unpatched kernel, its ns mode the patched
-ITIMER_PARTS = {"tick": "for unpatched kernel", "ns": "after patches applied"}
+ITIMER_PARTS = {"tick": "for unpatched kernel", "ns": "after patches applied",
+                "prof_tick": "for unpatched kernel", "prof_ns": "after patches applied"}
 # hrtimer-cost: the operation the quoted words are about, and whether the figure includes
 # NuttX's interrupt pair (None: not a restart). ticklab's hrtimer calls take no pair: a
 # figure with one stands on the `_irqsave` row (the same call inside irq_save/irq_restore),
@@ -243,7 +244,13 @@ def test_the_row_it_stands_on_is_the_setup_the_source_states(entry):
         assert key in stated, "%s: which %s the source ran is not shown from its words" % (
             entry_id(entry), key)
     if entry.exp == "itimer-error":  # the kernel's tick rounding is the unpatched one
-        assert ITIMER_PARTS[dict(entry.match)["mode"]] in entry.section, entry_id(entry)
+        mode = dict(entry.match)["mode"]
+        assert ITIMER_PARTS[mode] in entry.section, entry_id(entry)
+        # a count stands only beside a CPU-time row whose loop ran the source's real time,
+        # the one its own record gives
+        window = [w for k, w, _ in entry.setup if k == "window_ns"]
+        assert bool(window) == mode.startswith("prof_") == ("counted to" in entry.text)
+        assert all(w in entry.quote for w in window), (entry_id(entry), window)
     if entry.exp == "hrtimer-cost":
         op = dict(entry.match)["op"]
         words, pair = NUTTX_OPS[op]
@@ -428,6 +435,26 @@ def test_sleep_accuracy_about_2ms_only_under_1ms_at_a_1ms_tick():
     assert text_of("sleep-accuracy", row(299954, 10000)) == "600 us, dropping to 500 us"
     assert for_row("sleep-accuracy", dict(row(999847, 10000),
                                                      variant="ticklab")) is None
+
+
+def test_itimer_counts_only_beside_a_loop_of_the_source_s_length():
+    def row(mode, period, window):
+        return {"mode": mode, "period_us": period, "tick_ns": 999847, "window_ns": window}
+    assert text_of("itimer-error", row("prof_tick", 10000, 7120004430)) == \
+        "-9.3 %: counted to 646 in 7.12 s (unpatched kernel)"
+    assert text_of("itimer-error", row("prof_tick", 1000, 7120004430)) == \
+        "-50.4 %: counted to 3563 in 7.19 s (unpatched kernel)"
+    assert text_of("itimer-error", row("prof_ns", 1000, 7120004430)) == \
+        "-0.1 %: counted to 7123 in 7.13 s (patches applied)"
+    short = row("prof_tick", 10000, 2000000000)
+    assert for_row("itimer-error", short) is None
+    entries = experiments.get("itimer-error").published
+    assert published.not_compared(entries, short) == "here the source ran a busy loop of 7.12 s"
+    # what the source's windows hold at whole-tick rounding, in ticklab's note beside them
+    note = for_row("itimer-error", row("prof_tick", 10000, 7120004430))["note"]
+    assert "gives 647, 712, 3,595 signals, the source counted 646, 710, 3,563" in note
+    note = for_row("itimer-error", row("prof_ns", 9998, 7120004430))["note"]
+    assert "gives 712, 711, 7,130 signals, the source counted 711, 710, 7,123" in note
 
 
 def test_itimer_before_and_after_the_fix():
