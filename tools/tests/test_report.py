@@ -63,7 +63,10 @@ def test_page_opens_with_the_summary(full_report):
                                      "device and path", "Experiments", "Verdict")]
     assert order == sorted(order)
     assert "environment unknown: no capture record and the kernel named none" in head
-    assert "lapic irq - 250 500 2,250 20,000 1,000" in head  # device path wait min p50 p99 max n
+    # device path wait min p50 p99 p99.9 max n; a series of 50 has no p99.9
+    assert "lapic irq - 250 500 2,250 7,500 20,000 1,000" in head
+    assert "rtc irq - 4,000 5,000 9,000 n < 1000 12,000 50" in head
+    assert "p99.9 not computable for 2 series: fewer than 1000 samples" in head
     assert "irq: the device programmed directly: deadline to the interrupt entry stub" in head
     assert "callback: an hrtimer on the device" in head
     assert html.index('id="summary"') < html.index('id="experiments"') \
@@ -143,8 +146,10 @@ def test_summary_json_like_cyclictest(full_report):
     assert doc["capture_verdict"] == "ok" and doc["capture"] is None
     assert doc["environment"]["how_started"].startswith("unknown")
     lapic = [r for r in doc["latency"] if r["device"] == "lapic"][0]
-    assert (lapic["min_ns"], lapic["p50_ns"], lapic["p99_ns"], lapic["max_ns"]) == \
-        (250, 500, 2250, 20000)
+    assert (lapic["min_ns"], lapic["p50_ns"], lapic["p99_ns"], lapic["p999_ns"],
+            lapic["max_ns"]) == (250, 500, 2250, 7500, 20000)
+    rtc = [r for r in doc["latency"] if r["device"] == "rtc"][0]
+    assert rtc["samples"] == 50 and rtc["p999_ns"] is None  # the record's 9000 is its max
     assert lapic["clock"] == "time_ns" and lapic["samples"] == 1000
     assert doc["settings"]["cpu"] == "Test CPU @ 3.00GHz" and doc["settings"]["hz"] == 1000
     assert [e["exp"] for e in doc["experiments"]][:2] == ["period-compare", "periodic-jitter"]
@@ -463,7 +468,8 @@ def test_kernel_keys_that_are_coming_are_shown(tmp_path):
     assert "no CPU halts (idle=poll, exact mode)" in page.text
     assert "lapic irq hlt ticklab 173" in page.text  # the variant column
     assert "+-: the resolution of each figure (measured cost of the clock reads (the record's " \
-        "own))" in page.text and "lapic irq hlt ticklab 173 182 191 191 500 0 0 12" in page.text
+        "own))" in page.text and "lapic irq hlt ticklab 173 182 191 n < 1000 191 500 0 0 12" \
+        in page.text
     assert "hrtimer 250 4 582 1000 ns [1] 26" in page.text  # the kernel's own published figure
     assert "[1] the kernel's own source table" in page.text
     assert "device  path      wait  variant  min" in text
