@@ -291,6 +291,18 @@ def periodic_jitter(ctx):
             return "samples %r, expected about %d" % (dict(r), want)
 
 
+def tick_period_measured(ctx):
+    """The boot tick's record gives the period the device makes beside its cycles: QEMU's
+    periodic LAPIC timer counts initial count + 1, so at HZ=1000 (10^6 cycles of the 1 GHz
+    LAPIC clock under icount) the tick is 1,000,001 ns, measured over 100 periods of 10 ns
+    HPET counts: to 0.1 ns."""
+    t = ctx.one("tick")
+    if t["device"] != "lapic" or t["period_ns"] != 1000000 or t.get("measured_periods") != 100 \
+            or abs(float(t.get("period_measured_ns", 0)) - 1000001) > 0.1 \
+            or t.get("measured_by") != "time_ns":
+        return "tick record %r: expected period_measured_ns 1000001 over 100 periods" % dict(t)
+
+
 def hwlat(ctx):
     """Under icount the TSC counts instructions, so no two reads can be 10 us apart."""
     r = results(ctx, "hwlat")
@@ -432,7 +444,7 @@ def raw_samples_agree(ctx):
 
 QUICK_ICOUNT = [every_experiment_reports, no_lost_events, quick_within_60s, period_compare, itimer_error,
                 sleep_accuracy, tick_overhead, hrtimer_cost, wakeup_latency, periodic_jitter,
-                hwlat, verdict, raw_samples_agree]
+                hwlat, verdict, raw_samples_agree, tick_period_measured]
 
 
 # ---- truth in real time (plain emulation, KVM) ------------------------------------------

@@ -151,6 +151,7 @@ def settings(data):
             "profile": boot.get("profile"), "hz": boot.get("hz"),
             "clocksource": data.one("clocksource_selected").get("name"),
             "tick_device": tick.get("device"), "tick_hz": tick.get("hz_actual"),
+            "tick_hz_measured": tick.get("hz_measured"),
             "hrtimer_device": data.one("hrtimer_base").get("device")}
 
 
