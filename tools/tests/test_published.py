@@ -8,13 +8,14 @@ resolution, its set of timers, its period); and the figures each table of the re
 are those. A checkout without the sources says SKIP with the reason.
 
 The checks on which row gets which figure that need no file run everywhere."""
+import gzip
 import os
 import re
 from pathlib import Path
 
 import pytest
 
-from ticklablib import experiments, published, tables
+from ticklablib import dataset, experiments, published, records, tables
 from ticklablib.published import About
 
 TABLE = experiments.published_entries()
@@ -566,3 +567,63 @@ def test_every_published_cell_of_the_report_is_quoted_from_its_file(exp):
             else said
         for s in numbers(said):
             assert any(made_of(s, quoted.get(m, [])) for m in marks), (c, s)
+
+
+# --- the rows a real run makes -------------------------------------------------------------
+
+# A quick run under -icount of the kernel that has every row a figure stands on
+# (fixtures/README.md).
+FIXTURE = Path(__file__).resolve().parent / "fixtures" / "icount0-quick-32fcd66.log.gz"
+
+
+@pytest.fixture(scope="module")
+def fixture_rows():
+    runs = records.parse_stream(gzip.open(FIXTURE, "rb").read())
+    assert len(runs) == 1 and runs[0].whole
+    data = dataset.group(runs[0], 1, FIXTURE.name)
+    return {exp: [r for r in rows if r.get("status") is None]
+            for exp, rows in data.results.items()}
+
+
+@pytest.mark.parametrize("entry", TABLE, ids=entry_id)
+def test_each_figure_stands_on_a_row_the_kernel_makes(entry, fixture_rows):
+    """The row condition of every quote holds for a row of a real run: some measured row
+    has every key and value the entry matches on, gets this figure for its key, and has
+    that key as a number."""
+    rows = [r for r in fixture_rows.get(entry.exp, ())
+            if published.for_row(experiments.get(entry.exp).published, r,
+                                 entry.key) == published._as_dict(entry)]
+    assert rows, "%s: no row of %s stands on it" % (entry_id(entry), FIXTURE.name)
+    assert all(published.num(r.get(entry.key)) is not None for r in rows), entry_id(entry)
+
+
+TIME_UNIT = re.compile(r"\d\s*(ns|us|ms|s)\b")
+
+
+def first_figure_ns(text):
+    """The text's first number in ns, in the first unit of time written after it (a range,
+    "-954,649 to +985,662 ns", names its unit once)."""
+    m = re.search(NUMBER, text)
+    unit = TIME_UNIT.search(text, m.start())
+    return float(m.group(0).replace(",", "")) * UNIT_NS[unit.group(1)]
+
+
+@pytest.mark.parametrize("entry", TABLE, ids=entry_id)
+def test_each_figure_is_in_the_unit_of_the_key_it_stands_beside(entry):
+    """A figure in ns beside an _ns key (its value, in ns, the text's first duration), a
+    percentage beside a _pct key, cycles beside a _cyc key, a share (0..1) beside a share."""
+    key, text = entry.key, entry.text
+    figure = entry.value if entry.value is not None else entry.lo
+    assert figure is not None, entry_id(entry)
+    if key.endswith("_ns"):
+        assert TIME_UNIT.search(text), (entry_id(entry), "no time unit")
+        first = first_figure_ns(text)
+        assert abs(first - figure) <= 0.01 * abs(figure), (entry_id(entry), first, figure)
+    elif key.endswith("_pct"):
+        assert "%" in text and numbers(text)[0] == figure, entry_id(entry)
+    elif key.endswith("_cyc"):
+        assert "cycles" in text and numbers(text)[0] == figure, entry_id(entry)
+    elif key.startswith("p_within_"):
+        assert 0 <= figure <= 1 and "%" not in text, entry_id(entry)
+    else:
+        raise AssertionError("%s: a key of no known unit" % entry_id(entry))
