@@ -37,8 +37,8 @@ static uint64_t main_spurious(void)
 static enum profile run_profile;
 static bool tick_oneshot;
 /* A poll's step under TCG: NOP blocks, not PAUSE, which leaves the translated code every
- * time (wakeup-latency's poll series of 1000 samples a series took 78 s of host time with
- * PAUSE under -icount, 5 s with NOPs). Known once: cpu_probe() is thousands of instructions. */
+ * time (twelve polled series of 1000 wake-ups took 78 s of host time with PAUSE under
+ * -icount, 5 s with NOPs). Known once: cpu_probe() is thousands of instructions. */
 static bool poll_with_nops;
 
 void exp_harness_init(enum profile profile, bool oneshot)
