@@ -8,7 +8,8 @@
  *  - `hrtimer`: a one-shot deadline of exactly the request.
  * The error is (wake-up - start) - request, with both taken by time_ns() (the wake-up in the
  * timer's callback, which is when a sleeper becomes runnable). Two variants per cell:
- *  - `faithful`: as the source ran it, back to back: each sleep is requested right as the
+ *  - `faithful`: back to back, as a loop of select() calls runs (the source averages 500
+ *    runs and does not say how they were spaced): each sleep is requested right as the
  *    previous one woke, so a tick-based sleep starts just after a tick (the first after a
  *    one-jiffy sleep); 500 runs per cell in the full profile, capped at 2 s of sleeping per
  *    cell (a 100 ms request gets about 15), 2 in quick;

@@ -106,8 +106,8 @@ def test_published_beside_this_machine(full_report):
         "+24,653,903 ns [1]" in text
     assert "[1] an article comparing Linux's low- and high-precision timers" in text
     assert "(shared/sources/hrtimer-vs-jiffies-1s.txt)" in text
-    assert "ticklab's note on [1], not the source's words: the article's figure is the " \
-        "lowest and highest" in text
+    assert "ticklab's note on [1], not the source's words: the lowest and highest of the " \
+        "article's 31 per-period errors" in text
     assert "256 ticks later" in text and "(250 jiffies rounded up to 256" not in text
     # the article's own explanation, quoted, beside ticklab's reading of it
     assert "\u201cWe can find that the high priority timer is processed in the interrupt " \

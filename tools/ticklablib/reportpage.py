@@ -99,8 +99,8 @@ def latency_section(rows, samples_note=""):
         numeric = {i + 1 for i in numeric}
     wheres = dict.fromkeys(r["resolution_from"] for r in rows if r["resolution_from"])
     out.append("<p class=\"note\">Deadline to handler, in ns: the fastest, the median, the "
-               "99th percentile and the slowest wake-up of each series; clock %s; +-: the "
-               "resolution of each figure (%s).%s</p>" % (
+               "99th and 99.9th percentiles and the slowest wake-up of each series; clock %s; "
+               "+-: the resolution of each figure (%s).%s</p>" % (
                    esc(" / ".join(clocks)), esc("; ".join(wheres) or "not known"),
                    esc(samples_note)))
     out.append(plain_table(header, body, numeric=numeric, lines=[r["line"] for r in rows],
@@ -114,8 +114,7 @@ def latency_section(rows, samples_note=""):
     thin = [r for r in rows if not samples.p999_computable(r["samples"])]
     if thin:
         out.append("<p class=\"note\">p99.9 not computable for %d series: fewer than %d "
-                   "samples (its nearest rank would be the series' max or next to it; the "
-                   "quick profile takes 1000 a series, an older kernel's 500).</p>" % (
+                   "samples (its nearest rank would be the max or next to it).</p>" % (
                        len(thin), samples.P999_MIN_SAMPLES))
     negative = [r for r in rows if (r["min_ns"] or 0) < 0 or (r["early"] or 0) > 0]
     if negative:

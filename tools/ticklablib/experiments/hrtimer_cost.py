@@ -27,15 +27,12 @@ def _nuttx(op, text, quote, value=None, lo=None, note=""):
 # hrtimer calls take no pair, so its `restart` and `cancel_restart` rows stand beside the
 # figure without it, and the `_irqsave` rows, the same inside irq_save() / irq_restore(),
 # beside the figures with it.
-PAIR_NOTE = ("the source's 48 and 73 include its interrupt pair (35 cycles: 48 - 35 = its "
-             "\"about 13\" without it); ticklab's restart_irqsave and cancel_restart_irqsave "
-             "rows put the same pair (irq_save / irq_restore) around ticklab's calls, which "
-             "take none of their own")
-CANCEL_NOTE = (PAIR_NOTE + "; the source does not say whether its cancel + restart takes one "
-               "pair or one per call: ticklab's takes one around both (with two, 73 - 70 "
-               "would leave 3 cycles for a cancel and a restart, fewer than its restart "
-               "alone); it gives no cancel + restart without the pair, so ticklab's "
-               "cancel_restart row has no figure beside it")
+PAIR_NOTE = ("the source's 48 and 73 include its interrupt pair (35 cycles: 48 - 35 is its "
+             "\"about 13\"); ticklab's calls take none, its _irqsave rows add the pair")
+CANCEL_NOTE = ("the source does not say whether its cancel + restart takes one pair or one "
+               "per call: ticklab's takes one around both (with two, 73 - 70 would leave 3 "
+               "cycles for a cancel and a restart, fewer than its restart alone); it gives no "
+               "cancel + restart without the pair, so ticklab's cancel_restart row has none")
 
 
 def _published():

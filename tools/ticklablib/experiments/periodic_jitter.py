@@ -76,25 +76,20 @@ MARKEDLY = ("The resolution is markedly better (unsurprisingly).",)
 
 # ticklab's reading beside them: what the rounding model gives under virtual time.
 ROUNDING_NOTE = (
-    "in ticklab's rows each re-arm's delay (ideal expiry - now) is rounded up to the "
-    "resolution, so an expiry is late by less than one resolution; under virtual time (QEMU "
-    "-icount) every callback comes the same L ns after its expiry, so the rounding's phase "
-    "moves by the same (L - T) mod resolution every period, and a timer's stddev is "
-    "resolution x sqrt(p(1 - p)), p = ((L - T) mod resolution) / resolution: it follows "
-    "T mod resolution (at 5000 ns lowest where T mod 5 us is 0) and is never above half the "
-    "resolution; an interval is within +-5 us of T by construction (P(+-5 us) 1, less only "
-    "where the other timers' callbacks delay one), so the source's 0.82-0.86 comes from "
-    "what the model leaves out: a real machine's own variation")
+    "ticklab rounds each re-arm's delay up to the resolution; under virtual time every "
+    "callback comes the same L ns after its expiry, so the rounding's phase steps by (L - T) "
+    "mod resolution each period and a timer's stddev is resolution x sqrt(p(1 - p)), p that "
+    "step over the resolution: it follows T mod resolution, is at most half of it, and keeps "
+    "every interval within +-5 us of T (P(+-5 us) 1 by construction); the source's 0.82-0.86 "
+    "is a real machine's variation, which the model leaves out")
 SLIGHTLY_NOTE = (
-    "the source finds 800 ns slightly better than 5000 ns (stddev 4.18-4.38 us against "
-    "4.59-4.76: about 9 % lower for a resolution 6.25 times finer). ticklab's 800 ns rows "
-    "are about 5 times better than its 5000 ns rows: under virtual time the spread is the "
-    "rounding alone, which scales with the resolution. " + ROUNDING_NOTE)
+    "the source finds 800 ns slightly better than 5000 ns (4.18-4.38 us against 4.59-4.76, "
+    "a resolution 6.25 times finer); ticklab's 800 ns rows are about 5 times better: its "
+    "spread is the resolution's rounding alone, so it scales with the resolution")
 MARKEDLY_NOTE = (
-    "the source finds one timer alone markedly better (1.66 us against 4.18-4.38 with ten). "
-    "ticklab's alone row is about the same as its ten timers at 800 ns: with the other "
-    "timers' callbacks only a few hundred ns of L apart, the rounding sets the spread either "
-    "way. " + ROUNDING_NOTE)
+    "the source finds one timer alone markedly better (1.66 us against 4.18-4.38); "
+    "ticklab's is about the same as its ten: the others' callbacks move L by a few hundred "
+    "ns, and the resolution's rounding sets the spread either way")
 
 JITTER_SETS = (
     # set, resolution (ns), the words that open its part, what it ran in ticklab's words,
