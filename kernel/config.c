@@ -167,6 +167,10 @@ int config_parse(const char *line, bool cut, const char *const *exp_names,
           .max = sizeof(cfg.mask_irq), .accepted = "none or a clock event device's name (test "
                                                    "aid: its interrupt line is masked before "
                                                    "the experiments)" },
+        { .key = "stray_irq", .type = CMDLINE_UINT, .dest = &cfg.stray_irq, .min = 0,
+          .max = 255, .accepted = "0, or 32..255 (test aid: that vector is sent to the boot "
+                                  "CPU once, before the experiments, with no handler for "
+                                  "it; 0: none)" },
         { .key = "tsc_hz", .type = CMDLINE_UINT, .dest = &cfg.tsc_hz, .min = 1000000,
           .max = 10000000000ull, .accepted = "1000000..10000000000 (Hz: the TSC's rate, "
                                              "taken instead of the calibrations')" },

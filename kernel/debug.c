@@ -3,6 +3,7 @@
 
 #include <stdint.h>
 
+#include "kernel/intr/intr.h"
 #include "kernel/report/console.h"
 
 /* Recursion that the compiler cannot turn into a loop: each frame keeps a live buffer. The
@@ -46,4 +47,15 @@ void debug_crash(enum crash_kind kind)
     default:
         break;
     }
+}
+
+void debug_stray_irq(unsigned vector)
+{
+    if (vector < 32 || vector > 255)
+        return;
+    kprintf("stray_irq=%#x requested: a self IPI at a vector with no handler\n", vector);
+    unsigned long flags = irq_save();
+    if (irq_handlers[vector].fn == irq_unhandled)
+        lapic_self_ipi(intr_apic(), (uint8_t)vector);
+    irq_restore(flags);
 }

@@ -324,6 +324,7 @@ void kmain(uint32_t magic, uint32_t info_phys)
     idle_check_run(cfg.idlecheck_ms, cfg.nohz);
     exp_window_end();
     debug_crash(cfg.crash);
+    debug_stray_irq((unsigned)cfg.stray_irq);
     klog_drain_point();
     console_phase_report("boot", "devices and checks");
     unsigned ran = experiments_run(cfg.exp_mask);

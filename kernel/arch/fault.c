@@ -7,7 +7,6 @@
 #include "kernel/report/record.h"
 #include "kernel/report/stop.h"
 
-#define VEC_NMI 2
 #define VEC_DF  8
 #define VEC_GP  13
 #define VEC_PF  14
@@ -63,7 +62,7 @@ void fault_handle(struct trap_frame *tf)
     klog_panic();                 /* the log's backlog, then this, at once */
     uint64_t cr2 = read_cr2();
     const char *guard = (v == VEC_PF || v == VEC_DF) ? paging_guard_name(cr2) : 0;
-    const char *cause = guard ? "stack_overflow" : v == VEC_NMI ? "nmi" : "exception";
+    const char *cause = guard ? "stack_overflow" : "exception";
 
     struct rec r;
     rec_begin(&r, "fault");

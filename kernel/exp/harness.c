@@ -4,6 +4,7 @@
 #include <stdarg.h>
 
 #include "ticklab/io.h"
+#include "kernel/arch/machine_events.h"
 #include "kernel/config.h"
 #include "kernel/report/console.h"
 #include "kernel/report/console_report.h"
@@ -107,6 +108,7 @@ static void start_from_known_phase(void)
 
 void exp_window_begin(void)
 {
+    window_counts_open();
     klog_drain_point();
     if (exp_align_grid_ns && clock_facts.tsc_hz)
         start_from_known_phase();
@@ -116,6 +118,7 @@ void exp_window_begin(void)
 void exp_window_end(void)
 {
     klog_window_end();
+    window_counts_close(current, current ? phase : 0);
 }
 
 void exp_begin(const char *name, const char *summary, uint64_t budget_ns, unsigned k,

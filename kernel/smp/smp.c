@@ -27,6 +27,9 @@
 #include "ticklab/lapic.h"
 #include "ticklab/muldiv.h"
 #include "ticklab/units.h"
+#include "kernel/arch/machine_events.h"
+
+_Static_assert(MACHINE_EVENTS_CPUS == CPU_MAX, "kernel/arch/machine_events.h counts per CPU");
 
 #define TRAMP_BASE SMP_START_PAGE       /* boot/trampoline.asm says the same */
 #define MSR_GS_BASE 0xC0000101u

@@ -786,6 +786,11 @@ LONG += QR_LONG
 from cases_secureboot import SECUREBOOT_CASES  # noqa: E402
 ALL += SECUREBOOT_CASES
 
+# What a real PC sends that QEMU does not by itself: NMIs, stray and stuck interrupts,
+# machine checks, watchdogs, firmware memory (tests/qemu/cases_pc.py).
+from cases_pc import PC_CASES  # noqa: E402
+ALL += PC_CASES
+
 
 def pit_first_attempt(ctx):
     """Under -icount the PIT's IRQ0 check must succeed at its first, one-shot attempt: a

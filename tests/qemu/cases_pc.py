@@ -1,0 +1,281 @@
+"""What a real PC sends that QEMU does not by itself: boot cases (docs/real-hardware.md,
+"What a PC does to a run").
+
+Each event is made the way QEMU can make it: NMIs through the monitor's `nmi` (HMP; it goes to
+every CPU's LINT1, which ticklab sets as the MADT says), machine checks through `mce`, an
+interrupt at a vector nobody handles through the `stray_irq=` test aid (a self IPI), a level
+line held asserted through QEMU's `edu` teaching device. A case that needs the monitor boots
+through run_monitored(): QEMU with the monitor on a socket, a script that watches the
+serial log and sends commands when the kernel gets somewhere, then QEMU's own end as usual.
+
+The run must go on to `ok` (or, for an uncorrected machine check, end with a fault record
+naming the bank), and the records must say what came: the `machine_events` totals, a
+`window_events` record for each measurement window something fell in, hwlat's `nmi_count`.
+"""
+import os
+import re
+import subprocess
+import threading
+import time
+
+from cases import CLEAN, EXIT_FAILED, EXIT_OK, Case, end_status, has_record, no_errors
+from cases_qr import Monitor
+
+POLL_S = 0.02
+
+
+class Run:
+    """A running QEMU, its serial log and its monitor, for a case's script."""
+
+    def __init__(self, p, mon, log, deadline):
+        self.p, self.mon, self.log, self.deadline = p, mon, log, deadline
+        self.lock = threading.Lock()
+
+    def data(self):
+        return open(self.log, "rb").read() if os.path.exists(self.log) else b""
+
+    def wait(self, pattern, what=None):
+        """Waits until the serial log matches pattern (bytes regex); the match, or raises."""
+        rx = re.compile(pattern)
+        while True:
+            m = rx.search(self.data())
+            if m:
+                return m
+            if self.p.poll() is not None:
+                raise TimeoutError("QEMU ended (exit %s) before %s" % (
+                    self.p.returncode, what or pattern))
+            if time.monotonic() > self.deadline:
+                raise TimeoutError("timeout waiting for %s" % (what or pattern))
+            time.sleep(POLL_S)
+
+    def cmd(self, line):
+        with self.lock:
+            self.mon.cmd(line)
+
+    def nmis(self, n, gap_s=0.0):
+        for _ in range(n):
+            if self.p.poll() is not None:
+                return
+            self.cmd("nmi")
+            if gap_s:
+                time.sleep(gap_s)
+
+    def nmis_until(self, pattern, gap_s):
+        """NMIs every gap_s until the log matches pattern (or QEMU ends): how many."""
+        rx, sent = re.compile(pattern), 0
+        while self.p.poll() is None and not rx.search(self.data()):
+            if time.monotonic() > self.deadline:
+                raise TimeoutError("timeout sending NMIs until %s" % pattern)
+            self.cmd("nmi")
+            sent += 1
+            time.sleep(gap_s)
+        return sent
+
+
+def run_monitored(script, until_exit=True):
+    """A Case.run: boots with the monitor, runs script(run), then lets QEMU end by itself
+    (until_exit) or stops it. Returns (exit code, stderr, why stopped) as boottest.run_qemu."""
+    def run(case, log, h):
+        mon_path = os.path.join(h.out, case.name + ".mon")
+        h.fresh(mon_path)
+        cmd = h.qemu_command(case, log) + ["-monitor", "unix:%s,server=on,wait=off" % mon_path]
+        err = open(os.path.join(h.out, case.name + ".stderr"), "w+")
+        p = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                             stderr=err)
+        deadline = time.monotonic() + case.timeout_s
+        why, rc = None, None
+        try:
+            mon = Monitor(mon_path, deadline)
+            r = Run(p, mon, log, deadline)
+            script(r)
+            if until_exit:
+                while p.poll() is None and time.monotonic() < deadline:
+                    time.sleep(POLL_S)
+                if p.poll() is None:
+                    why = "QEMU still running after %d s" % case.timeout_s
+                else:
+                    rc = p.returncode
+            else:
+                rc = EXIT_OK
+            mon.close()
+        except (OSError, TimeoutError) as e:
+            why = "%s (the monitor script)" % e
+        finally:
+            if p.poll() is None:
+                p.kill()
+            p.wait(timeout=30)
+            err.seek(0)
+            stderr = err.read()
+            err.close()
+        return (None if why else rc), stderr, why
+    return run
+
+
+# ---- checks -------------------------------------------------------------------------------
+
+def no_fault(ctx):
+    if ctx.recs("fault") or b"*** fault" in ctx.data:
+        return "a fault was reported: %r" % [dict(r) for r in ctx.recs("fault")]
+
+
+def machine_events(**at_least):
+    """The run's totals: each named count at least the given value, the others as given by
+    exact=... (a dict of counts that must be equal)."""
+    def check(ctx):
+        m = ctx.one("machine_events")
+        for k, v in at_least.items():
+            if m.get(k, 0) < v:
+                return "machine_events %s = %r, expected at least %d: %r" % (k, m.get(k), v,
+                                                                            dict(m))
+    return check
+
+
+def machine_events_exact(**want):
+    def check(ctx):
+        m = ctx.one("machine_events")
+        for k, v in want.items():
+            if m.get(k) != v:
+                return "machine_events %s = %r, expected %r: %r" % (k, m.get(k), v, dict(m))
+    return check
+
+
+def record_index(ctx, rec):
+    for i, r in enumerate(ctx.runs[0].records):
+        if r is rec:
+            return i
+    return None
+
+
+def window_covers(rtype, pred, key):
+    """Some `window_events` record with key > 0 covers (first_record .. + records) a record
+    of rtype for which pred holds: the figure is marked by the window it was measured in."""
+    def check(ctx):
+        rows = [r for r in ctx.recs(rtype) if pred(r)]
+        if not rows:
+            return "no %s record to look for" % rtype
+        idx = [record_index(ctx, r) for r in rows]
+        for w in ctx.recs("window_events"):
+            lo, n = w.get("first_record"), w.get("records")
+            if w.get(key, 0) > 0 and any(lo <= i < lo + n for i in idx):
+                return None
+        return "no window_events record with %s covers the %s records %r: %r" % (
+            key, rtype, idx, [dict(w) for w in ctx.recs("window_events")])
+    return check
+
+
+def hwlat_counted_nmis(ctx):
+    rows = [r for r in ctx.recs("result") if r.get("exp") == "hwlat"]
+    if len(rows) != 1 or rows[0].get("nmi_count", 0) < 1 or rows[0].get("nmi_total_ns", 0) <= 0:
+        return "hwlat row without NMIs counted in its sample windows: %r" % [dict(r) for r in rows]
+
+
+def nmi_totals_agree(ctx):
+    """Every window's NMIs are in the run's total (the total may hold more: NMIs outside any
+    window, at boot or between windows)."""
+    total = ctx.one("machine_events").get("nmi")
+    windows = sum(w.get("nmi", 0) for w in ctx.recs("window_events"))
+    if windows > total:
+        return "windows count %d NMIs, the run %d" % (windows, total)
+
+
+def calibration_chosen_ok(ctx):
+    tsc = [r for r in ctx.recs("calibration") if r.get("target") == "tsc" and r.get("chosen")]
+    if len(tsc) != 1 or tsc[0].get("status") != "ok":
+        return "no TSC calibration chosen: %r" % [dict(r) for r in ctx.recs("calibration")]
+
+
+BANNER = rb"ticklab [0-9.]+ \("
+INTERRUPTS_LINE = rb"  interrupts  through"
+END = rb'TLR [0-9a-f]{8} \{"type":"end"'
+
+
+def nmis_at_boot(r):
+    r.wait(BANNER, "the kernel's first line")
+    r.nmis(5, 0.002)
+
+
+def nmis_in_calibration(r):
+    """From the line just before the calibration (written at once: the log is not up yet)
+    until its records come out (they wait in RAM until it is done)."""
+    r.wait(INTERRUPTS_LINE, "the interrupts line")
+    r.nmis_until(rb'"type":"calibration"', 0.005)
+
+
+def nmis_throughout(r):
+    r.wait(BANNER, "the kernel's first line")
+    r.nmis_until(END, 0.02)
+
+
+QR_PART = rb"qr: part (\d+) of (\d+) on screen"
+
+
+def nmis_on_last_screens(r):
+    """After the end record (the summary screen), then on the QR codes' screens: the codes
+    must go on coming."""
+    r.wait(END, "the end record")
+    r.nmis(5, 0.01)
+    r.wait(rb"qr: part 1 of \d+ on screen", "the first code")
+    r.nmis(5, 0.01)
+    r.wait(rb"qr: part 3 of \d+ on screen", "the third code, after the NMIs")
+
+
+def screens_went_on(ctx):
+    parts = re.findall(QR_PART, ctx.data)
+    if len(parts) < 3:
+        return "the codes stopped after %d: %r" % (len(parts), parts)
+    tail = ctx.data.split(b'"type":"end"', 1)[1]
+    if b"TLR " in tail or b"fault" in tail:
+        return "records or a fault after the end record: %r" % tail[:300]
+
+
+def stray_pit_class(ctx):
+    """The stray vector 0x3f (priority class 3, the PIT's 0x30 and the RTC's 0x38) was
+    acknowledged: the PIT's tick kept coming (none lost under icount, every one taken), and
+    period-compare's wheel timers ran every 250 and 256 ticks as the source predicts. Left in
+    service, it blocked the PIT for the rest of the run (the tick lost 1321 of 1335, and the
+    Linux-rounded wheel timer ran every 280 ticks)."""
+    errs = [e for e in ctx.recs("error")]
+    if [(e.get("what"), e.get("vector"), e.get("count"), e.get("acknowledged"))
+            for e in errs] != [("unexpected_interrupt", 0x3f, 1, True)]:
+        return "error records %r" % [dict(e) for e in errs]
+    if not errs[0].get("source"):
+        return "the stray vector is not named"
+    ts = [t for t in ctx.recs("tick_stats") if t.get("device") == "pit"]
+    if len(ts) != 1 or ts[0].get("lost_all_starts") != 0:
+        return "the PIT tick lost ticks after the stray vector: %r" % [dict(t) for t in ts]
+    rows = {r["timer"]: r for r in ctx.recs("result") if r.get("exp") == "period-compare"}
+    got = (rows.get("jiffies", {}).get("ticks_per_period"),
+           rows.get("jiffies_linux", {}).get("ticks_per_period"))
+    if got != (250, 256):
+        return "period-compare's wheel timers ran every %r ticks, not (250, 256)" % (got,)
+
+
+PC_CASES = [
+    Case("nmi-at-boot", "NMIs (the monitor's `nmi`) as the kernel prints its first line: "
+         "counted, the run ends ok without a fault record", args="exp=none", timeout_s=120,
+         run=run_monitored(nmis_at_boot),
+         checks=[end_status("ok"), no_fault, machine_events(nmi=1), no_errors]),
+    Case("nmi-in-calibration", "NMIs every 5 ms while the TSC and LAPIC timer are "
+         "calibrated: counted, the calibration chosen, the run ok", args="exp=none",
+         timeout_s=120, run=run_monitored(nmis_in_calibration),
+         checks=[end_status("ok"), no_fault, machine_events(nmi=1), no_errors,
+                 calibration_chosen_ok]),
+    Case("nmi-throughout-hwlat", "NMIs every 20 ms from the first line to the end record, "
+         "hwlat: counted in hwlat's sample windows (nmi_count) and in each measurement "
+         "window's window_events record, the run ok", args="exp=hwlat", timeout_s=180,
+         run=run_monitored(nmis_throughout),
+         checks=[end_status("ok"), no_fault, machine_events(nmi=5), no_errors,
+                 hwlat_counted_nmis, nmi_totals_agree,
+                 window_covers("result", lambda r: r.get("exp") == "hwlat", "nmi")]),
+    Case("nmi-on-last-screens", "GRUB framebuffer, qr=on: NMIs after the end record (the "
+         "summary screen) and on the QR codes' screens: the codes go on", boot="iso",
+         args="exp=none qr=on qr_part_ms=400", timeout_s=180,
+         run=run_monitored(nmis_on_last_screens, until_exit=False),
+         checks=[end_status("ok"), no_fault, screens_went_on]),
+    Case("stray-vector-pit-class-icount", "stray_irq=0x3f (a self IPI at a vector nobody "
+         "handles, in the PIT's and RTC's priority class) before period-compare on the PIT's "
+         "tick, icount: acknowledged, counted and named; the PIT's interrupts keep coming",
+         icount=0, timeout_s=180, args="exp=period-compare clockevent=pit stray_irq=0x3f",
+         checks=[end_status("ok"), no_fault, machine_events_exact(unexpected_irqs=1),
+                 stray_pit_class]),
+]
