@@ -1,6 +1,7 @@
 /* kernel/inventory.c - memory, consoles and paging as found at boot. */
 #include "kernel/inventory.h"
 
+#include "kernel/arch/mce.h"
 #include "kernel/arch/paging.h"
 #include "kernel/config.h"
 #include "kernel/discover/acpi_report.h"
@@ -73,5 +74,6 @@ void inventory_boot(const struct boot_info *boot)
     serial_ports_report();
     paging_record();
     cpu_inventory();
+    mce_init(&cpu_facts, true);
     acpi_inventory(boot, &acpi_facts);
 }

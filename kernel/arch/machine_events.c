@@ -34,7 +34,7 @@ void machine_events_note(uint64_t *counter)
 }
 
 #define EACH_FIELD(X) X(nmi) X(nmi_cyc) X(nmi_serr) X(nmi_iochk) X(unexpected) \
-                      X(mce_corrected) X(storms)
+                      X(mce_corrected) X(mce_uncorrected_logged) X(storms)
 
 void window_counts_snapshot(struct window_counts *out)
 {
@@ -59,7 +59,7 @@ struct window_counts window_counts_since(const struct window_counts *then)
 
 bool window_counts_any(const struct window_counts *c)
 {
-    return c->nmi || c->unexpected || c->mce_corrected || c->storms;
+    return c->nmi || c->unexpected || c->mce_corrected || c->mce_uncorrected_logged || c->storms;
 }
 
 /* The members of a window_events object (or of the machine_events record): only what
@@ -81,11 +81,25 @@ static void put_counts(struct json *j, const struct window_counts *c, uint64_t t
         json_u64(j, "unexpected_irqs", c->unexpected);
     if (c->mce_corrected)
         json_u64(j, "mce_corrected", c->mce_corrected);
+    if (c->mce_uncorrected_logged)
+        json_u64(j, "mce_uncorrected_logged", c->mce_uncorrected_logged);
     if (c->storms)
         json_u64(j, "storms", c->storms);
 }
 
 static uint64_t tsc_rate;
+static void (*poll_hook)(void);
+
+void machine_events_set_poll(void (*poll)(void))
+{
+    poll_hook = poll;
+}
+
+static void poll(void)
+{
+    if (poll_hook)
+        poll_hook();
+}
 
 void machine_events_set_tsc_hz(uint64_t hz)
 {
@@ -96,6 +110,7 @@ void window_counts_open(void)
 {
     if (open_depth++)
         return;
+    poll();
     open_seq = machine_events_seq;
     open_first_record = rec_sent();
     window_counts_snapshot(&open_snap);
@@ -105,6 +120,7 @@ void window_counts_close(const char *exp, const char *phase)
 {
     if (!open_depth || --open_depth)
         return;
+    poll();
     if (machine_events_seq == open_seq)
         return;
     struct window_counts d = window_counts_since(&open_snap);
@@ -127,6 +143,7 @@ void window_counts_close(const char *exp, const char *phase)
 void machine_events_report(void)
 {
     struct window_counts all;
+    poll();
     window_counts_snapshot(&all);
     struct rec r;
     rec_begin(&r, "machine_events");
@@ -138,6 +155,7 @@ void machine_events_report(void)
     json_u64(&r.j, "nmi_unknown", all.nmi - all.nmi_serr - all.nmi_iochk);
     json_u64(&r.j, "unexpected_irqs", all.unexpected);
     json_u64(&r.j, "mce_corrected", all.mce_corrected);
+    json_u64(&r.j, "mce_uncorrected_logged", all.mce_uncorrected_logged);
     json_u64(&r.j, "storms", all.storms);
     bool others = false;
     for (unsigned c = 1; c < MACHINE_EVENTS_CPUS; c++)

@@ -28,6 +28,7 @@ struct window_counts {
     uint64_t nmi_iochk;         /* ... of which NMI_SC said IOCHK# */
     uint64_t unexpected;        /* interrupts at a vector with no handler (acknowledged) */
     uint64_t mce_corrected;     /* corrected machine-check errors found in the banks */
+    uint64_t mce_uncorrected_logged;  /* uncorrected ones logged but not signalled (UCNA) */
     uint64_t storms;            /* lines masked for firing without their device */
 };
 
@@ -45,6 +46,10 @@ void machine_events_note(uint64_t *counter_of_this_cpu);
 
 /* The TSC's calibrated rate: NMI time is given in ns from then on (TSC cycles before). */
 void machine_events_set_tsc_hz(uint64_t tsc_hz);
+
+/* Called as a window opens and closes and at the end of the run, before the counts are read:
+ * what finds events no interrupt reports (kernel/arch/mce.c polls the banks). */
+void machine_events_set_poll(void (*poll)(void));
 
 /* The sum over every CPU. */
 void window_counts_snapshot(struct window_counts *out);

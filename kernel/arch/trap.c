@@ -10,11 +10,13 @@
 #include "ticklab/io.h"
 #include "kernel/arch/fault.h"
 #include "kernel/arch/machine_events.h"
+#include "kernel/arch/mce.h"
 #include "kernel/arch/nmi.h"
 #include "ticklab/errno.h"
 
 #define FIRST_IRQ_VECTOR 32
 #define VEC_NMI          2
+#define VEC_MC           18
 
 /* isr.asm reads these by address: a handler and its context 16 bytes a vector, the counts
  * 8 bytes a vector. Every slot holds a handler (the stubs call it without a test):
@@ -75,6 +77,8 @@ void exception_dispatch(struct trap_frame *tf)
         nmi_handle(tf);
         return;
     }
+    if (tf->vector == VEC_MC && mce_handle(tf))
+        return;         /* corrected errors only: counted, the run goes on */
     fault_handle(tf);
 }
 

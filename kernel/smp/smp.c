@@ -28,6 +28,7 @@
 #include "ticklab/muldiv.h"
 #include "ticklab/units.h"
 #include "kernel/arch/machine_events.h"
+#include "kernel/arch/mce.h"
 
 _Static_assert(MACHINE_EVENTS_CPUS == CPU_MAX, "kernel/arch/machine_events.h counts per CPU");
 
@@ -154,6 +155,7 @@ void ap_entry(uint64_t index)
                    VEC_SPURIOUS, VEC_LAPIC_ERROR, &li) == 0) {
         c->apic_id = li.id;
         c->x2apic = li.x2apic;
+        mce_init(&cpu_facts, false);
         if (c->index == slow_cpu) {
             /* the test aid: slow between taking its parameters and coming online, until the
              * boot CPU has given up on it (bounded: 2 s) */

@@ -279,3 +279,61 @@ PC_CASES = [
          checks=[end_status("ok"), no_fault, machine_events_exact(unexpected_irqs=1),
                  stray_pit_class]),
 ]
+
+
+# ---- machine checks (QEMU's `mce CPU BANK STATUS MCGSTATUS ADDR MISC`) --------------------
+# A corrected error: VAL|EN and an error code (0x17: a generic memory error), MCG_STATUS 0:
+# QEMU only logs it in the bank (no #MC, no CMCI under TCG), so the kernel's poll finds it.
+MCE_CORRECTED = "mce 0 %d 0x9000000000000017 0 0 0"
+# An uncorrected one: VAL|UC|EN|ADDRV|PCC, MCG_STATUS MCIP|EIPV (RIPV clear: not restartable):
+# QEMU raises #MC, which it does only when MCG_CTL and the bank's CTL are all ones (the
+# kernel sets them as Linux does; left as reset, QEMU ignores the injection).
+MCE_FATAL = "mce 0 %d 0xb600000000000017 0x6 0x1234000 0"
+PERIOD_COMPARE_LINE = rb"period-compare: "
+
+
+def mce_corrected_mid_run(r):
+    r.wait(PERIOD_COMPARE_LINE, "period-compare's first line")
+    r.cmd(MCE_CORRECTED % 1)
+    r.cmd(MCE_CORRECTED % 2)
+
+
+def mce_fatal_mid_run(r):
+    r.wait(PERIOD_COMPARE_LINE, "period-compare's first line")
+    r.cmd(MCE_FATAL % 3)
+
+
+def mce_fault_names_bank(ctx):
+    f = ctx.one("fault")
+    m = f.get("mce") or {}
+    if (f.get("vector"), f.get("name"), f.get("cause")) != (18, "machine_check", "machine_check") \
+            or m.get("bank") != 3 or m.get("status") != "0xb600000000000017" \
+            or m.get("addr") != "0x1234000" or m.get("corrected") is not False \
+            or f.get("restartable") is not False:
+        return "fault record %r" % dict(f)
+    if "machine check" not in (ctx.runs[0].end.get("reason") or ""):
+        return "end reason %r" % ctx.runs[0].end.get("reason")
+
+
+def mce_enabled(ctx):
+    m = ctx.one("mce")
+    if not m.get("present") or not m.get("enabled") or m.get("banks", 0) < 4:
+        return "mce record %r" % dict(m)
+
+
+PC_CASES += [
+    Case("mce-corrected-counted", "-cpu max, two corrected machine checks logged (the "
+         "monitor's `mce`) during period-compare: polled, counted in the window they fell in "
+         "and in the run's totals, cleared; the run ok", qemu_extra=("-cpu", "max"),
+         args="exp=period-compare", timeout_s=180, run=run_monitored(mce_corrected_mid_run),
+         checks=[end_status("ok"), no_fault, no_errors, mce_enabled,
+                 machine_events_exact(mce_corrected=2, mce_uncorrected_logged=0),
+                 lambda ctx: None if sum(w.get("mce_corrected", 0) for w in
+                                         ctx.recs("window_events")) == 2
+                 else "window_events %r" % [dict(w) for w in ctx.recs("window_events")]]),
+    Case("mce-uncorrected-ends-run", "-cpu max, an uncorrected machine check (UC|PCC, #MC) "
+         "during period-compare: a fault record naming the bank, status and address; the run "
+         "ends failed", qemu_extra=("-cpu", "max"), args="exp=period-compare", timeout_s=180,
+         exit_code=EXIT_FAILED, run=run_monitored(mce_fatal_mid_run),
+         checks=[end_status("failed"), mce_enabled, mce_fault_names_bank]),
+]
