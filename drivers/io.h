@@ -34,6 +34,7 @@ uint64_t mmio_read64(uintptr_t addr);
 void mmio_write64(uintptr_t addr, uint64_t v);
 uint64_t rdmsr(uint32_t msr);
 int rdmsr_safe(uint32_t msr, uint64_t *val);
+int wrmsr_safe(uint32_t msr, uint64_t val);
 void wrmsr(uint32_t msr, uint64_t v);
 struct cpuid_regs cpuid(uint32_t leaf, uint32_t subleaf);
 uint64_t rdtsc(void);
@@ -136,6 +137,9 @@ static inline uint64_t rdmsr(uint32_t msr)
 /* An MSR that may not exist: returns -1 instead of faulting (kernel/arch/fault.c turns a #GP
  * at rdmsr_safe_insn into a skip). */
 int rdmsr_safe(uint32_t msr, uint64_t *val);
+/* The same for a write: -1 instead of the #GP (an MSR the CPU or its hypervisor lacks, or a
+ * value it refuses). */
+int wrmsr_safe(uint32_t msr, uint64_t val);
 static inline void wrmsr(uint32_t msr, uint64_t v)
 {
     __asm__ volatile("wrmsr" : : "c"(msr), "a"((uint32_t)v), "d"((uint32_t)(v >> 32)) : "memory");

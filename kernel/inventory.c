@@ -74,6 +74,7 @@ void inventory_boot(const struct boot_info *boot)
     serial_ports_report();
     paging_record();
     cpu_inventory();
+    cpu_lfence_fix(true);
     mce_init(&cpu_facts, true);
     acpi_inventory(boot, &acpi_facts);
 }

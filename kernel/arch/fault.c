@@ -13,7 +13,7 @@
 #define VEC_GP  13
 #define VEC_PF  14
 
-extern char rdmsr_safe_insn[], rdmsr_safe_fail[];
+extern char rdmsr_safe_insn[], rdmsr_safe_fail[], wrmsr_safe_insn[], wrmsr_safe_fail[];
 
 static const char *const names[32] = {
     "divide_error", "debug", "nmi", "breakpoint", "overflow", "bound_range",
@@ -53,6 +53,10 @@ void fault_handle(struct trap_frame *tf)
     unsigned v = (unsigned)tf->vector;
     if (v == VEC_GP && tf->rip == (uint64_t)(uintptr_t)rdmsr_safe_insn) {
         tf->rip = (uint64_t)(uintptr_t)rdmsr_safe_fail;
+        return;
+    }
+    if (v == VEC_GP && tf->rip == (uint64_t)(uintptr_t)wrmsr_safe_insn) {
+        tf->rip = (uint64_t)(uintptr_t)wrmsr_safe_fail;
         return;
     }
 

@@ -168,3 +168,19 @@ rdmsr_safe_insn:
 rdmsr_safe_fail:
     mov eax, -1
     ret
+
+; wrmsr_safe(msr, val): the same for a WRMSR (kernel/arch/fault.c moves RIP from
+; wrmsr_safe_insn to wrmsr_safe_fail).
+global wrmsr_safe, wrmsr_safe_insn, wrmsr_safe_fail
+wrmsr_safe:
+    mov ecx, edi
+    mov eax, esi
+    mov rdx, rsi
+    shr rdx, 32
+wrmsr_safe_insn:
+    wrmsr
+    xor eax, eax
+    ret
+wrmsr_safe_fail:
+    mov eax, -1
+    ret

@@ -337,3 +337,28 @@ PC_CASES += [
          exit_code=EXIT_FAILED, run=run_monitored(mce_fatal_mid_run),
          checks=[end_status("failed"), mce_enabled, mce_fault_names_bank]),
 ]
+
+
+# ---- AMD's LFENCE (drivers/amd_de_cfg.h) ----------------------------------------------------
+def lfence_record(**want):
+    def check(ctx):
+        f = ctx.one("lfence")
+        for k, v in want.items():
+            if f.get(k) != v:
+                return "lfence %s = %r, expected %r: %r" % (k, f.get(k), v, dict(f))
+    return check
+
+
+PC_CASES += [
+    # Under TCG the MSR reads 0 and takes no write: the record must say the bit did not stick
+    # (a real family 17h part, or KVM, sets it); the run goes on.
+    Case("lfence-amd-17h-epyc", "-cpu EPYC (AMD family 17h): DE_CFG[1] is tried, read back, "
+         "and the lfence record says what came of it (TCG keeps no write: not serialising)",
+         qemu_extra=("-cpu", "EPYC"), args="exp=none",
+         checks=CLEAN + [lfence_record(family=0x17, applies=True, state="not_taken",
+                                       serialising=False)]),
+    Case("lfence-amd-0fh-qemu64", "-cpu qemu64 (AMD family 0Fh): LFENCE serialises as it is, "
+         "the MSR is left alone", args="exp=none",
+         checks=CLEAN + [lfence_record(family=0x0F, applies=False, state="always",
+                                       serialising=True)]),
+]
