@@ -325,6 +325,7 @@ void kmain(uint32_t magic, uint32_t info_phys)
     exp_window_end();
     debug_crash(cfg.crash);
     debug_stray_irq((unsigned)cfg.stray_irq);
+    debug_stuck_line(cfg.stuck_line_edu);
     klog_drain_point();
     console_phase_report("boot", "devices and checks");
     unsigned ran = experiments_run(cfg.exp_mask);

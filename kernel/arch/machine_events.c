@@ -88,17 +88,23 @@ static void put_counts(struct json *j, const struct window_counts *c, uint64_t t
 }
 
 static uint64_t tsc_rate;
-static void (*poll_hook)(void);
+static void (*polls[MACHINE_EVENTS_POLLS])(void);
 
-void machine_events_set_poll(void (*poll)(void))
+void machine_events_add_poll(void (*fn)(void))
 {
-    poll_hook = poll;
+    for (unsigned i = 0; i < MACHINE_EVENTS_POLLS; i++)
+        if (!polls[i] || polls[i] == fn) {
+            polls[i] = fn;
+            return;
+        }
 }
 
 static void poll(void)
 {
-    if (poll_hook)
-        poll_hook();
+    unsigned long flags = irq_save();
+    for (unsigned i = 0; i < MACHINE_EVENTS_POLLS && polls[i]; i++)
+        polls[i]();
+    irq_restore(flags);
 }
 
 void machine_events_set_tsc_hz(uint64_t hz)

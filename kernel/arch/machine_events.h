@@ -47,9 +47,13 @@ void machine_events_note(uint64_t *counter_of_this_cpu);
 /* The TSC's calibrated rate: NMI time is given in ns from then on (TSC cycles before). */
 void machine_events_set_tsc_hz(uint64_t tsc_hz);
 
-/* Called as a window opens and closes and at the end of the run, before the counts are read:
- * what finds events no interrupt reports (kernel/arch/mce.c polls the banks). */
-void machine_events_set_poll(void (*poll)(void));
+/* Called as a window opens and closes and at the end of the run, before the counts are read,
+ * in thread context with interrupts off: what finds events no interrupt reports
+ * (kernel/arch/mce.c polls the banks) or finishes what an interrupt could only begin
+ * (kernel/timers/ce_devices.c moves a comparator off a line that stormed). At most
+ * MACHINE_EVENTS_POLLS. */
+#define MACHINE_EVENTS_POLLS 4
+void machine_events_add_poll(void (*poll)(void));
 
 /* The sum over every CPU. */
 void window_counts_snapshot(struct window_counts *out);

@@ -96,7 +96,7 @@ void mce_init(const struct cpu_info *ci, bool report)
     }
     mca_enable(&mca);
     write_cr4(read_cr4() | CR4_MCE);
-    machine_events_set_poll(mce_poll);
+    machine_events_add_poll(mce_poll);
     if (report) {
         json_bool(&r.j, "enabled", true);
         rec_emit(&r);
