@@ -17,6 +17,8 @@ static const char *const tristates3[] = { "auto", "on", "off", NULL };
 static const char *const hpet_accesses[] = { "auto", "32", "64", NULL };
 static const char *const dumps[] = { "none", "acpi", NULL };
 static const char *const stuck_lines[] = { "none", "edu", NULL };
+static const char *const watchdog_modes[] = { "auto", "leave", NULL };
+static const char *const watchdog_arms[] = { "none", "tco", NULL };
 static const char *const crashes[] = { "none", "ud", "pf", "div0", "overflow", "null", NULL };
 
 static bool parse_num(const char *s, const char *end, uint64_t base, uint64_t max, uint64_t *out)
@@ -99,7 +101,7 @@ int config_parse(const char *line, bool cut, const char *const *exp_names,
     unsigned profile = PROFILE_QUICK, qemu_exit = TRI_AUTO, crash = CRASH_NONE, dump = 0;
     unsigned qr = TRI_AUTO;
     unsigned wrapcheck = TRI_AUTO, tickmode = 0, nohz = 0, hpet_access = 0, raw_samples = 0;
-    unsigned idle = IDLE_AUTO, console_log = 0, stuck_line = 0;
+    unsigned idle = IDLE_AUTO, console_log = 0, stuck_line = 0, watchdog = 0, watchdog_arm = 0;
     uint64_t uart_pace = 0;
     bool reboot = false;
 
@@ -176,6 +178,14 @@ int config_parse(const char *line, bool cut, const char *const *exp_names,
           .choices = stuck_lines, .accepted = "none or edu (test aid: QEMU's edu device "
                                               "holds its interrupt line asserted from before "
                                               "the experiments on)" },
+        { .key = "watchdog", .type = CMDLINE_ENUM, .dest = &watchdog,
+          .choices = watchdog_modes, .accepted = "auto or leave (auto: every watchdog found "
+                                                 "running is stopped, or fed; leave: named "
+                                                 "only)" },
+        { .key = "watchdog_arm", .type = CMDLINE_ENUM, .dest = &watchdog_arm,
+          .choices = watchdog_arms, .accepted = "none or tco (test aid: the TCO watchdog is "
+                                                "started first with a 1.2 s timeout, as "
+                                                "firmware may leave it)" },
         { .key = "tsc_hz", .type = CMDLINE_UINT, .dest = &cfg.tsc_hz, .min = 1000000,
           .max = 10000000000ull, .accepted = "1000000..10000000000 (Hz: the TSC's rate, "
                                              "taken instead of the calibrations')" },
@@ -213,6 +223,8 @@ int config_parse(const char *line, bool cut, const char *const *exp_names,
     cfg.qemu_exit = (enum tristate)qemu_exit;
     cfg.crash = (enum crash_kind)crash;
     cfg.stuck_line_edu = stuck_line == 1;
+    cfg.watchdog_leave = watchdog == 1;
+    cfg.watchdog_arm_tco = watchdog_arm == 1;
     cfg.reboot = reboot;
     cfg.dump_acpi = dump == 1;
     cfg.wrapcheck = (enum tristate)wrapcheck;

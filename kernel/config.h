@@ -58,6 +58,8 @@ struct config {
                                    taking its start parameters until given up on (0: none) */
     uint64_t stray_irq;         /* stray_irq=: test aid: a vector sent to the boot CPU once
                                    before the experiments, with no handler (0: none) */
+    bool watchdog_leave;        /* watchdog=leave: watchdogs named, not stopped or fed */
+    bool watchdog_arm_tco;      /* watchdog_arm=tco: test aid: the TCO started first */
     bool stuck_line_edu;        /* stuck_line=edu: test aid: QEMU's edu device holds its
                                    INTx asserted from before the experiments on */
     char mask_irq[16];          /* mask_irq=: test aid: this clock event device's interrupt

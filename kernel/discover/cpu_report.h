@@ -1,6 +1,8 @@
 /* kernel/discover/cpu_report.h - the `cpu` record and its human line. */
 #ifndef TICKLAB_DISCOVER_CPU_REPORT_H
 #define TICKLAB_DISCOVER_CPU_REPORT_H
+#include <stdbool.h>
+
 #include "ticklab/cpuid.h"
 
 extern struct cpu_info cpu_facts;

@@ -415,3 +415,47 @@ PC_CASES += [
          checks=[end_status("ok"), no_fault, no_errors, storm_record("unusable"),
                  storm_bounded, machine_events_exact(storms=1)]),
 ]
+
+
+# ---- watchdogs (q35's ICH9 TCO; QEMU's i6300esb) ---------------------------------------------
+# QEMU's TCO reads as running from reset but counts only from its first reload; the test aid
+# watchdog_arm=tco starts it as firmware that leaves it running would (2 ticks: a reset 2.4 s
+# later), and ICH9-LPC.noreboot=false lets the second timeout reset the machine (-no-reboot:
+# QEMU then exits 0, with no end record).
+TCO_REBOOTS = ("-global", "ICH9-LPC.noreboot=false")
+
+
+def watchdog(kind, **want):
+    def check(ctx):
+        rs = [r for r in ctx.recs("watchdog") if r.get("kind") == kind]
+        if len(rs) != 1:
+            return "watchdog records %r" % [dict(r) for r in ctx.recs("watchdog")]
+        for k, v in want.items():
+            if rs[0].get(k) != v:
+                return "watchdog %s %s = %r, expected %r: %r" % (kind, k, rs[0].get(k), v,
+                                                                dict(rs[0]))
+    return check
+
+
+def no_end_record(ctx):
+    if b'"type":"end"' in ctx.data:
+        return "the run ended: the watchdog did not reset it"
+
+
+PC_CASES += [
+    Case("watchdog-tco-stopped", "q35's TCO started by the test aid (2.4 s to a reset, "
+         "NO_REBOOT clear) and an i6300esb: both named, the TCO stopped and NO_REBOOT set, "
+         "period-compare (5 s) runs to the end ok", args="exp=period-compare watchdog_arm=tco",
+         qemu_extra=TCO_REBOOTS + ("-device", "i6300esb"), timeout_s=180,
+         checks=[end_status("ok"), no_fault, no_errors,
+                 watchdog("intel_tco", running_at_boot=True, action="stopped",
+                          no_reboot_set=True, timeout_ms=1200),
+                 watchdog("i6300esb", running_at_boot=False, action="not_running"),
+                 has_record("watchdogs", mode="auto", found=2, fed=0)]),
+    # The control: the same TCO left alone resets the machine mid-run, as it would a PC.
+    Case("watchdog-tco-left-resets", "the same TCO with watchdog=leave: named, left, and the "
+         "machine is reset before the run's end (QEMU -no-reboot exits 0)",
+         args="exp=period-compare watchdog_arm=tco watchdog=leave", qemu_extra=TCO_REBOOTS,
+         timeout_s=180, exit_code=0, expect_stream=False,
+         checks=[no_end_record, watchdog("intel_tco", running_at_boot=True, action="left")]),
+]
