@@ -62,7 +62,15 @@ static void paging_record(void)
     json_bool(&r.j, "nx", paging_nx_enabled());
     json_bool(&r.j, "wp", true);
     json_bool(&r.j, "guard_pages", true);
+    json_hex(&r.j, "kernel_phys", paging_kernel_phys());
+    json_hex(&r.j, "kernel_link", paging_kernel_link());
+    json_u64(&r.j, "kernel_bytes", paging_kernel_bytes());
+    json_bool(&r.j, "relocated", paging_kernel_phys() != paging_kernel_link());
     rec_emit(&r);
+    if (paging_kernel_phys() != paging_kernel_link())
+        kprintf("  kernel      loaded at %#llx (linked at %#llx): its addresses mapped there\n",
+                (unsigned long long)paging_kernel_phys(),
+                (unsigned long long)paging_kernel_link());
     kprintf("  paging      W^X, NX %s, guard page below every stack\n",
             paging_nx_enabled() ? "on" : "not supported by this CPU");
 }

@@ -218,6 +218,7 @@ void kmain(uint32_t magic, uint32_t info_phys)
     paging_init();
     smp_boot_cpu_init();
     pic_remap_and_mask();
+    bootinfo_reserve(paging_kernel_phys(), paging_kernel_bytes());
     bootinfo_parse(magic, phys_to_virt(info_phys), MB2_INFO_MAX, to_virt, &boot);
     config_parse(boot.cmdline, boot.cmdline_truncated, experiment_names(),
                  experiment_names_text(), defer_error);

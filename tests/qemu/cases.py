@@ -51,6 +51,9 @@ class Case:
     # it was stopped or None), as boottest.run_qemu; harness: boottest.HARNESS.
     run: Optional[Callable] = None
     requires: Optional[Callable] = None   # () -> None, or why the case cannot run here (SKIP)
+    # boot="iso": (case) -> environment for scripts/mkiso.sh (KERNEL_ELF, GRUB_PRE), made
+    # before the image is built
+    iso_env: Optional[Callable] = None
 
 
 @dataclass

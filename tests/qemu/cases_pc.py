@@ -459,3 +459,58 @@ PC_CASES += [
          timeout_s=180, exit_code=0, expect_stream=False,
          checks=[no_end_record, watchdog("intel_tco", running_at_boot=True, action="left")]),
 ]
+
+
+# ---- the kernel wherever its loader puts it ------------------------------------------------
+# GRUB reads the Multiboot2 relocatable tag (boot/entry.asm: from 1 MiB up, 4 KiB aligned,
+# lowest first), so it loads the kernel at 1 MiB whenever that is free. To make it choose
+# another place, the boot case gives it a copy of the image whose tag asks for min_addr
+# elsewhere (the tag is not in the header's checksum): the same kernel, another choice, as a
+# firmware holding memory at 1 MiB would force. 0x181000 overlaps the link range itself (the
+# entry must then switch through the direct map's alias); 0x2345000 lies past it.
+import struct  # noqa: E402
+
+RELOC_TAG = struct.pack("<HHIIIII", 10, 1, 24, 0x100000, 0xFFFFFFFF, 0x1000, 1)
+
+
+def relocated_elf(min_addr):
+    def env(case):
+        src = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
+            os.path.abspath(__file__)))), "build", "ticklab.elf")
+        data = bytearray(open(src, "rb").read())
+        at = data.find(RELOC_TAG)
+        if at < 0 or data.count(RELOC_TAG) != 1:
+            raise RuntimeError("no single Multiboot2 relocatable tag in build/ticklab.elf")
+        data[at + 8:at + 12] = struct.pack("<I", min_addr)
+        out = os.path.join(os.path.dirname(src), "test", case.name + ".elf")
+        os.makedirs(os.path.dirname(out), exist_ok=True)
+        open(out, "wb").write(data)
+        return {"KERNEL_ELF": out}
+    return env
+
+
+def loaded_at(phys):
+    def check(ctx):
+        p = ctx.one("paging")
+        if (p.get("kernel_phys"), p.get("kernel_link"), p.get("relocated")) != \
+                (hex(phys), "0x100000", True):
+            return "paging record %r, expected the kernel at %#x" % (dict(p), phys)
+    return check
+
+
+PC_CASES += [
+    Case("reloc-grub-bios-past-link", "GRUB (SeaBIOS) loads the kernel at 0x2345000 (its "
+         "relocatable tag's lowest address): it runs there, two CPUs started, the run ok",
+         boot="iso", smp=2, args="exp=none", iso_env=relocated_elf(0x2345000), timeout_s=180,
+         checks=CLEAN + [loaded_at(0x2345000),
+                         lambda ctx: None if all(r.get("online") for r in ctx.recs("cpu_start"))
+                         and len(ctx.recs("cpu_start")) == 2
+                         else "cpu_start %r" % [dict(r) for r in ctx.recs("cpu_start")]]),
+    Case("reloc-grub-bios-overlapping", "GRUB loads the kernel at 0x181000, inside its own "
+         "link range (1 MiB up): the entry switches through the direct map; the run ok",
+         boot="iso", args="exp=none", iso_env=relocated_elf(0x181000), timeout_s=180,
+         checks=CLEAN + [loaded_at(0x181000)]),
+    Case("reloc-grub-ovmf", "GRUB under OVMF (UEFI) loads the kernel at 0x2345000: the run ok",
+         boot="iso", firmware="uefi", args="exp=none", iso_env=relocated_elf(0x2345000),
+         timeout_s=240, checks=CLEAN + [loaded_at(0x2345000)]),
+]
