@@ -19,6 +19,7 @@ static const char *const dumps[] = { "none", "acpi", NULL };
 static const char *const stuck_lines[] = { "none", "edu", NULL };
 static const char *const watchdog_modes[] = { "auto", "leave", NULL };
 static const char *const watchdog_arms[] = { "none", "tco", NULL };
+static const char *const fb_overrides[] = { "none", "ivshmem", NULL };
 static const char *const crashes[] = { "none", "ud", "pf", "div0", "overflow", "null", NULL };
 
 static bool parse_num(const char *s, const char *end, uint64_t base, uint64_t max, uint64_t *out)
@@ -102,6 +103,7 @@ int config_parse(const char *line, bool cut, const char *const *exp_names,
     unsigned qr = TRI_AUTO;
     unsigned wrapcheck = TRI_AUTO, tickmode = 0, nohz = 0, hpet_access = 0, raw_samples = 0;
     unsigned idle = IDLE_AUTO, console_log = 0, stuck_line = 0, watchdog = 0, watchdog_arm = 0;
+    unsigned fb_override = 0;
     uint64_t uart_pace = 0;
     bool reboot = false;
 
@@ -186,6 +188,9 @@ int config_parse(const char *line, bool cut, const char *const *exp_names,
           .choices = watchdog_arms, .accepted = "none or tco (test aid: the TCO watchdog is "
                                                 "started first with a 1.2 s timeout, as "
                                                 "firmware may leave it)" },
+        { .key = "fb_override", .type = CMDLINE_ENUM, .dest = &fb_override,
+          .choices = fb_overrides, .accepted = "none or ivshmem (test aid: the screen is "
+                                               "QEMU's ivshmem-plain BAR 2, 1024x768x32)" },
         { .key = "tsc_hz", .type = CMDLINE_UINT, .dest = &cfg.tsc_hz, .min = 1000000,
           .max = 10000000000ull, .accepted = "1000000..10000000000 (Hz: the TSC's rate, "
                                              "taken instead of the calibrations')" },
@@ -225,6 +230,7 @@ int config_parse(const char *line, bool cut, const char *const *exp_names,
     cfg.stuck_line_edu = stuck_line == 1;
     cfg.watchdog_leave = watchdog == 1;
     cfg.watchdog_arm_tco = watchdog_arm == 1;
+    cfg.fb_override_ivshmem = fb_override == 1;
     cfg.reboot = reboot;
     cfg.dump_acpi = dump == 1;
     cfg.wrapcheck = (enum tristate)wrapcheck;

@@ -60,6 +60,8 @@ struct config {
                                    before the experiments, with no handler (0: none) */
     bool watchdog_leave;        /* watchdog=leave: watchdogs named, not stopped or fed */
     bool watchdog_arm_tco;      /* watchdog_arm=tco: test aid: the TCO started first */
+    bool fb_override_ivshmem;   /* fb_override=ivshmem: test aid: the screen is QEMU's
+                                   ivshmem-plain BAR 2 */
     bool stuck_line_edu;        /* stuck_line=edu: test aid: QEMU's edu device holds its
                                    INTx asserted from before the experiments on */
     char mask_irq[16];          /* mask_irq=: test aid: this clock event device's interrupt

@@ -4,6 +4,7 @@
 #include <stdint.h>
 
 #include "ticklab/pci.h"
+#include "kernel/console/fbcon.h"
 #include "kernel/arch/paging.h"
 #include "kernel/intr/intr.h"
 #include "kernel/report/console.h"
@@ -91,4 +92,31 @@ void debug_stuck_line(bool edu)
     kprintf("stuck_line=edu requested: the edu device at 00:%02x.%u holds its INTx asserted\n",
             dev, fn);
     mmio_write32((uintptr_t)regs + EDU_IRQ_RAISE, 1);
+}
+
+/* QEMU's ivshmem-plain (1af4:1110): BAR 2 is a 64-bit prefetchable window on a host file,
+ * which OVMF places in its 64-bit PCI aperture (at 512 GiB with opt/ovmf/X-PciMmio64Mb at
+ * 512 GiB): a stand-in for a Resizable-BAR board's framebuffer, whose pixels the host reads
+ * back from the file. */
+#define IVSHMEM_VENDOR 0x1AF4
+#define IVSHMEM_DEVICE 0x1110
+#define IVSHMEM_BAR    2
+#define FAKE_FB_W      1024
+#define FAKE_FB_H      768
+
+void debug_fb_override(struct fb_info *fb, bool ivshmem)
+{
+    if (!ivshmem)
+        return;
+    struct pci_cfg c = { .method = PCI_CFG_PORTS };
+    uint8_t dev, fn;
+    uint64_t bar;
+    if (!pci_find_id(&c, 0, IVSHMEM_VENDOR, IVSHMEM_DEVICE, &dev, &fn) ||
+        (bar = pci_bar_mem(&c, 0, dev, fn, IVSHMEM_BAR)) == 0)
+        return;                 /* said in the console record: the loader's screen stays */
+    pci_enable_mem(&c, 0, dev, fn);
+    *fb = (struct fb_info){ .kind = FB_RGB, .phys = bar, .pitch = FAKE_FB_W * 4,
+                            .width = FAKE_FB_W, .height = FAKE_FB_H, .bpp = 32,
+                            .red_pos = 16, .red_size = 8, .green_pos = 8, .green_size = 8,
+                            .blue_pos = 0, .blue_size = 8 };
 }

@@ -15,5 +15,9 @@ void debug_stray_irq(unsigned vector);
  * line held for the rest of the run, on whatever input its pin routes to (on q35, slot s
  * pin A is GSI 20 + s % 4, an input an HPET comparator may share). */
 void debug_stuck_line(bool edu);
+/* fb_override=ivshmem: the screen is QEMU's ivshmem-plain device's BAR 2 (1024x768, 32 bpp)
+ * instead of the loader's framebuffer: a framebuffer wherever the firmware put that BAR. */
+struct fb_info;
+void debug_fb_override(struct fb_info *fb, bool ivshmem);
 
 #endif

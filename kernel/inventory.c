@@ -45,6 +45,11 @@ static void console_record(const struct boot_info *boot)
     json_bool(&r.j, "screen_active", fbcon_active());
     json_u64(&r.j, "screen_cols", cols);
     json_u64(&r.j, "screen_rows", rows);
+    if (boot->fb.kind != FB_NONE) {
+        json_hex(&r.j, "fb_phys", boot->fb.phys);
+        json_str(&r.j, "fb_mapping", paging_wc() ? "write-combining (PAT)"
+                                                 : "as the MTRRs say (no PAT)");
+    }
     if (boot->fb.kind == FB_RGB) {
         json_u64(&r.j, "fb_width", boot->fb.width);
         json_u64(&r.j, "fb_height", boot->fb.height);

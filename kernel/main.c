@@ -113,7 +113,8 @@ static void consoles_init(void)
 {
     acpi_tables_parse(&boot, &acpi_facts);
     unsigned serial = serial_ports_init();
-    console_screen_init(&boot.fb, phys_map);
+    debug_fb_override(&boot.fb, cfg.fb_override_ivshmem);
+    console_screen_init(&boot.fb, phys_map_wc);
     kprintf("ticklab %s (%s): PC timer measurement kit\n", TICKLAB_VERSION, TICKLAB_GIT);
     if (cfg.console_mode != CONSOLE_NONE && serial == 0)
         kprintf("no serial port answers: output goes to the screen only\n");

@@ -26,11 +26,29 @@
 #define MSR_EFER  0xC0000080u
 #define EFER_NXE  (1ull << 11)
 
+/* The page attribute table (SDM vol. 3A 11.12): entry 1 (selected by PWT alone in a 4 KiB or
+ * 2 MiB entry, PCD and PAT clear) is write-through at reset; it is made write-combining, as
+ * Linux makes it (its PAT layout: WB, WC, UC-, UC, ...). Nothing ticklab maps uses PWT alone
+ * before (the uncached pages use PCD|PWT, entry 3), so no mapping changes type under it. */
+#define MSR_PAT        0x277u
+#define PAT_ENTRY1     (0xFFull << 8)
+#define PAT_WC         0x01ull
+#define CPUID1_EDX_PAT (1u << 16)
+
+/* Device memory mapped on request (phys_map_wc): one PML4 slot of its own, 512 GiB of
+ * virtual room whatever the physical address, so a framebuffer above the direct map's reach
+ * is mapped too. */
+#define IO_WINDOW_BASE 0xFFFFFF0000000000ull
+#define IO_WINDOW_SLOT ((IO_WINDOW_BASE >> 39) & 511)
+#define IO_WINDOW_SIZE (512 * GIB)
+
 #define POOL_PAGES 32
 static uint64_t pool[POOL_PAGES][512] __attribute__((aligned(4096)));
 static unsigned pool_used;
-static uint64_t *pml4, *pdpt_hi;
+static uint64_t *pml4, *pdpt_hi, *pdpt_io;
 static uint64_t nx_bit;
+static bool pat_wc;                    /* PAT entry 1 is write-combining on this machine */
+static uint64_t io_used;               /* bytes of the IO window handed out */
 
 extern char __text_start[], __text_end[], __rodata_start[], __rodata_end[];
 extern char __kernel_start[], __kernel_end[];
@@ -149,11 +167,98 @@ void paging_init(void)
         pdpt_hi[g] = table_entry(build_pd(g * GIB, false));
     }
     write_cr3(paging_root());
+    paging_pat_init();
 }
 
 bool paging_nx_enabled(void)
 {
     return nx_bit != 0;
+}
+
+void paging_pat_init(void)
+{
+    if (cpuid(0, 0).eax < 1 || !(cpuid(1, 0).edx & CPUID1_EDX_PAT))
+        return;
+    wrmsr(MSR_PAT, (rdmsr(MSR_PAT) & ~PAT_ENTRY1) | PAT_WC << 8);
+    pat_wc = true;
+}
+
+bool paging_wc(void)
+{
+    return pat_wc;
+}
+
+/* The physical address width: CPUID 0x80000008 EAX[7:0], 36 where it is not given (the
+ * SDM's default). */
+static unsigned phys_bits(void)
+{
+    if (cpuid(0x80000000, 0).eax >= 0x80000008) {
+        unsigned b = cpuid(0x80000008, 0).eax & 0xFF;
+        if (b >= 32 && b <= 52)
+            return b;
+    }
+    return 36;
+}
+
+/* The page table covering the 2 MiB at window offset off, made (and its PD) when missing. */
+static uint64_t *io_table(uint64_t off, uint64_t **pd_out)
+{
+    uint64_t *pd;
+    if (!(pdpt_io[off / GIB] & PTE_P)) {
+        if (!(pd = pool_alloc()))
+            return NULL;
+        pdpt_io[off / GIB] = table_entry(pd);
+    }
+    pd = table_of(pdpt_io[off / GIB]);
+    *pd_out = pd;
+    uint64_t *pde = &pd[(off >> 21) & 511];
+    if (!(*pde & PTE_P)) {
+        uint64_t *pt = pool_alloc();
+        if (!pt)
+            return NULL;
+        *pde = table_entry(pt);
+    }
+    return table_of(*pde);
+}
+
+void *phys_map_wc(uint64_t phys, uint64_t len)
+{
+    uint64_t first = phys & ~(PAGE_4K - 1), end = (phys + len + PAGE_4K - 1) & ~(PAGE_4K - 1);
+    if (!pml4 || len == 0 || phys + len < phys || end > (1ull << phys_bits()))
+        return NULL;
+    if (!pdpt_io) {
+        if (!(pdpt_io = pool_alloc()))
+            return NULL;
+        pml4[IO_WINDOW_SLOT] = table_entry(pdpt_io);
+    }
+    /* The window's offset has the same place in a 2 MiB page as phys, so the aligned middle
+     * of a large buffer takes 2 MiB pages and only its ends take page tables. */
+    uint64_t off = ((io_used + PAGE_2M - 1) & ~(PAGE_2M - 1)) + (first & (PAGE_2M - 1));
+    if (off + (end - first) > IO_WINDOW_SIZE)
+        return NULL;
+    uint64_t type = pat_wc ? PTE_PWT : 0;      /* no PAT: the MTRRs decide, as before */
+    for (uint64_t a = first, o = off; a < end;) {
+        uint64_t *pd;
+        if (!(a & (PAGE_2M - 1)) && end - a >= PAGE_2M) {
+            if (!(pdpt_io[o / GIB] & PTE_P)) {
+                if (!(pd = pool_alloc()))
+                    return NULL;
+                pdpt_io[o / GIB] = table_entry(pd);
+            }
+            table_of(pdpt_io[o / GIB])[(o >> 21) & 511] =
+                a | PTE_P | PTE_W | PTE_PS | nx_bit | type;
+            a += PAGE_2M, o += PAGE_2M;
+            continue;
+        }
+        uint64_t *pt = io_table(o, &pd);
+        if (!pt)
+            return NULL;
+        pt[(o >> 12) & 511] = a | PTE_P | PTE_W | nx_bit | type;
+        a += PAGE_4K, o += PAGE_4K;
+    }
+    io_used = off + (end - first);
+    write_cr3(read_cr3());
+    return (void *)(uintptr_t)(IO_WINDOW_BASE + off + (phys - first));
 }
 
 void *phys_map(uint64_t phys, uint64_t len)

@@ -29,6 +29,17 @@ static inline void *phys_to_virt(uint64_t phys)
  * can map (then the caller goes on without that memory). */
 void *phys_map(uint64_t phys, uint64_t len);
 
+/* Device memory at any physical address the CPU can reach (a framebuffer a Resizable-BAR
+ * board places above 512 GiB), in a virtual window of its own, write-combining where the CPU
+ * has PAT (paging_pat_init()), else typed by the MTRRs as the direct map is. NULL when phys
+ * is beyond the CPU's physical address width or the table pool is spent. */
+void *phys_map_wc(uint64_t phys, uint64_t len);
+/* PAT entry 1 made write-combining, on the CPU it runs on (every CPU must have the same
+ * PAT: the boot CPU in paging_init(), each other CPU as it starts). Nothing without PAT. */
+void paging_pat_init(void);
+/* PAT is there and entry 1 is write-combining. */
+bool paging_wc(void);
+
 /* phys_map(), and the 2 MiB pages of the direct map holding the range made uncached: device
  * registers (a UART, PCI's ECAM window) outside the last 20 MiB below 4 GiB, whose memory
  * type would otherwise be whatever the firmware's MTRRs say. Only for MMIO: a 2 MiB page is

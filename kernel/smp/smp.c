@@ -155,6 +155,7 @@ void ap_entry(uint64_t index)
                    VEC_SPURIOUS, VEC_LAPIC_ERROR, &li) == 0) {
         c->apic_id = li.id;
         c->x2apic = li.x2apic;
+        paging_pat_init();
         cpu_lfence_fix(false);
         mce_init(&cpu_facts, false);
         if (c->index == slow_cpu) {

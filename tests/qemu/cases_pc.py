@@ -27,8 +27,8 @@ POLL_S = 0.02
 class Run:
     """A running QEMU, its serial log and its monitor, for a case's script."""
 
-    def __init__(self, p, mon, log, deadline):
-        self.p, self.mon, self.log, self.deadline = p, mon, log, deadline
+    def __init__(self, p, mon, log, deadline, case=None):
+        self.p, self.mon, self.log, self.deadline, self.case = p, mon, log, deadline, case
         self.lock = threading.Lock()
 
     def data(self):
@@ -86,7 +86,7 @@ def run_monitored(script, until_exit=True):
         why, rc = None, None
         try:
             mon = Monitor(mon_path, deadline)
-            r = Run(p, mon, log, deadline)
+            r = Run(p, mon, log, deadline, case)
             script(r)
             if until_exit:
                 while p.poll() is None and time.monotonic() < deadline:
@@ -513,4 +513,64 @@ PC_CASES += [
     Case("reloc-grub-ovmf", "GRUB under OVMF (UEFI) loads the kernel at 0x2345000: the run ok",
          boot="iso", firmware="uefi", args="exp=none", iso_env=relocated_elf(0x2345000),
          timeout_s=240, checks=CLEAN + [loaded_at(0x2345000)]),
+]
+
+
+# ---- a framebuffer high above 4 GiB ---------------------------------------------------------
+# OVMF places 64-bit BARs in its 64-bit PCI aperture; asked for a 512 GiB one
+# (opt/ovmf/X-PciMmio64Mb) it puts it at 512 GiB, where Resizable-BAR boards put their GOP
+# framebuffers. QEMU's display devices have only 32-bit framebuffer BARs, so the screen here is
+# the ivshmem-plain device's 64-bit BAR 2 on a host file (the test aid fb_override=ivshmem:
+# 1024x768, 32 bpp): the kernel maps it in its device window, write-combining, draws the QR
+# codes there, and the host decodes one from the file.
+FB_BYTES = 16 << 20
+
+
+def fb_file(case):
+    return os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
+        os.path.abspath(__file__)))), "build", "test", case.name + ".fb")
+
+
+def ivshmem_fb(case):
+    f = fb_file(case)
+    if os.path.exists(f):
+        os.remove(f)
+    return ["-object", "memory-backend-file,id=fbm,size=%d,mem-path=%s,share=on" % (FB_BYTES, f),
+            "-device", "ivshmem-plain,memdev=fbm",
+            "-fw_cfg", "name=opt/ovmf/X-PciMmio64Mb,string=524288"]
+
+
+def snapshot_first_code(r):
+    r.wait(rb"qr: part 1 of \d+ on screen", "the first QR code")
+    r.cmd("stop")
+    import shutil
+    shutil.copyfile(fb_file(r.case), fb_file(r.case) + ".snap")
+    r.cmd("cont")
+
+
+def fb_high_and_wc(ctx):
+    c = ctx.one("console")
+    if not c.get("screen_active") or int(c.get("fb_phys", "0x0"), 16) < 512 << 30 or \
+            c.get("fb_mapping") != "write-combining (PAT)":
+        return "console record %r" % dict(c)
+
+
+def code_decodes_from_the_fb(ctx):
+    from PIL import Image
+    raw = open(fb_file(ctx.case) + ".snap", "rb").read(1024 * 768 * 4)
+    png = fb_file(ctx.case) + ".png"
+    Image.frombytes("RGB", (1024, 768), raw, "raw", "BGRX").save(png)
+    out = subprocess.run(["zbarimg", "-q", "--raw", "-Sbinary", png], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE).stdout
+    if not out.startswith(b"TQ"):
+        return "no ticklab QR code read from the framebuffer's memory (zbarimg: %r)" % out[:60]
+
+
+PC_CASES += [
+    Case("fb-above-512gib-wc", "ticklab.efi under OVMF with the screen at 512 GiB (ivshmem's "
+         "BAR 2 in a 512 GiB aperture, fb_override=ivshmem): mapped write-combining, the QR "
+         "codes drawn there decode from the device's memory", boot="efi", firmware="uefi",
+         args="exp=none fb_override=ivshmem qr=on qr_part_ms=500", prepare=ivshmem_fb,
+         timeout_s=240, run=run_monitored(snapshot_first_code, until_exit=False),
+         checks=[end_status("ok"), no_fault, fb_high_and_wc, code_decodes_from_the_fb]),
 ]
