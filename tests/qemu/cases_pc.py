@@ -404,6 +404,9 @@ PC_CASES += [
          args="exp=period-compare clockevent=hpet hz=50 stuck_line=edu",
          checks=[end_status("ok"), no_fault, no_errors, storm_record("moved", 21),
                  storm_bounded, machine_events_exact(storms=1),
+                 # the IOAPIC was masked before the HPET's legacy route was cleared
+                 lambda ctx: None if "ioapic_entries_masked_first" in ctx.one("hpet_boot_state")
+                 else "hpet_boot_state %r" % dict(ctx.one("hpet_boot_state")),
                  lambda ctx: None if [r["ticks_per_period"] for r in ctx.recs("result")
                                       if r.get("timer", "").startswith("jiffies")] == [250, 256]
                  else "period-compare rows %r" % [dict(r) for r in ctx.recs("result")]]),
