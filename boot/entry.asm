@@ -2,9 +2,10 @@
 ;
 ; Both loaders enter here in 32-bit protected mode with paging off: EAX holds the loader's
 ; magic (0x2BADB002 for Multiboot1, 0x36D76289 for Multiboot2) and EBX the physical address
-; of its information block. We build throw-away page tables that identity-map the low 4 GiB
-; with 2 MiB pages, switch to long mode and call kmain(magic, info). The C side then builds
-; the real tables (W^X, NX, guard pages; kernel/arch/paging.c).
+; of its information block, wherever the loader put the image (below: "where the image
+; runs"). We build throw-away page tables, switch to long mode, map the kernel's link
+; addresses to where it is, and call kmain(magic, info). The C side then builds the real
+; tables (W^X, NX, guard pages; kernel/arch/paging.c).
 ;
 ; Multiboot1 is here for QEMU's -kernel, which loads only 32-bit Multiboot1 images; for an
 ; ELF64 file it needs the address fields (flag bit 16), so the image must be laid out in the

@@ -7,7 +7,7 @@
 set -u
 cd "$(dirname "$0")/.."
 ARCHIVE=${1:-build/libticklab.a}
-PORTING="memcpy memmove memset memcmp rdmsr_safe"
+PORTING="memcpy memmove memset memcmp rdmsr_safe wrmsr_safe"
 pass=0 fail=0
 
 bad_includes=$(grep -Hn '^[[:space:]]*#[[:space:]]*include' drivers/*.h lib/*.h lib/time/*.h |
