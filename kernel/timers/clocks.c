@@ -7,6 +7,7 @@
 #include "ticklab/lapic_timer.h"
 #include "ticklab/pit8254.h"
 #include "ticklab/tsc.h"
+#include "kernel/arch/machine_events.h"
 #include "kernel/arch/paging.h"
 #include "kernel/config.h"
 #include "kernel/discover/acpi_report.h"
@@ -213,6 +214,7 @@ static void calibrate_tsc_all(void)
     int idx = calibrate_choose(tsc_cal, n);
     if (idx >= 0) {
         c->tsc_hz = tsc_cal[idx].freq_hz;
+        machine_events_set_tsc_hz(c->tsc_hz);
         c->tsc_uncertainty_ppb = tsc_cal[idx].uncertainty_ppb;
         c->tsc_method_ref = tsc_cal[idx].ref;
         if (c->tsc)
