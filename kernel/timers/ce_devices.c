@@ -24,7 +24,7 @@
 /* A device's interrupt as the kernel routed it: the route, and the line ops the driver
  * masks and unmasks it through. An MSI route has no pin to mask: `masked` is then the mask,
  * kept by the kernel's handler, which drops what arrives while it is set. */
-struct routed {
+struct device_irq {
     struct intr_route route;
     struct clockevent_line line;
     bool masked;
@@ -32,19 +32,19 @@ struct routed {
 
 static void route_mask(void *ctx)
 {
-    struct routed *r = ctx;
+    struct device_irq *r = ctx;
     r->masked = true;
     intr_mask(&r->route);
 }
 
 static void route_unmask(void *ctx)
 {
-    struct routed *r = ctx;
+    struct device_irq *r = ctx;
     r->masked = false;
     intr_unmask(&r->route);
 }
 
-static const struct clockevent_line *line_of(struct routed *r)
+static const struct clockevent_line *line_of(struct device_irq *r)
 {
     r->line = (struct clockevent_line){ route_mask, route_unmask, r };
     return &r->line;
@@ -71,7 +71,7 @@ static bool add(struct clockevent *ce)
 
 static struct pit_clockevent pit;
 static bool pit_ok;
-static struct routed pit_irq_route;
+static struct device_irq pit_irq_route;
 
 /* Each handler passes the event on first and acknowledges the interrupt controller after:
  * the controller holds a new edge of this line meanwhile in its request register, and
@@ -189,7 +189,7 @@ static const char *const hpet_route_name[] = { "none", "fsb", "ioapic", "legacy"
 
 static struct hpet_slot {
     struct hpet_channel ch;
-    struct routed irq;
+    struct device_irq irq;
     enum hpet_route how;
     bool ready;
     const char *reason;
@@ -547,7 +547,7 @@ struct clockevent *ce_devices_hpet_of(unsigned cpu, const char **why)
 /* ---- CMOS RTC -------------------------------------------------------------------------------- */
 
 static struct rtc_clockevent rtc;
-static struct routed rtc_irq_route;
+static struct device_irq rtc_irq_route;
 
 static void rtc_irq(unsigned vector, void *ctx)
 {
@@ -608,8 +608,8 @@ int ce_devices_mask_irq(struct clockevent *ce)
 {
     if (!ce || !ce->line)
         return -ENODEV;       /* a LAPIC's: no line of its own to mask */
-    struct routed *r = (struct routed *)(void *)((char *)ce->line -
-                                                 __builtin_offsetof(struct routed, line));
+    struct device_irq *r = (struct device_irq *)(void *)((char *)ce->line -
+                                                 __builtin_offsetof(struct device_irq, line));
     if (r->route.path == INTR_NONE)
         return -ENODEV;
     route_mask(r);
