@@ -16,6 +16,10 @@ static const char *const idles[] = { "halt", "poll", "auto", NULL };   /* enum i
 static const char *const tristates3[] = { "auto", "on", "off", NULL };
 static const char *const hpet_accesses[] = { "auto", "32", "64", NULL };
 static const char *const dumps[] = { "none", "acpi", NULL };
+static const char *const stuck_lines[] = { "none", "edu", NULL };
+static const char *const watchdog_modes[] = { "auto", "leave", NULL };
+static const char *const watchdog_arms[] = { "none", "tco", NULL };
+static const char *const fb_overrides[] = { "none", "ivshmem", NULL };
 static const char *const crashes[] = { "none", "ud", "pf", "div0", "overflow", "null", NULL };
 
 static bool parse_num(const char *s, const char *end, uint64_t base, uint64_t max, uint64_t *out)
@@ -97,7 +101,8 @@ int config_parse(const char *line, bool cut, const struct config_experiments *ex
     unsigned profile = PROFILE_QUICK, qemu_exit = TRI_AUTO, crash = CRASH_NONE, dump = 0;
     unsigned qr = TRI_AUTO;
     unsigned wrapcheck = TRI_AUTO, tickmode = 0, nohz = 0, hpet_access = 0;
-    unsigned idle = IDLE_AUTO, console_log = 0;
+    unsigned idle = IDLE_AUTO, console_log = 0, stuck_line = 0, watchdog = 0, watchdog_arm = 0;
+    unsigned fb_override = 0;
     uint64_t uart_pace = 0;
     bool reboot = false;
 
@@ -158,6 +163,25 @@ int config_parse(const char *line, bool cut, const struct config_experiments *ex
           .max = sizeof(cfg.mask_irq), .accepted = "none or a clock event device's name (test "
                                                    "aid: its interrupt line is masked before "
                                                    "the experiments)" },
+        { .key = "stray_irq", .type = CMDLINE_UINT, .dest = &cfg.stray_irq, .min = 0,
+          .max = 255, .accepted = "0, or 32..255 (test aid: that vector is sent to the boot "
+                                  "CPU once, before the experiments, with no handler for "
+                                  "it; 0: none)" },
+        { .key = "stuck_line", .type = CMDLINE_ENUM, .dest = &stuck_line,
+          .choices = stuck_lines, .accepted = "none or edu (test aid: QEMU's edu device "
+                                              "holds its interrupt line asserted from before "
+                                              "the experiments on)" },
+        { .key = "watchdog", .type = CMDLINE_ENUM, .dest = &watchdog,
+          .choices = watchdog_modes, .accepted = "auto or leave (auto: every watchdog found "
+                                                 "running is stopped, or fed; leave: named "
+                                                 "only)" },
+        { .key = "watchdog_arm", .type = CMDLINE_ENUM, .dest = &watchdog_arm,
+          .choices = watchdog_arms, .accepted = "none or tco (test aid: the TCO watchdog is "
+                                                "started first with a 1.2 s timeout, as "
+                                                "firmware may leave it)" },
+        { .key = "fb_override", .type = CMDLINE_ENUM, .dest = &fb_override,
+          .choices = fb_overrides, .accepted = "none or ivshmem (test aid: the screen is "
+                                               "QEMU's ivshmem-plain BAR 2, 1024x768x32)" },
         { .key = "tsc_hz", .type = CMDLINE_UINT, .dest = &cfg.tsc_hz, .min = 1000000,
           .max = 10000000000ull, .accepted = "1000000..10000000000 (Hz: the TSC's rate, "
                                              "taken instead of the calibrations')" },
@@ -201,6 +225,10 @@ int config_parse(const char *line, bool cut, const struct config_experiments *ex
     cfg.profile = (enum profile)profile;
     cfg.qemu_exit = (enum tristate)qemu_exit;
     cfg.crash = (enum crash_kind)crash;
+    cfg.stuck_line_edu = stuck_line == 1;
+    cfg.watchdog_leave = watchdog == 1;
+    cfg.watchdog_arm_tco = watchdog_arm == 1;
+    cfg.fb_override_ivshmem = fb_override == 1;
     cfg.reboot = reboot;
     cfg.dump_acpi = dump == 1;
     cfg.wrapcheck = (enum tristate)wrapcheck;

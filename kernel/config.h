@@ -52,6 +52,14 @@ struct config {
                                    STARTUP IPI, to show a late answer is halted (0: none) */
     uint64_t smp_slow_ap;       /* smp_slow_ap=: test aid: CPU index that stalls after
                                    taking its start parameters until given up on (0: none) */
+    uint64_t stray_irq;         /* stray_irq=: test aid: a vector sent to the boot CPU once
+                                   before the experiments, with no handler (0: none) */
+    bool watchdog_leave;        /* watchdog=leave: watchdogs named, not stopped or fed */
+    bool watchdog_arm_tco;      /* watchdog_arm=tco: test aid: the TCO started first */
+    bool fb_override_ivshmem;   /* fb_override=ivshmem: test aid: the screen is QEMU's
+                                   ivshmem-plain BAR 2 */
+    bool stuck_line_edu;        /* stuck_line=edu: test aid: QEMU's edu device holds its
+                                   INTx asserted from before the experiments on */
     char mask_irq[16];          /* mask_irq=: test aid: this clock event device's interrupt
                                    line is masked before the experiments ("": none) */
     uint64_t tsc_hz;            /* tsc_hz=: the TSC's rate as the user states it, taken

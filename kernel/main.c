@@ -115,7 +115,8 @@ static void consoles_init(void)
 {
     acpi_tables_parse(&boot, &acpi_facts);
     unsigned serial = serial_ports_init();
-    console_screen_init(&boot.fb, phys_map);
+    debug_fb_override(&boot.fb, cfg.fb_override_ivshmem);
+    console_screen_init(&boot.fb, phys_map_wc);
     kprintf("ticklab %s (%s): PC timer measurement kit\n", TICKLAB_VERSION, TICKLAB_GIT);
     if (cfg.console_mode != CONSOLE_NONE && serial == 0)
         kprintf("no serial port answers: output goes to the screen only\n");
@@ -219,6 +220,7 @@ static void cpu_setup(void)
 
 static void read_loader_and_cmdline(void)
 {
+    bootinfo_reserve(paging_kernel_phys(), paging_kernel_bytes());
     bootinfo_parse(mb_magic, phys_to_virt(mb_info_phys), MB2_INFO_MAX, to_virt, &boot);
     struct config_experiments exps = { experiment_names(), experiment_names_text(), 0, 0 };
     exps.options = experiment_options(&exps.n_options);
@@ -375,6 +377,8 @@ static void run_checks(void)
     window_run(check_hrtimers);
     window_run(check_idle);
     debug_crash(cfg.crash);
+    debug_stray_irq((unsigned)cfg.stray_irq);
+    debug_stuck_line(cfg.stuck_line_edu);
     klog_drain_point();
     console_phase_report("boot", "devices and checks");
 }

@@ -96,7 +96,7 @@ void exp_begin(const char *name, const char *summary, uint64_t budget_ns, unsign
 
 void exp_end(void)
 {
-    window_end();
+    window_end(current, phase);
     exp_tick_restore();
     struct rec r;
     rec_begin(&r, "exp_end");
@@ -128,7 +128,7 @@ void exp_phase(const char *fmt, ...)
     va_start(ap, fmt);
     fmt_vsnprintf(buf, sizeof(buf), fmt, ap);
     va_end(ap);
-    window_end();
+    window_end(current, current ? phase : 0);
     console_phase_report(exp_current(), phase);
     k_strlcpy(phase_buf, buf, sizeof(phase_buf));
     phase = phase_buf;

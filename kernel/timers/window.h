@@ -6,7 +6,9 @@
  * drain takes what the line takes: a paced UART, 86.8 us a byte), and the window starts from
  * a known phase: on the next multiple of window_grid_ns of the TSC, with the tick restarted
  * there (timers_align_to_grid), so that no figure depends on how long the output before it
- * took. */
+ * took. What the machine sent meanwhile (NMIs, stray interrupts, machine checks: kernel/arch/
+ * machine_events.h) is charged to the window: a `window_events` record names it when it
+ * closes. */
 #ifndef TICKLAB_TIMERS_WINDOW_H
 #define TICKLAB_TIMERS_WINDOW_H
 #include <stdint.h>
@@ -22,8 +24,9 @@
 extern uint64_t window_grid_ns;
 
 void window_begin(void);
-void window_end(void);
-/* step() inside a window of its own. */
+/* exp, phase: what the window measured, for its `window_events` record (NULL: the boot's). */
+void window_end(const char *exp, const char *phase);
+/* step() inside a window of its own (one of the boot's). */
 void window_run(void (*step)(void));
 
 #endif

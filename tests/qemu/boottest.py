@@ -63,8 +63,9 @@ class CaseFailed(Exception):
 
 def build_iso(case):
     iso = os.path.join(OUT, case.name + ".iso")
+    env = dict(os.environ, **(case.iso_env(case) if case.iso_env else {}))
     subprocess.run([os.path.join(ROOT, "scripts", "mkiso.sh"), iso, "0", case.args],
-                   cwd=ROOT, check=True, capture_output=True)
+                   cwd=ROOT, check=True, capture_output=True, env=env)
     return iso
 
 
