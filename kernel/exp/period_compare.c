@@ -1,17 +1,22 @@
 /* kernel/exp/period_compare.c - `period-compare`: a 1 s periodic hrtimer beside 1 s jiffies
- * timers, at HZ=250 as the source ran it (the tick restarted at 4 ms on the device it runs
- * on). Three timers run together:
+ * timers, at HZ=250 (the tick restarted at 4 ms on the device it runs on): the rate the
+ * article names as its example; it does not say which it ran, and its +24 ms fits 250 and
+ * 1000 alike. Three timers run together:
  *   hrtimer        forwarded by its period from its own expiry
  *   jiffies        a wheel timer re-armed in its callback with jiffies + HZ on ticklab's
  *                  wheel, which runs a timer on its exact jiffy: its error is the tick
  *                  period's rounding times HZ and nothing else (the PIT at HZ=250 makes
- *                  4773 clocks = 4,000,227.2 ns a tick: +56,990 ns per 250 ticks)
+ *                  4773 clocks = 4,000,227.962 ns a tick: +56,990 ns per 250 ticks)
  *   jiffies_linux  the same, rounded as Linux's timer wheel (4.8 and later) rounds it: a
  *                  timer delta ticks ahead goes to the level whose range holds delta (level
  *                  n: deltas from 63 << 3(n-1), granularity 8^n ticks) and runs on the next
  *                  multiple of that granularity after its expiry. At HZ=250 a 250-tick
  *                  timer is in level 1 (granularity 8): re-armed from a callback on a
- *                  multiple of 8 it runs 256 ticks later, 1.024 s: the published +24 ms.
+ *                  multiple of 8 it runs 256 ticks later, 1.024 s: the published +24 ms
+ *                  (at HZ=1000 a 1000-tick timer is in level 2, granularity 64: 1024
+ *                  ticks, the same 1.024 s). Both run in the tick's interrupt, so the
+ *                  difference between the two is the wheel's, not the softirq context the
+ *                  article blames.
  * Per timer, the source's figure: the error of each period between two callbacks against
  * 1 s (quick: 4 periods, full: 31, as the source's 32 callbacks), by time_ns(). The interval
  * from arming to the first callback is not a period (it starts within a tick) and is
@@ -40,7 +45,7 @@
 #include "ticklab/stats.h"
 
 #define PERIOD_NS   NSEC_PER_SEC
-#define HZ_SOURCE   250ull
+#define HZ_SOURCE   250ull         /* the article's example rate (it states none as its own) */
 #define MAX_PERIODS 31u            /* the source: 32 callbacks, 31 periods between them */
 
 struct series {
@@ -162,7 +167,7 @@ static void run(const struct exp_env *env)
     unsigned want = env->profile == PROFILE_QUICK ? 4 : MAX_PERIODS;
     const struct tick_info *ti = timers_tick_info();
     hrt_device = base->dev->name;
-    kprintf("\nperiod-compare: a 1 s hrtimer and 1 s jiffies timers (HZ=%llu as the source, "
+    kprintf("\nperiod-compare: a 1 s hrtimer and 1 s jiffies timers (HZ=%llu, the source's example, "
             "tick on %s, %llu ns)\n", (unsigned long long)ti->hz, ti->dev->name,
             (unsigned long long)ti->period_ns);
     unsigned long flags = irq_save();

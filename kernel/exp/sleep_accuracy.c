@@ -8,14 +8,19 @@
  *  - `hrtimer`: a one-shot deadline of exactly the request.
  * The error is (wake-up - start) - request, with both taken by time_ns() (the wake-up in the
  * timer's callback, which is when a sleeper becomes runnable). Two variants per cell:
- *  - `faithful`: as the source ran it, back to back: each sleep is requested right as the
+ *  - `faithful`: back to back, as a loop of select() calls runs (the source averages 500
+ *    runs and does not say how they were spaced): each sleep is requested right as the
  *    previous one woke, so a tick-based sleep starts just after a tick (the first after a
  *    one-jiffy sleep); 500 runs per cell in the full profile, capped at 2 s of sleeping per
  *    cell (a 100 ms request gets about 15), 2 in quick;
  *  - `ticklab`: each sleep starts at a pseudo-random phase of the tick (after an hrtimer at a
  *    random fraction of a tick), so the tick modes show their whole range.
- * The published 1998 figure: about 2 ms of error for a 1 ms sleep, even at sub-millisecond
- * ticks. */
+ * The published 1998 figures (Koster, select() averaged over 500 runs): of "the graph for 1ms
+ * blocking time", about 2 ms of error for timer granularities under 1 ms and about 1 ms for
+ * the others, which its own formula, ceil(r / tick) + 1 ticks, gives only when that graph
+ * is the 1 ms tick's and the granularities are the requests (1.99 ms for 10 us, 1 ms for
+ * 1 ms and up; at a 100 us tick a 1 ms request errs by one tick, 0.1 ms); and at 300 us and
+ * 3 ms ticks the error dropping from 600 to 500 us and from 6 to 5 ms. */
 #include "kernel/exp/experiment.h"
 
 #include "ticklab/io.h"
