@@ -6,6 +6,7 @@
 #include "kernel/discover/acpi_report.h"
 #include "kernel/discover/cpu_report.h"
 #include "kernel/discover/serial_ports.h"
+#include "kernel/discover/smbios_report.h"
 #include "kernel/report/console.h"
 #include "kernel/report/record.h"
 
@@ -74,4 +75,5 @@ void inventory_boot(const struct boot_info *boot)
     paging_record();
     cpu_inventory();
     acpi_inventory(boot, &acpi_facts);
+    smbios_inventory(boot);
 }
