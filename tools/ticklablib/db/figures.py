@@ -18,6 +18,14 @@ def _save(drawn, outdir):
     return Plot(drawn.name, drawn.title, drawn.caption, png, svg, None, drawn.clock)
 
 
+def _scale(set_scale, values):
+    """Log only where the values span more than a decade and a bit: a log axis over a
+    narrow range shows no labelled tick at all."""
+    low = [v for v in values if v and v > 0]
+    if low and max(low) / min(low) > 20:
+        set_scale("log")
+
+
 def _label(m):
     return "%d %s" % (m.id, m.name if len(m.name) <= 28 else m.name[:27] + "~")
 
@@ -47,7 +55,7 @@ def p99_by_machine(mode, latest, intervals, outdir):
             ax.errorbar(xs, ys, xerr=[lo, hi], fmt="o", ms=4, capsize=2, label=device)
     ax.set_yticks(range(len(rows)), [_label(m) for m, _ in rows])
     ax.invert_yaxis()
-    ax.set_xscale("log")
+    _scale(ax.set_xscale, [v for _, ivs in rows for _, v, _, _ in ivs])
     ax.set_xlabel("hrtimer callback p99 after the deadline (ns)")
     ax.legend(fontsize=8, loc="best")
     plots.name_clock(fig, CLOCK)
@@ -83,7 +91,7 @@ def history(mode, found, outdir, most):
         ax.errorbar(xs, ys, yerr=[lo, hi], fmt="o-", ms=3, capsize=2, lw=1, label=_label(m))
     ticks = sorted(set([0, len(times) - 1] + list(range(0, len(times), max(1, len(times) // 5)))))
     ax.set_xticks(ticks, [times[i][:10] for i in ticks])
-    ax.set_yscale("log")
+    _scale(ax.set_yscale, [r["chosen_p99_ns"] for _, runs in shown for r in runs])
     ax.set_ylabel("chosen device's callback p99 (ns)")
     ax.set_xlabel("run, in time order (capture start, else when it was added)")
     ax.legend(fontsize=7, loc="best", ncol=2)
