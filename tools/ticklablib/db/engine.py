@@ -124,9 +124,13 @@ class Database:
         return self._errors
 
     def scrub(self, error):
-        """An engine's message without the password, should it quote the target."""
+        """An engine's message without the password (as given, or as the URI spells it),
+        should it quote the target."""
         text = str(error).strip()
-        return text.replace(self._secret, HIDDEN) if self._secret else text
+        if self._secret:
+            for spelling in (self._secret, urllib.parse.quote(self._secret, safe="")):
+                text = text.replace(spelling, HIDDEN)
+        return text
 
     def sql(self, text):
         return text.replace("?", "%s") if self.kind == "postgresql" else text
