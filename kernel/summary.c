@@ -68,7 +68,7 @@ void summary_show(bool ok, unsigned records)
          (unsigned long long)(clock_facts.tsc_uncertainty_ppb / 1000),
          (unsigned long long)(clock_facts.tsc_uncertainty_ppb % 1000),
          clock_facts.tsc_method_ref ? clock_facts.tsc_method_ref : "-", cpus);
-    const struct tick_info *ti = tick_info(&kernel_tick);
+    const struct tick_info *ti = timers_tick_info();
     line("tick on %s, %llu ns per tick", ti->dev ? ti->dev->name : "-",
          (unsigned long long)ti->period_ns);
     const char *topic[8], *text[8];

@@ -130,6 +130,24 @@ static void fb_from(struct fb_info *fb, const uint8_t *p, size_t len)
     }
 }
 
+/* The kernel image, wherever the loader put it (bootinfo_reserve): a loader's map lists it
+ * as available (GRUB's does; ticklab.efi's gives its LoaderCode pages as available too). */
+static uint64_t reserved_lo, reserved_hi;
+
+void bootinfo_reserve(uint64_t base, uint64_t len)
+{
+    reserved_lo = base;
+    reserved_hi = base + len < base ? UINT64_MAX : base + len;
+}
+
+static void high_ram_candidate(struct boot_info *bi, uint64_t lo, uint64_t hi)
+{
+    if (hi > lo && hi - lo > bi->high_ram_len) {
+        bi->high_ram_base = lo;
+        bi->high_ram_len = hi - lo;
+    }
+}
+
 static void mmap_entry(struct boot_info *bi, uint64_t base, uint64_t len, uint32_t type)
 {
     bi->mmap_entries++;
@@ -138,9 +156,11 @@ static void mmap_entry(struct boot_info *bi, uint64_t base, uint64_t len, uint32
     bi->mem_usable_bytes += len;
     uint64_t lo = base > BOOT_HIGH_RAM_FROM ? base : BOOT_HIGH_RAM_FROM;
     uint64_t hi = base + len < base || base + len > (1ull << 32) ? 1ull << 32 : base + len;
-    if (hi > lo && hi - lo > bi->high_ram_len) {
-        bi->high_ram_base = lo;
-        bi->high_ram_len = hi - lo;
+    if (reserved_hi > lo && reserved_lo < hi) {      /* the range holds the kernel: its sides */
+        high_ram_candidate(bi, lo, reserved_lo > lo ? reserved_lo : lo);
+        high_ram_candidate(bi, reserved_hi < hi ? reserved_hi : hi, hi);
+    } else {
+        high_ram_candidate(bi, lo, hi);
     }
     if (base < 0x100000 && bi->n_low_ram < BOOT_LOW_RAM_MAX) {
         bi->low_ram[bi->n_low_ram].base = base;

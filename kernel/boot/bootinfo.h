@@ -127,6 +127,9 @@ struct boot_info {
 };
 
 /* True when one available memory-map range below 1 MiB holds all of [base, base + len). */
+/* The kernel image's physical range, kept out of high_ram by every later bootinfo_parse()
+ * (a loader's memory map lists the image as available RAM). */
+void bootinfo_reserve(uint64_t base, uint64_t len);
 bool bootinfo_low_ram_covers(const struct boot_info *bi, uint64_t base, uint64_t len);
 
 /* info points at the loader's block (already mapped); avail bounds how many bytes may be

@@ -21,7 +21,7 @@
 #define TEXT_ROWS   2           /* above the code: part k of n, the run id */
 #define GLYPH_H     16
 #define QUIET       4           /* modules of light margin the standard asks for */
-/* The full profile's raw samples (wakeup-latency's `samples` records, 1.16 of its 1.31 MB
+/* The full profile's raw samples (the `samples` records, 1.16 of its 1.31 MB
  * under TCG) are numbers that compress about 2:1: 300 codes; without them 12. */
 #define QR_MANY_PARTS 30
 #define INTRO_PARTS 2           /* the instructions page stays twice as long as a code */

@@ -110,7 +110,7 @@ def test_no_table_is_cut_at_the_page_edge(page, width):
             assert t["holder"] == "scroll" and t["overflow"] in ("auto", "scroll"), t
 
 
-# --- the real quick runs' pages as a reader sees them at 1400 x 900 (issue 27) -----------
+# --- the real quick runs' pages as a reader sees them at 1400 x 900 -----------
 
 SCREEN_W, SCREEN_H = 1400, 900
 REAL_PROBE = """<script>

@@ -1,4 +1,4 @@
-"""The host tool's modules: no import circle (issue 30: plots.py <-> plots_exp.py /
+"""The host tool's modules: no import circle (plots.py <-> plots_exp.py /
 plots_latency.py, hidden by an import inside a function), and `check` and `capture` run on
 a machine without python3-matplotlib (exports.py imported it at module level)."""
 import ast

@@ -14,6 +14,7 @@ histogram from the kernel (lo_ns, bucket_ns, counts) is drawn bucket for bucket.
 
 from .values import num
 from . import plots_samples
+from .samples import p999_computable
 from .figdata import Absent, clock_words, fmt_ns, parse_hist, partial_note, rows_of, text_of
 from .plots import Drawn, name_clock, new_figure, panel_axes
 from matplotlib.ticker import MaxNLocator  # noqa: E402  (plots set the backend first)
@@ -156,7 +157,8 @@ def cdf_points(row, hist):
     point that would make the curve go down (rounding) is left out."""
     mn, mx = num(row.get("min_ns")), num(row.get("max_ns"))
     pts = [(num(row.get(k)), q) for k, q in (("p50_ns", 0.5), ("p99_ns", 0.99),
-                                              ("p999_ns", 0.999))]
+                                              ("p999_ns", 0.999))
+           if k != "p999_ns" or p999_computable(num(row.get("samples")))]
     if mn is not None:
         pts.append((mn, 0.0))
     if mx is not None:
@@ -202,6 +204,8 @@ def cdf_figure(data, device, rows, options, stem):
                     linewidth=1.4, label="%s: %s" % (path, marks_legend(row)))
             for key, q, marker in CDF_MARKS:
                 v = num(row.get(key))
+                if key == "p999_ns" and not p999_computable(num(row.get("samples"))):
+                    v = None
                 if v is not None and (v > 0 or not log):
                     ax.plot([v], [q], marker=marker, color=colour[path], markersize=5,
                             linestyle="none")

@@ -115,6 +115,8 @@ def percentile_curve(ax, series, colour, log):
     ax.step([p[0] for p in pts], [p[1] for p in pts], where="post", color=colour,
             linewidth=1.2)
     for (per_mille, _, _), marker in zip(PCTS, ("o", "^", "s")):
+        if per_mille == 999 and not samples_mod.p999_computable(n):
+            continue
         x = series.percentile(per_mille)
         if x > 0 or not log:
             ax.plot([x], [1.0 / (1.0 - per_mille / 1000.0)], marker=marker, color=colour,

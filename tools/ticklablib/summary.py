@@ -35,6 +35,8 @@ def latency_rows(data):
         clock, words, res, where = dataset.clock_of(data, row)
         entry = {k: row.get(k) for k in ("device", "path", "wait", "variant") if k in row}
         entry.update({k: num(row.get(k)) for k in LATENCY_KEYS})
+        if not samples.p999_computable(num(row.get("samples"))):
+            entry["p999_ns"] = None
         entry.update({"samples": num(row.get("samples")), "lost": num(row.get("lost")),
                       "stale": num(row.get("stale")), "early": num(row.get("early")),
                       "clock": clock, "clock_words": words, "resolution_ns": res,
@@ -149,6 +151,7 @@ def settings(data):
             "profile": boot.get("profile"), "hz": boot.get("hz"),
             "clocksource": data.one("clocksource_selected").get("name"),
             "tick_device": tick.get("device"), "tick_hz": tick.get("hz_actual"),
+            "tick_hz_measured": tick.get("hz_measured"),
             "hrtimer_device": data.one("hrtimer_base").get("device")}
 
 
