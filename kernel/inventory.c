@@ -7,6 +7,7 @@
 #include "kernel/discover/acpi_report.h"
 #include "kernel/discover/cpu_report.h"
 #include "kernel/discover/serial_ports.h"
+#include "kernel/discover/smbios_report.h"
 #include "kernel/discover/watchdogs.h"
 #include "kernel/report/console.h"
 #include "kernel/report/record.h"
@@ -91,5 +92,6 @@ void inventory_boot(const struct boot_info *boot)
     cpu_lfence_fix(true);
     mce_init(&cpu_facts, true);
     acpi_inventory(boot, &acpi_facts);
+    smbios_inventory(boot);
     watchdogs_init(cfg.watchdog_arm_tco, cfg.watchdog_leave);
 }

@@ -27,6 +27,7 @@
 #define MB2_TAG_FB        8
 #define MB2_TAG_EFI32     11
 #define MB2_TAG_EFI64     12
+#define MB2_TAG_SMBIOS    13
 #define MB2_TAG_ACPI_OLD  14
 #define MB2_TAG_ACPI_NEW  15
 #define MB2_TAG_EFI_MMAP  17
@@ -250,6 +251,16 @@ static void efi_secure_boot_from(struct boot_info *bi, const uint8_t *body, size
     f->shim = (enum efi_shim)shim;
 }
 
+static void smbios_copy(struct boot_info *bi, const uint8_t *body, size_t len)
+{
+    if (len <= MB2_SMBIOS_TAG_HEAD || bi->n_smbios == BOOT_SMBIOS_COPIES)
+        return;
+    size_t n = len - MB2_SMBIOS_TAG_HEAD;
+    n = n < BOOT_SMBIOS_EPS_BYTES ? n : BOOT_SMBIOS_EPS_BYTES;
+    memcpy(bi->smbios[bi->n_smbios].bytes, body + MB2_SMBIOS_TAG_HEAD, n);
+    bi->smbios[bi->n_smbios++].len = n;
+}
+
 static void parse_mb2_tag(struct boot_info *bi, uint32_t type, const uint8_t *body, size_t len)
 {
     switch (type) {
@@ -284,9 +295,20 @@ static void parse_mb2_tag(struct boot_info *bi, uint32_t type, const uint8_t *bo
         fb_from(&bi->fb, body, len);
         break;
     case MB2_TAG_EFI32:
+        if (len >= 4)
+            bi->efi_systab = rd32(body);
+        bi->uefi = true;
+        break;
     case MB2_TAG_EFI64:
+        if (len >= 8)
+            bi->efi_systab = rd64(body);
+        bi->uefi = true;
+        break;
     case MB2_TAG_EFI_MMAP:
         bi->uefi = true;
+        break;
+    case MB2_TAG_SMBIOS:
+        smbios_copy(bi, body, len);
         break;
     case MB2_TAG_ACPI_OLD:
     case MB2_TAG_ACPI_NEW:

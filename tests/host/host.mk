@@ -23,6 +23,10 @@ HOST_HDRS += boot/efi/handoff.h kernel/boot/bootinfo.h
 HOST_LIB_SRCS += drivers/acpi.c drivers/spcr.c drivers/mcfg.c drivers/pci.c
 HOST_TEST_SRCS += tests/host/acpi_fixture.c tests/host/acpi_edit.c
 HOST_HDRS += drivers/acpi.h drivers/spcr.h drivers/mcfg.h drivers/pci.h
+# SMBIOS: the parser on tables made byte by byte (tests/host/smbios_build.c).
+HOST_LIB_SRCS += drivers/smbios.c
+HOST_TEST_SRCS += tests/host/smbios_build.c
+HOST_HDRS += drivers/smbios.h tests/host/smbios_build.h
 # The fake PC (tests/host/fake/README.md): lib/port/io.h primitives on device models.
 HOST_TEST_SRCS += $(wildcard tests/host/fake/*.c)
 HOST_HDRS += $(wildcard tests/host/fake/*.h) lib/port/io.h lib/port/port.h

@@ -784,6 +784,11 @@ from cases_qr import QR_CASES, QR_LONG  # noqa: E402
 ALL += QR_CASES
 LONG += QR_LONG
 
+# Which PC this is: the SMBIOS tables from each place an entry point reaches the kernel
+# (cases_smbios.py).
+from cases_smbios import SMBIOS_CASES  # noqa: E402
+ALL += SMBIOS_CASES
+
 # Secure Boot left on: shim, MokManager, a signed ticklab.efi (cases_secureboot.py); SKIP
 # where their packages are not installed (make test-secureboot installs them).
 from cases_secureboot import SECUREBOOT_CASES  # noqa: E402

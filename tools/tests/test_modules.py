@@ -13,7 +13,7 @@ LIB = os.path.join(TOOLS, "ticklablib")
 TICKLAB = os.path.join(TOOLS, "ticklab")
 
 
-PACKAGES = ("experiments",)  # ticklablib's subpackages: their modules are "pkg.module"
+PACKAGES = ("experiments", "db")  # ticklablib's subpackages: their modules are "pkg.module"
 
 
 def imports_of(path, package=""):

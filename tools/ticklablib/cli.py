@@ -9,9 +9,9 @@ import argparse
 import os
 import sys
 
-from . import EXIT_USAGE, capture, check, compare, decode, report
+from . import EXIT_USAGE, capture, check, compare, db, decode, report
 
-COMMANDS = (capture, check, report, compare, decode)
+COMMANDS = (capture, check, report, compare, decode, db)
 
 
 class ArgumentParser(argparse.ArgumentParser):
