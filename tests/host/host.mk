@@ -21,7 +21,7 @@ include scripts/headers.mk
 HOST_HDRS := $(TL_HDRS) $(wildcard tests/host/*.h)
 HOST_HDRS += boot/efi/handoff.h kernel/boot/bootinfo.h
 HOST_LIB_SRCS += drivers/acpi.c drivers/spcr.c drivers/mcfg.c drivers/pci.c
-HOST_TEST_SRCS += tests/host/acpi_fixture.c tests/host/acpi_edit.c
+HOST_TEST_SRCS += tests/host/acpi_fixture.c tests/host/acpi_edit.c tests/host/hpet_cost.c
 HOST_HDRS += drivers/acpi.h drivers/spcr.h drivers/mcfg.h drivers/pci.h
 # The fake PC (tests/host/fake/README.md): lib/port/io.h primitives on device models.
 HOST_TEST_SRCS += $(wildcard tests/host/fake/*.c)
