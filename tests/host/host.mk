@@ -37,9 +37,9 @@ HOST_LIB_SRCS += lib/time/calibrate.c
 HOST_HDRS += lib/time/calibrate.h drivers/cpuid.h
 
 # The counter and timer drivers (and the LAPIC/IOAPIC they need) against the fake PC.
-HOST_LIB_SRCS += drivers/tsc.c drivers/hpet.c drivers/acpi_pm.c drivers/lapic_timer.c \
+HOST_LIB_SRCS += drivers/core_clock.c drivers/tsc.c drivers/hpet.c drivers/acpi_pm.c drivers/lapic_timer.c \
                  drivers/lapic.c drivers/ioapic.c
-HOST_HDRS += drivers/tsc.h drivers/hpet.h drivers/acpi_pm.h drivers/lapic_timer.h \
+HOST_HDRS += drivers/core_clock.h drivers/tsc.h drivers/hpet.h drivers/acpi_pm.h drivers/lapic_timer.h \
              drivers/lapic.h drivers/ioapic.h
 
 # The hrtimer queue (lib/time/tq_rbtree.c) and its tqueue.h interface, and the benchmark's
