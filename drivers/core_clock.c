@@ -5,6 +5,7 @@
 #include "ticklab/port.h"
 #include "ticklab/muldiv.h"
 #include "ticklab/kstring.h"
+#include "ticklab/errno.h"
 
 #define LEAF6_EAX_TURBO       (1u << 1)
 #define LEAF6_EAX_HWP         (1u << 7)
@@ -127,4 +128,66 @@ bool core_clock_request(const struct core_clock *cc, const struct core_clock_sam
         return true;
     }
     return false;
+}
+
+static int pin_hwp(const char **why)
+{
+    uint64_t caps, req;
+    if (rdmsr_safe(MSR_IA32_HWP_CAPS, &caps) || rdmsr_safe(MSR_IA32_HWP_REQUEST, &req)) {
+        *why = "reading IA32_HWP_CAPABILITIES or IA32_HWP_REQUEST faults";
+        return -ENOTSUP;
+    }
+    uint64_t g = caps >> 8 & 0xFF;
+    if (!g) {
+        *why = "HWP states a guaranteed performance level of 0";
+        return -ENOTSUP;
+    }
+    /* min 7:0, max 15:8, desired 23:16 = guaranteed; EPP 31:24 and the window kept; no
+     * package control (bit 42) */
+    req = (req & ~0xFFFFFFull & ~(1ull << 42)) | g | g << 8 | g << 16;
+    if (wrmsr_safe(MSR_IA32_HWP_REQUEST, req)) {
+        *why = "writing IA32_HWP_REQUEST faults";
+        return -ENOTSUP;
+    }
+    return 0;
+}
+
+static int pin_perf_ctl(const char **why)
+{
+    uint64_t info, ctl;
+    if (rdmsr_safe(MSR_PLATFORM_INFO, &info) || rdmsr_safe(MSR_IA32_PERF_CTL, &ctl)) {
+        *why = "reading MSR_PLATFORM_INFO (the base ratio) or IA32_PERF_CTL faults";
+        return -ENOTSUP;
+    }
+    uint64_t ratio = info >> 8 & 0xFF;
+    if (!ratio) {
+        *why = "MSR_PLATFORM_INFO states a base ratio of 0";
+        return -ENOTSUP;
+    }
+    if (wrmsr_safe(MSR_IA32_PERF_CTL, (ctl & ~0xFFFFull) | ratio << 8)) {
+        *why = "writing IA32_PERF_CTL faults";
+        return -ENOTSUP;
+    }
+    return 0;
+}
+
+int core_clock_pin_base(const struct core_clock *cc, const char **why)
+{
+    *why = 0;
+    if (!cc->hwp && !cc->perf_ctl) {
+        *why = "neither HWP nor IA32_PERF_CTL can be read: the request cannot be set (an "
+               "emulator, a hypervisor, or not an Intel CPU)";
+        return -ENOTSUP;
+    }
+    int rc = cc->hwp ? pin_hwp(why) : pin_perf_ctl(why);
+    if (rc)
+        return rc;
+    uint64_t misc;
+    if (cc->turbo_known && (rdmsr_safe(MSR_IA32_MISC_ENABLE, &misc) ||
+                            wrmsr_safe(MSR_IA32_MISC_ENABLE, misc | MISC_TURBO_DISABLE))) {
+        *why = "the request is set, but turbo could not be disengaged (IA32_MISC_ENABLE "
+               "faults)";
+        return -ENOTSUP;
+    }
+    return 0;
 }

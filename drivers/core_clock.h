@@ -24,6 +24,7 @@
 
 #define MSR_IA32_MPERF       0xE7
 #define MSR_IA32_APERF       0xE8
+#define MSR_PLATFORM_INFO    0xCE        /* Intel: max non-turbo ratio in 15:8 */
 #define MSR_IA32_PERF_CTL    0x199
 #define MSR_IA32_MISC_ENABLE 0x1A0
 #define   MISC_TURBO_DISABLE   (1ull << 38)
@@ -76,5 +77,14 @@ void core_clock_between(const struct core_clock *cc, const struct core_clock_sam
  * or HWP's min/max/desired performance levels. Returns false when none is known. */
 bool core_clock_request(const struct core_clock *cc, const struct core_clock_sample *s,
                         uint32_t *ratio_or_min, uint32_t *hwp_max, uint32_t *hwp_desired);
+
+/* Pins the core to its base (non-turbo) clock where the CPU allows, so that runs on one PC
+ * compare: with HWP enabled, HWP_REQUEST min = max = desired = the guaranteed level
+ * (HWP_CAPS 15:8), its EPP kept; else PERF_CTL's target ratio (15:8) = the maximum non-turbo
+ * ratio (MSR_PLATFORM_INFO 15:8); and turbo disengaged (MISC_ENABLE bit 38) where turbo is
+ * offered. Every access through rdmsr_safe/wrmsr_safe. Returns 0, or -ENOTSUP with *why
+ * (no request register, a register that faults, a base ratio of 0). The new request takes
+ * effect within the CPU's own time (microseconds); the windows' effective_hz shows it. */
+int core_clock_pin_base(const struct core_clock *cc, const char **why);
 
 #endif

@@ -2,6 +2,7 @@
 #include "kernel/timers/window.h"
 
 #include "kernel/arch/machine_events.h"
+#include "kernel/config.h"
 #include "kernel/discover/cpu_report.h"
 #include "kernel/report/console.h"
 #include "kernel/report/klog.h"
@@ -33,6 +34,16 @@ void window_core_clock_probe(void)
     json_bool(&r.j, "perf_ctl", core.perf_ctl);
     json_bool(&r.j, "hwp", core.hwp);
     json_bool(&r.j, "turbo_known", core.turbo_known);
+    json_str(&r.j, "pin", cfg.core_clock_base ? "base" : "asis");
+    if (cfg.core_clock_base) {
+        const char *why;
+        bool pinned = core_clock_pin_base(&core, &why) == 0;
+        json_bool(&r.j, "pinned", pinned);
+        if (!pinned)
+            json_str(&r.j, "pin_reason", why);
+        kprintf("  core_clock=base: %s%s\n", pinned ? "pinned to the base clock, turbo off"
+                                                     : "not pinned: ", pinned ? "" : why);
+    }
     rec_emit(&r);
     kprintf("  core clock per window: %s; SMIs per window: %s\n",
             core.aperf_mperf ? "APERF/MPERF" : core.clock_reason,

@@ -4,6 +4,7 @@
 #include "fake/fake.h"
 #include "ticklab/core_clock.h"
 #include "ticklab/cpuid.h"
+#include "ticklab/errno.h"
 #include "test.h"
 
 static struct cpu_info ci;
@@ -126,4 +127,53 @@ TEST(core_clock_amd_has_no_smi_counter)
     CHECK(cc.aperf_mperf);
     CHECK(!cc.smi && cc.smi_reason && strstr(cc.smi_reason, "Intel"));
     CHECK(!cc.hwp && !cc.perf_ctl);
+}
+
+/* core_clock=base with HWP: min = max = desired = the guaranteed level (HWP_CAPS 15:8),
+ * EPP kept, turbo disengaged. */
+TEST(core_clock_pin_base_hwp_guaranteed_and_turbo_off)
+{
+    intel_with_everything();
+    fake_msr_set_plain(MSR_IA32_HWP_CAPS, 0x01081C27ull);     /* highest 0x27, guaranteed 0x1C */
+    const char *why;
+    REQUIRE(core_clock_pin_base(&cc, &why) == 0);
+    CHECK(why == NULL);
+    uint64_t req = 0, misc = 0;
+    REQUIRE(rdmsr_safe(MSR_IA32_HWP_REQUEST, &req) == 0);
+    CHECK_EQ_U64(req, 0x801C1C1Cull);
+    REQUIRE(rdmsr_safe(MSR_IA32_MISC_ENABLE, &misc) == 0);
+    CHECK(misc & MISC_TURBO_DISABLE);
+}
+
+/* Without HWP: PERF_CTL's target = the maximum non-turbo ratio of MSR_PLATFORM_INFO. */
+TEST(core_clock_pin_base_perf_ctl_platform_ratio)
+{
+    intel_with_everything();
+    fake_msr_set_plain(MSR_IA32_PM_ENABLE, 0);
+    fake_msr_set_plain(MSR_PLATFORM_INFO, 0x1700ull);          /* base ratio 23: 2.3 GHz */
+    core_clock_probe(&cc, &ci);
+    const char *why;
+    REQUIRE(core_clock_pin_base(&cc, &why) == 0);
+    uint64_t ctl = 0;
+    REQUIRE(rdmsr_safe(MSR_IA32_PERF_CTL, &ctl) == 0);
+    CHECK_EQ_U64(ctl, 0x1700);
+}
+
+/* Nothing to set (TCG's default model), or a base ratio the CPU does not state: why not. */
+TEST(core_clock_pin_base_says_why_not)
+{
+    fake_reset();
+    cpu_probe(&ci);
+    core_clock_probe(&cc, &ci);
+    const char *why;
+    CHECK_EQ_I64(core_clock_pin_base(&cc, &why), -ENOTSUP);
+    CHECK(why && strstr(why, "neither HWP nor"));
+    intel_with_everything();
+    fake_msr_set_plain(MSR_IA32_PM_ENABLE, 0);
+    core_clock_probe(&cc, &ci);
+    CHECK_EQ_I64(core_clock_pin_base(&cc, &why), -ENOTSUP);   /* no MSR_PLATFORM_INFO */
+    CHECK(why && strstr(why, "MSR_PLATFORM_INFO"));
+    uint64_t ctl = 0;
+    REQUIRE(rdmsr_safe(MSR_IA32_PERF_CTL, &ctl) == 0);
+    CHECK_EQ_U64(ctl, 0x1C00);                                 /* untouched */
 }

@@ -610,8 +610,12 @@ PC_CASES += [
          checks=[end_status("ok"), no_fault, no_errors, core_clock_per_window(True)]),
     Case("core-clock-smi-unknown-amd-model", "the default CPU model (AMD vendor under TCG): "
          "no SMI counter and no APERF/MPERF, each named in the core_clock record, no "
-         "window_events record added", args="exp=none",
+         "window_events record added; core_clock=base says why it cannot pin the clock",
+         args="exp=none core_clock=base",
          checks=[end_status("ok"), no_fault, no_errors, core_clock_per_window(False),
+                 has_record("core_clock", pin="base", pinned=False,
+                            pin_reason="neither HWP nor IA32_PERF_CTL can be read: the request "
+                            "cannot be set (an emulator, a hypervisor, or not an Intel CPU)"),
                  lambda ctx: None if not ctx.recs("window_events")
                  else "window_events %r" % [dict(w) for w in ctx.recs("window_events")]]),
 ]
