@@ -114,6 +114,24 @@ static void probe_hypervisor(struct cpu_info *ci)
     }
 }
 
+/* Parts that state leaf 0x15's ratio but not the crystal: its rate by model, as Linux's
+ * native_calibrate_tsc() (arch/x86/kernel/tsc.c) takes it. Intel family 6 only. */
+static uint32_t crystal_of_model(const struct cpu_info *ci)
+{
+    static const struct { uint32_t model, hz; } known[] = {
+        { 0x4E, 24000000 }, { 0x5E, 24000000 },     /* Skylake client (mobile, desktop) */
+        { 0x8E, 24000000 }, { 0x9E, 24000000 },     /* Kaby Lake, Coffee Lake client */
+        { 0x5F, 25000000 },                         /* Atom Goldmont-D (Denverton) */
+        { 0x5C, 19200000 },                         /* Atom Goldmont (Apollo Lake) */
+    };
+    if (ci->family != 6 || k_strcmp(ci->vendor, "GenuineIntel") != 0)
+        return 0;
+    for (unsigned i = 0; i < sizeof(known) / sizeof(known[0]); i++)
+        if (known[i].model == ci->model)
+            return known[i].hz;
+    return 0;
+}
+
 static void probe_leaf15(struct cpu_info *ci)
 {
     if (ci->max_leaf < LEAF_TSC_CRYSTAL) {
@@ -129,7 +147,12 @@ static void probe_leaf15(struct cpu_info *ci)
         return;
     }
     if (r.ecx == 0) {
-        ci->leaf15_reason = "crystal frequency not enumerated";
+        r.ecx = crystal_of_model(ci);
+        ci->leaf15_crystal_hz = r.ecx;
+        ci->leaf15_crystal_by_model = r.ecx != 0;
+    }
+    if (r.ecx == 0) {
+        ci->leaf15_reason = "crystal frequency not enumerated, and not known for this model";
         return;
     }
     if (r.ecx < CRYSTAL_MIN_HZ || r.ecx > CRYSTAL_MAX_HZ) {

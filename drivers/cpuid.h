@@ -63,7 +63,10 @@ struct cpu_info {
     /* leaf 0x15: TSC = crystal * ebx / eax */
     bool leaf15_valid;
     uint32_t leaf15_denominator, leaf15_numerator;
-    uint64_t leaf15_crystal_hz;         /* 0: not enumerated */
+    uint64_t leaf15_crystal_hz;         /* 0: not enumerated nor known by model */
+    bool leaf15_crystal_by_model;       /* ECX was 0: the crystal is the model's, as Linux
+                                           takes it (24 MHz Skylake/Kaby Lake client, 25 MHz
+                                           Denverton, 19.2 MHz Goldmont) */
     uint64_t leaf15_tsc_hz;             /* derived when the crystal is known */
     const char *leaf15_reason;          /* why not valid */
 

@@ -5,6 +5,7 @@
 #include "ticklab/io.h"
 #include "ticklab/errno.h"
 #include "ticklab/fmt.h"
+#include "ticklab/muldiv.h"
 
 #define GCAP_ID        0x000      /* general capabilities and ID, read-only */
 #define   CAP_REV(c)         ((uint8_t)((c) & 0xFF))
@@ -37,10 +38,6 @@
 #define TN_FSB_VAL(n)    (0x110 + 0x20 * (n))     /* FSB message data (the vector) */
 #define TN_FSB_ADDR(n)   (TN_FSB_VAL(n) + 4)      /* ... and where it is written */
 
-/* The high half of the counter changes once per 2^32 ticks, so a second try always agrees
- * on a counting HPET; more tries only guard against a broken one. */
-#define HLH_TRIES 4
-
 static uint32_t rd32(const struct hpet *h, uint32_t reg)
 {
     return mmio_read32(h->mmio + reg);
@@ -61,28 +58,13 @@ static uint64_t rd64_static(const struct hpet *h, uint32_t reg)
 
 /* ---- main counter ------------------------------------------------------------------------ */
 
-static uint64_t read_high_low_high(const struct hpet *h)
-{
-    uint32_t hi = rd32(h, MAIN_CNT_HI), lo, again;
-
-    for (unsigned i = 0; i < HLH_TRIES; i++) {
-        lo = rd32(h, MAIN_CNT);
-        again = rd32(h, MAIN_CNT_HI);
-        if (again == hi)
-            return (uint64_t)hi << 32 | lo;
-        hi = again;   /* the low half rolled over between the reads: once more */
-    }
-    /* Only a broken counter gets here. hi:0 is a value it passed during the last try. */
-    return (uint64_t)hi << 32;
-}
-
 uint64_t hpet_read(const struct hpet *h)
 {
     if (!h->counter64)
         return rd32(h, MAIN_CNT);   /* a 32-bit counter: the high half is not a count */
     if (!h->access32)
         return mmio_read64(h->mmio + MAIN_CNT);
-    return read_high_low_high(h);
+    return rd32(h, MAIN_CNT);       /* the low half alone: the time core carries its wraps */
 }
 
 static const struct hpet *of_cs(const struct clocksource *cs)
@@ -90,16 +72,17 @@ static const struct hpet *of_cs(const struct clocksource *cs)
     return clocksource_container(cs, struct hpet, cs);
 }
 
-static uint64_t hpet_cs_read(const struct clocksource *cs)
-{
-    return hpet_read(of_cs(cs));
-}
-
 /* The read where the counter is 64 bits wide and 64-bit accesses are allowed: one load,
  * nothing to decide (time_ns() is on every timer interrupt's path). */
 static uint64_t hpet_cs_read64(const struct clocksource *cs)
 {
     return mmio_read64(of_cs(cs)->mmio + MAIN_CNT);
+}
+
+/* Everywhere else: one 32-bit load of the low half, a 32-bit clocksource. */
+static uint64_t hpet_cs_read32(const struct clocksource *cs)
+{
+    return rd32(of_cs(cs), MAIN_CNT);
 }
 
 void hpet_enable(struct hpet *h)
@@ -224,10 +207,10 @@ static void fill_clocksource(struct hpet *h, uint32_t period_fs)
 {
     bool one_load = h->counter64 && !h->access32;
     h->cs = (struct clocksource){
-        .name = "hpet", .read = one_load ? hpet_cs_read64 : hpet_cs_read,
+        .name = "hpet", .read = one_load ? hpet_cs_read64 : hpet_cs_read32,
         .direct = { .kind = one_load ? IO_COUNTER_MMIO64 : IO_COUNTER_CALL,
                     .mmio = one_load ? h->mmio + MAIN_CNT : 0 },
-        .mask = h->counter64 ? CLOCKSOURCE_MASK(64) : CLOCKSOURCE_MASK(32),
+        .mask = one_load ? CLOCKSOURCE_MASK(64) : CLOCKSOURCE_MASK(32),
         .nominal_hz = (HPET_FS_PER_SEC + period_fs / 2) / period_fs, .rating = HPET_RATING,
         .usable = true,
     };
@@ -567,39 +550,74 @@ static int channel_shutdown(struct clockevent *ce)
     return 0;
 }
 
-/* One event at count cyc, keeping the status bit a proof (hpet_channel_irq). Equality
- * match: if the counter got there before the write landed, nothing fires (-ETIME). After the
- * write, a level comparator's bit may still hold a match of the count before, reached with
- * its interrupt not handled yet (no event since that arming, and the counter read after the
- * write is past that count). It is cleared then, and the counter read again after the
- * clearing: the new count was still ahead when the bit was cleared, so from here the bit
- * can only mean the new count. The interrupt the old match had raised finds the bit clear
- * (hpet_channel_foreign_irqs()); the old count's timer was replaced by this arming anyway. A 32-bit
- * comparator matches its count again at every wrap of the counter's low half (43 s at
- * 100 MHz), handled or not, so there the bit is cleared at every arming. Otherwise the
- * arming is what it was: one write and one read. */
+/* One event at count cyc in the 64-bit compare width, keeping the status bit a proof
+ * (hpet_channel_irq). Equality match: if the counter got there before the write landed,
+ * nothing fires (-ETIME). After the write, a level comparator's bit may still hold a match
+ * of the count before, reached with its interrupt not handled yet (no event since that
+ * arming, and the counter read after the write is past that count). It is cleared then, and
+ * the counter read again after the clearing: the new count was still ahead when the bit was
+ * cleared, so from here the bit can only mean the new count. The interrupt the old match
+ * had raised finds the bit clear (hpet_channel_foreign_irqs()); the old count's timer was
+ * replaced by this arming anyway. Otherwise the arming is one write and one read. */
 static int channel_next_abs(struct clockevent *ce, uint64_t cyc)
 {
     struct hpet_channel *ch = to_channel(ce);
     const struct hpet *h = ch->hpet;
     uint64_t before = ch->armed_cyc;
-    const uint32_t conf = ch->conf;
-    const bool cmp64 = compares_64(h, conf);    /* asked once for the write and the checks */
 
-    ch->armed_cyc = cmp64 ? cyc : (uint32_t)cyc;
-    write_cmp(h, ch->n, cyc, cmp64);
-    uint64_t now = hpet_read(h);
+    ch->armed_cyc = cyc;
+    mmio_write64(h->mmio + TN_CMP(ch->n), cyc);
+    uint64_t now = mmio_read64(h->mmio + MAIN_CNT);
     if (ch->level) {
         /* no interrupt handled since the last arming, and the counter past its count */
-        bool stale = ch->ce.events == ch->events_at_arm && width_diff(cmp64, now, before) >= 0;
-        if (stale || !cmp64) {
+        bool stale = ch->ce.events == ch->events_at_arm && (int64_t)(now - before) >= 0;
+        if (stale) {
             hpet_ack(h, ch->n);
-            ch->stale_cleared += stale;
-            now = hpet_read(h);
+            ch->stale_cleared++;
+            now = mmio_read64(h->mmio + MAIN_CNT);
         }
         ch->events_at_arm = ch->ce.events;
     }
-    return ahead_by_margin(h, cyc, now, cmp64) ? 0 : -ETIME;
+    return (int64_t)(cyc - now) >= (int64_t)h->cmp_margin_cyc ? 0 : -ETIME;
+}
+
+/* The same in the 32-bit compare width (the PC's access mode, or a 32-bit HPET), in
+ * fewer accesses: one comparator write and one counter read, as Linux's
+ * hpet_clkevt_set_next_event() after its own read of the counter. A 32-bit comparator
+ * matches its count again at every wrap of the low half, handled or not, so a level
+ * comparator's status bit could also hold a second match of the count before, left
+ * unhandled; that can only have happened once HPET_REMATCH_CLOCKS have passed since that
+ * count was armed (it was at most half the range ahead, the next match is a whole range
+ * after the first), which the TSC tells without an HPET access (ch->rematch_tsc_cyc; 0
+ * until the host gives the TSC's rate: then at every arming). Only then, or for a stale
+ * match as above, is the bit cleared and the counter read again. */
+static int channel_next_abs32(struct clockevent *ce, uint64_t cyc)
+{
+    struct hpet_channel *ch = to_channel(ce);
+    const struct hpet *h = ch->hpet;
+    uint32_t before = (uint32_t)ch->armed_cyc, target = (uint32_t)cyc;
+
+    ch->armed_cyc = target;
+    wr32(h, TN_CMP(ch->n), target);
+    uint32_t now = rd32(h, MAIN_CNT);
+    if (ch->level) {
+        uint64_t tsc = rdtsc();
+        bool stale = ch->ce.events == ch->events_at_arm && (int32_t)(now - before) >= 0;
+        if (stale || tsc - ch->armed_tsc >= ch->rematch_tsc_cyc) {
+            hpet_ack(h, ch->n);
+            ch->stale_cleared += stale;
+            now = rd32(h, MAIN_CNT);
+        }
+        ch->armed_tsc = tsc;
+        ch->events_at_arm = ch->ce.events;
+    }
+    return (int32_t)(target - now) >= (int64_t)h->cmp_margin_cyc ? 0 : -ETIME;
+}
+
+void hpet_channel_set_tsc_hz(struct hpet_channel *ch, uint64_t tsc_hz)
+{
+    uint64_t hz = ch->hpet->cs.freq_hz;
+    ch->rematch_tsc_cyc = hz ? mul_div_u64(HPET_REMATCH_CLOCKS, tsc_hz, hz) : 0;
 }
 
 static void (*foreign_batch_hook)(struct hpet_channel *ch);
@@ -643,7 +661,12 @@ static int channel_pending(struct clockevent *ce)
 
 static int channel_next_event(struct clockevent *ce, uint64_t delta_cyc)
 {
-    return channel_next_abs(ce, hpet_read(to_channel(ce)->hpet) + delta_cyc);
+    return channel_next_abs(ce, mmio_read64(to_channel(ce)->hpet->mmio + MAIN_CNT) + delta_cyc);
+}
+
+static int channel_next_event32(struct clockevent *ce, uint64_t delta_cyc)
+{
+    return channel_next_abs32(ce, rd32(to_channel(ce)->hpet, MAIN_CNT) + delta_cyc);
 }
 
 /* The margin, and the write + read-back that the check itself takes (measured, or half the
@@ -668,6 +691,7 @@ int hpet_channel_init(struct hpet_channel *ch, struct hpet *h, unsigned n, unsig
     else
         fmt_snprintf(ch->name, sizeof(ch->name), "hpet%u", n);
     ch->conf = rd32(h, TN_CONF(n));
+    bool cmp64 = compares_64(h, ch->conf);
     ch->ce = (struct clockevent){
         .name = ch->name, .cpu = cpu, .line = line,
         .features = CE_ONESHOT | CE_ABS | (caps.periodic ? CE_PERIODIC : 0),
@@ -675,7 +699,8 @@ int hpet_channel_init(struct hpet_channel *ch, struct hpet *h, unsigned n, unsig
         .max_delta_cyc = caps.cmp_mask >> 1, .rating = HPET_CE_RATING, .usable = true,
         .set_state_oneshot = channel_oneshot, .set_state_shutdown = channel_shutdown,
         .set_state_periodic = caps.periodic ? channel_periodic : 0,
-        .set_next_event = channel_next_event, .set_next_abs = channel_next_abs,
+        .set_next_event = cmp64 ? channel_next_event : channel_next_event32,
+        .set_next_abs = cmp64 ? channel_next_abs : channel_next_abs32,
         .abs_cs = &h->cs, .pending = channel_pending,
     };
     hpet_comparator_stop(h, n);

@@ -21,12 +21,14 @@
  *    relies on interrupts: comparators off first, then legacy replacement (a chipset may
  *    raise a spurious interrupt when LEG_RT_CNF changes, Intel PCH datasheets' HPET
  *    "Interrupt Mapping"), then the status bits. The counter is left as it was.
- *  - 64-bit counter, 32-bit accesses only (hpet_init(..., access32 = true): a bus or a
- *    platform that splits or forbids 64-bit MMIO): the two halves are read separately and the
- *    low half may roll over between them, so hpet_read() reads high, low, high and retries
- *    until the two high halves agree.
+ *  - 32-bit accesses only (hpet_init(..., access32 = true): a bus or a platform that splits
+ *    or forbids 64-bit MMIO; the PC's mode, as Linux reads the HPET, whose clocksource is
+ *    32 bits wide): the counter is read as its low half, one access per value, and the
+ *    clocksource's mask is 0xFFFFFFFF like a 32-bit counter's; the time core carries its
+ *    wraps (the TSC guard, timekeeping.h). High, low, high would cost three accesses for the
+ *    32 bits the kernel can carry itself.
  *  - 32-bit counter (COUNT_SIZE_CAP = 0): only the low half is read; the clocksource's mask is
- *    0xFFFFFFFF and it wraps every 2^32 periods (42.9 s at 100 MHz).
+ *    0xFFFFFFFF and it wraps every 2^32 periods (42.9 s at 100 MHz, 300 s at 14.318 MHz).
  *  - The comparator is an EQUALITY match: it fires when the counter becomes equal to it. A
  *    value the counter has already passed, or passes while the write is on its way, never
  *    fires (64-bit) or fires a whole wrap later (32-bit). Every comparator write is followed
@@ -215,7 +217,8 @@ int hpet_measure_margin(struct hpet *h, unsigned n);
 void hpet_enable(struct hpet *h);
 void hpet_disable(struct hpet *h);
 
-/* The main counter now, low 32 bits only for a 32-bit counter. Never torn: see the top. */
+/* The main counter now: all 64 bits in one access, or the low 32 bits (a 32-bit counter, or
+ * 32-bit accesses only). One access either way, never torn. */
 uint64_t hpet_read(const struct hpet *h);
 
 /* Whether the main counter moves within probe_cyc TSC cycles (call after hpet_enable). On
@@ -280,7 +283,11 @@ bool hpet_status_take(const struct hpet *h, unsigned n);
  * rate; max delta half the compare range; min delta the -ETIME margin plus the worst
  * write + read-back hpet_measure_margin() saw (half the margin when not measured), until the
  * kernel measures it. Per event: one comparator write and one counter read (the -ETIME
- * check); a level-triggered comparator's interrupt adds a status read and its clearing. */
+ * check), a counter read before them when armed by a delta (set_next_event): at most 3 MMIO
+ * accesses, as Linux's hpet_clkevt_set_next_event(). A level-triggered comparator's
+ * interrupt adds a status read and its clearing; its arming adds the clearing and a second
+ * counter read only when the status bit may hold a match of the count before (see
+ * channel_next_abs32 in hpet.c). No comparator is ever read back. */
 struct hpet_channel {
     struct clockevent ce;                  /* ce.line: the input the host routed it to */
     struct hpet *hpet;                     /* its block */
@@ -309,7 +316,23 @@ struct hpet_channel {
                                               before them had set (it had been reached, its
                                               interrupt not yet handled) */
     char name[8];
+    uint64_t armed_tsc;                    /* the TSC at the last one-shot arming of a
+                                              32-bit level comparator */
+    uint64_t rematch_tsc_cyc;              /* HPET_REMATCH_CLOCKS in TSC cycles
+                                              (hpet_channel_set_tsc_hz); 0: not known */
 };
+
+/* A 32-bit comparator matches a count again a whole 2^32 clocks after the first match, and
+ * the first came at most half that after the arming: a quarter of the range (2^30 clocks,
+ * 75 s at 14.318 MHz, 10.7 s at 100 MHz) after an arming no second match can have come, even
+ * with a TSC rate off by half. */
+#define HPET_REMATCH_CLOCKS (1ull << 30)
+
+/* The TSC's rate, so that a 32-bit level comparator's arming can tell without an HPET
+ * access whether its status bit may hold a second match of the count before
+ * (HPET_REMATCH_CLOCKS). Until it is given, every such arming clears the bit and reads the
+ * counter again (two accesses more). */
+void hpet_channel_set_tsc_hz(struct hpet_channel *ch, uint64_t tsc_hz);
 
 /* A shared level input held asserted by a device nobody services (no other driver runs
  * here), or an input whose polarity is not what the route says, re-fires at every EOI for

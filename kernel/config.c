@@ -11,6 +11,7 @@ struct config cfg;
 static const char *const profiles[] = { "quick", "full", "soak", NULL };
 static const char *const tristates[] = { "auto", "1", "0", NULL };
 static const char *const onoff[] = { "on", "off", NULL };
+static const char *const core_clocks[] = { "asis", "base", NULL };
 static const char *const tickmodes[] = { "periodic", "oneshot", NULL };
 static const char *const idles[] = { "halt", "poll", "auto", NULL };   /* enum idle_mode */
 static const char *const tristates3[] = { "auto", "on", "off", NULL };
@@ -100,7 +101,7 @@ int config_parse(const char *line, bool cut, const struct config_experiments *ex
     static char console_word[32];
     unsigned profile = PROFILE_QUICK, qemu_exit = TRI_AUTO, crash = CRASH_NONE, dump = 0;
     unsigned qr = TRI_AUTO;
-    unsigned wrapcheck = TRI_AUTO, tickmode = 0, nohz = 0, hpet_access = 0;
+    unsigned wrapcheck = TRI_AUTO, tickmode = 0, nohz = 0, hpet_access = 0, core_clock = 0;
     unsigned idle = IDLE_AUTO, console_log = 0, stuck_line = 0, watchdog = 0, watchdog_arm = 0;
     unsigned fb_override = 0;
     uint64_t uart_pace = 0;
@@ -209,6 +210,9 @@ int config_parse(const char *line, bool cut, const struct config_experiments *ex
         { .key = "hpet_access", .type = CMDLINE_ENUM, .dest = &hpet_access,
           .choices = hpet_accesses, .accepted = "auto, 32 or 64 (bits per HPET register "
                                                  "access; auto: 64 under QEMU, else 32)" },
+        { .key = "core_clock", .type = CMDLINE_ENUM, .dest = &core_clock,
+          .choices = core_clocks, .accepted = "asis or base (base: the core pinned to its "
+                                               "non-turbo base clock where the CPU allows)" },
     };
     size_t n_own = sizeof(opts) / sizeof(opts[0]);
     /* The experiments' words after the kernel's own, in one table for the parser. */
@@ -236,6 +240,7 @@ int config_parse(const char *line, bool cut, const struct config_experiments *ex
     if (!opts_seen(all, n_opts, "qr_part_ms"))
         cfg.qr_part_ms = 3000;
     cfg.hpet_access = hpet_access == 1 ? 32 : hpet_access == 2 ? 64 : 0;
+    cfg.core_clock_base = core_clock == 1;
     cfg.tick_oneshot = tickmode == 1;
     cfg.idle = (enum idle_mode)idle;
     cfg.nohz = nohz == 0;

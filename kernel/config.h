@@ -72,7 +72,11 @@ struct config {
                                    exiting QEMU or rebooting */
     uint64_t qr_part_ms;        /* qr_part_ms=: how long each code stays on the screen */
     unsigned hpet_access;       /* hpet_access=: 0 auto (64-bit reads under QEMU, whose HPET
-                                   takes them; 32-bit halves on any other machine), 32, 64 */
+                                   takes them; the low half, one 32-bit read, on any other
+                                   machine), 32, 64 */
+    bool core_clock_base;       /* core_clock=base: the core pinned to its base clock
+                                   (drivers/core_clock.h); asis (default): left as firmware
+                                   left it */
 };
 
 extern struct config cfg;

@@ -309,6 +309,7 @@ static void bring_up_clock_events(void)
     idle_configure(idle_resolve(cfg.idle, vt, 1, &idle_why), clocks_under_tcg());
     idle_set_reason(idle_why);
     ce_devices_init();
+    window_core_clock_probe();
     window_run(ce_measure_all);
     if (!irq_proof_ok())
         run_mark_failed("timer interrupts are not delivered: no external device's interrupt "

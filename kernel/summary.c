@@ -63,11 +63,18 @@ void summary_show(bool ok, unsigned records)
     struct clocksource *cs = clocksource_current();
     char cpus[96];
     smp_coverage(cpus, sizeof(cpus));
-    line("time_ns on %s; TSC %llu Hz (+-%llu.%03llu ppm, by %s); %s",
+    /* The HPET, the PM timer, the PIT and leaf 0x15 usually run from one crystal: a bound
+     * against one of them is relative to that crystal, whose own error (tens of ppm) no
+     * reference on this board can see. */
+    const char *ref = clock_facts.tsc_method_ref ? clock_facts.tsc_method_ref : "-";
+    bool shared = !k_strcmp(ref, "hpet") || !k_strcmp(ref, "acpi_pm") || !k_strcmp(ref, "pit");
+    line("time_ns on %s; TSC %llu Hz (+-%llu.%03llu ppm %s %s); %s",
          cs ? cs->name : "-", (unsigned long long)clock_facts.tsc_hz,
          (unsigned long long)(clock_facts.tsc_uncertainty_ppb / 1000),
          (unsigned long long)(clock_facts.tsc_uncertainty_ppb % 1000),
-         clock_facts.tsc_method_ref ? clock_facts.tsc_method_ref : "-", cpus);
+         shared ? "against" : "by", ref, cpus);
+    if (shared)
+        line("  relative to %s's crystal, which the other references usually share", ref);
     const struct tick_info *ti = timers_tick_info();
     line("tick on %s, %llu ns per tick", ti->dev ? ti->dev->name : "-",
          (unsigned long long)ti->period_ns);

@@ -122,15 +122,16 @@ void window_counts_open(void)
     window_counts_snapshot(&open_snap);
 }
 
-void window_counts_close(const char *exp, const char *phase)
+void window_counts_close(const char *exp, const char *phase, const struct window_extra *extra)
 {
     if (!open_depth || --open_depth)
         return;
     poll();
-    if (machine_events_seq == open_seq)
-        return;
-    struct window_counts d = window_counts_since(&open_snap);
-    if (!window_counts_any(&d))
+    struct window_counts d = { 0 };
+    if (machine_events_seq != open_seq)
+        d = window_counts_since(&open_snap);
+    bool events = window_counts_any(&d);
+    if (!events && !(extra && extra->always))
         return;
     struct rec r;
     rec_begin(&r, "window_events");
@@ -139,7 +140,11 @@ void window_counts_close(const char *exp, const char *phase)
     json_u64(&r.j, "first_record", open_first_record);
     json_u64(&r.j, "records", rec_sent() - open_first_record);
     put_counts(&r.j, &d, tsc_rate);
+    if (extra && extra->put)
+        extra->put(&r.j, extra->ctx);
     rec_emit(&r);
+    if (!events)
+        return;
     kprintf("  [%s] in this window: %llu NMI(s), %llu unexpected interrupt(s), %llu corrected "
             "machine check(s), %llu line(s) masked\n", exp ? exp : "boot",
             (unsigned long long)d.nmi, (unsigned long long)d.unexpected,

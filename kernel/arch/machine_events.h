@@ -70,7 +70,17 @@ bool window_counts_any(const struct window_counts *c);
  * instructions inside the window, and under virtual time (QEMU -icount) every instruction
  * moves the figures that follow. Windows nest; the outermost counts. */
 void window_counts_open(void);
-void window_counts_close(const char *exp, const char *phase);
+/* What else the closing window's record states (the core's clock and the SMIs in it:
+ * kernel/timers/window.c): put() writes its keys into the record; with `always` the record
+ * is sent even when no machine event came (where those figures are known, every window
+ * states them). NULL: nothing else. */
+struct json;
+struct window_extra {
+    bool always;
+    void (*put)(struct json *j, const void *ctx);
+    const void *ctx;
+};
+void window_counts_close(const char *exp, const char *phase, const struct window_extra *extra);
 
 /* The `machine_events` record: the run's totals, and per CPU where any CPU but the first had
  * some. Thread context, at the end of the run. */

@@ -15,6 +15,7 @@ static void leaf15_members(struct json *j, const struct cpu_info *c)
     json_u64(j, "denominator", c->leaf15_denominator);
     json_u64(j, "numerator", c->leaf15_numerator);
     json_u64(j, "crystal_hz", c->leaf15_crystal_hz);
+    json_bool(j, "crystal_by_model", c->leaf15_crystal_by_model);
     if (c->leaf15_valid)
         json_u64(j, "tsc_hz", c->leaf15_tsc_hz);
     else

@@ -440,6 +440,7 @@ static const char *hpet_setup(unsigned cpu, unsigned n, uint32_t apic_id)
         intr_release(&s->irq.route);
         return "the comparator's capabilities cannot be read";
     }
+    hpet_channel_set_tsc_hz(&s->ch, clock_facts.tsc_hz);
     if (!add(&s->ch.ce)) {
         intr_release(&s->irq.route);
         return "the comparator could not be registered";

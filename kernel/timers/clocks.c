@@ -97,9 +97,10 @@ static struct clocksource *bring_up_hpet(void)
     void *mmio = phys_map(h->addr, HPET_MMIO_BYTES);
     struct hpet_info info;
     /* 64-bit MMIO reads of the counter only where they are known to work: QEMU's HPET takes
-     * them. Elsewhere 32-bit halves (high, low, high), as Linux and FreeBSD read the HPET
-     * only 32 bits at a time: some chipsets and buses split or refuse 64-bit accesses, and
-     * a torn read is a time off by 2^32 clocks. hpet_access= overrides. */
+     * them. Elsewhere 32-bit accesses, the counter's low half in one read, as Linux's HPET
+     * clocksource (32 bits wide: the time core carries the wraps): some chipsets and buses
+     * split or refuse 64-bit accesses, and a torn read is a time off by 2^32 clocks.
+     * hpet_access= overrides. */
     bool access32 = cfg.hpet_access ? cfg.hpet_access == 32 : !cpu_vmm_is_qemu(&cpu_facts);
     if (!mmio || hpet_init(&hpet, (uintptr_t)mmio, access32, &info)) {
         clock_report_absent("hpet", mmio ? info.reason : "cannot map the HPET block");

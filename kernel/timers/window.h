@@ -23,6 +23,11 @@
 #define WINDOW_GRID_NS 62500000ull
 extern uint64_t window_grid_ns;
 
+/* Once, after the TSC is calibrated: what this CPU lets be known of its own clock and its
+ * SMIs (drivers/core_clock.h), in a `core_clock` record; from then on every window's
+ * `window_events` record states them (sent for every window where either is known). */
+void window_core_clock_probe(void);
+
 void window_begin(void);
 /* exp, phase: what the window measured, for its `window_events` record (NULL: the boot's). */
 void window_end(const char *exp, const char *phase);

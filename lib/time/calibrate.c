@@ -367,8 +367,9 @@ int calibrate_from_cpuid16(uint32_t base_mhz, const char *invalid, struct cal_re
         return set_status(out, CAL_SKIP, -ENOTSUP, invalid ? invalid : "leaf 0x16 not valid");
     uint64_t freq_hz = (uint64_t)base_mhz * 1000000u;
     out->freq_hz = freq_hz;
-    /* The leaf states whole MHz: the true value is within 0.5 MHz of it, on a crystal. */
-    out->uncertainty_ppb = mul_div_u64_ceil(500000u, PPB, freq_hz) + CAL_CRYSTAL_TOL_PPB;
+    /* Whole MHz of the core's base clock, which need not be the TSC's (calibrate.h). */
+    out->uncertainty_ppb = mul_div_u64_ceil(500000u, PPB, freq_hz) + CAL_CPUID16_TOL_PPB +
+                           CAL_CRYSTAL_TOL_PPB;
     return set_status(out, CAL_OK, 0, NULL);
 }
 

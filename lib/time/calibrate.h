@@ -91,6 +91,12 @@
  * specified to tens of ppm; 100 ppm unless something better is known. */
 #define CAL_CRYSTAL_TOL_PPB 100000u
 
+/* How far leaf 0x16's base frequency may be from the TSC's: the leaf states the core's
+ * name-plate rate (a bus-clock ratio, "for display" in the SDM), not the TSC's, which runs
+ * from the crystal: a Core i7-6700HQ states 2600 MHz with a TSC of 24 MHz x 216/2 =
+ * 2592 MHz (3,077 ppm off). 0.5 % covers that with room; it is no crystal tolerance. */
+#define CAL_CPUID16_TOL_PPB 5000000u
+
 enum cal_status {
     CAL_OK = 0,     /* freq_hz and uncertainty_ppb are valid */
     CAL_SKIP,       /* the method does not apply here (no leaf, no reference): reason says */
@@ -173,9 +179,9 @@ int calibrate_from_cpuid15(uint64_t crystal_hz, uint32_t numerator, uint32_t den
                            const char *invalid, struct cal_result *out);
 
 /* TSC frequency from CPUID leaf 0x16: the base frequency in whole MHz, a name-plate value.
- * uncertainty = 0.5 MHz / base (the rounding to whole MHz) + CAL_CRYSTAL_TOL_PPB (the crystal
- * it is derived from): 338,096 ppb at 2100 MHz. invalid (or a base of 0): CAL_SKIP with the
- * reason, -ENOTSUP. */
+ * uncertainty = 0.5 MHz / base (the rounding to whole MHz) + CAL_CPUID16_TOL_PPB (the base
+ * clock is not the TSC's) + CAL_CRYSTAL_TOL_PPB: 5,338,096 ppb at 2100 MHz. invalid (or a
+ * base of 0): CAL_SKIP with the reason, -ENOTSUP. */
 int calibrate_from_cpuid16(uint32_t base_mhz, const char *invalid, struct cal_result *out);
 
 /* A frequency the user states on the command line (tsc_hz=, lapic_hz=): method "cmdline",

@@ -1,6 +1,9 @@
 # tests/bench/bench.mk - micro-benchmarks on the build machine: -O2, no sanitizers.
 #
-#   make bench     build build/bench/bench_tqueue and run it (about 20 s): the hrtimer
+#   make bench     first the HPET's cost in bus accesses (build/bench/hpet_access, a second:
+#                  the real driver on the fake HPET, MMIO accesses per counter read and per
+#                  arming in each access mode and route, beside Linux's 1 and 3);
+#                  build build/bench/bench_tqueue and run it (about 20 s): the hrtimer
 #                  queues (lib/time/tq_rbtree.c, tests/bench/tq_heap.c) in TSC ticks, table
 #                  on stdout;
 #                  then boot the kernel under QEMU -icount (tests/bench/guest_bench.py, about
@@ -61,11 +64,21 @@ $(BENCH_OUT)/bench_main.o: $(BENCH_SRC) $(BENCH_HDRS) tests/bench/bench.mk | $(H
 $(BENCH_OUT)/bench_tqueue: $(BENCH_OBJS)
 	$(BENCH_CC) -no-pie -o $@ $(BENCH_OBJS)
 
+# The HPET access counts: the driver and the fake PC as the host tests build them
+# (tests/host/host.mk's HOST_LIB_SRCS, so only from the top Makefile), without sanitizers.
+BENCH_HPET_SRCS := tests/bench/hpet_access.c tests/host/hpet_cost.c \
+                   $(wildcard tests/host/fake/*.c) $(HOST_LIB_SRCS)
+$(BENCH_OUT)/hpet_access: $(BENCH_HPET_SRCS) $(HOST_HDRS) tests/bench/bench.mk | $(BENCH_DEPS) $(HDR_FARM)
+	@mkdir -p $(@D)
+	$(BENCH_CC) -std=c11 -O1 -g -Wall -Wextra -Werror -DTICKLAB_HOSTED -I. -Ibuild/gen \
+	    -o $@ $(BENCH_HPET_SRCS) -lm
+
 # The top Makefile sets ACCEL (tcg) for make run; alone, this file defaults it the same.
 ACCEL ?= tcg
 
 .PHONY: bench
-bench: $(BENCH_OUT)/bench_tqueue build/ticklab.elf
+bench: $(BENCH_OUT)/hpet_access $(BENCH_OUT)/bench_tqueue build/ticklab.elf
+	./$(BENCH_OUT)/hpet_access
 	./$(BENCH_OUT)/bench_tqueue
 	/usr/bin/python3 tests/bench/guest_bench.py --accel $(ACCEL)
 	/usr/bin/python3 tests/bench/insn_trace.py

@@ -21,7 +21,7 @@ include scripts/headers.mk
 HOST_HDRS := $(TL_HDRS) $(wildcard tests/host/*.h)
 HOST_HDRS += boot/efi/handoff.h kernel/boot/bootinfo.h
 HOST_LIB_SRCS += drivers/acpi.c drivers/spcr.c drivers/mcfg.c drivers/pci.c
-HOST_TEST_SRCS += tests/host/acpi_fixture.c tests/host/acpi_edit.c
+HOST_TEST_SRCS += tests/host/acpi_fixture.c tests/host/acpi_edit.c tests/host/hpet_cost.c
 HOST_HDRS += drivers/acpi.h drivers/spcr.h drivers/mcfg.h drivers/pci.h
 # SMBIOS: the parser on tables made byte by byte (tests/host/smbios_build.c).
 HOST_LIB_SRCS += drivers/smbios.c
@@ -41,9 +41,9 @@ HOST_LIB_SRCS += lib/time/calibrate.c
 HOST_HDRS += lib/time/calibrate.h drivers/cpuid.h
 
 # The counter and timer drivers (and the LAPIC/IOAPIC they need) against the fake PC.
-HOST_LIB_SRCS += drivers/tsc.c drivers/hpet.c drivers/acpi_pm.c drivers/lapic_timer.c \
+HOST_LIB_SRCS += drivers/core_clock.c drivers/tsc.c drivers/hpet.c drivers/acpi_pm.c drivers/lapic_timer.c \
                  drivers/lapic.c drivers/ioapic.c
-HOST_HDRS += drivers/tsc.h drivers/hpet.h drivers/acpi_pm.h drivers/lapic_timer.h \
+HOST_HDRS += drivers/core_clock.h drivers/tsc.h drivers/hpet.h drivers/acpi_pm.h drivers/lapic_timer.h \
              drivers/lapic.h drivers/ioapic.h
 
 # The hrtimer queue (lib/time/tq_rbtree.c) and its tqueue.h interface, and the benchmark's

@@ -633,10 +633,10 @@ TEST(calibrate_cpuid16_valid_and_invalid)
     CHECK_EQ_STR(r.method, "cpuid16");
     CHECK_EQ_STR(r.ref, "nominal");
     CHECK_EQ_U64(r.freq_hz, 2100000000);
-    /* ceil(0.5 MHz / 2100 MHz) = 238,096 ppb, + 100 ppm */
-    CHECK_EQ_U64(r.uncertainty_ppb, 238096 + CAL_CRYSTAL_TOL_PPB);
+    /* ceil(0.5 MHz / 2100 MHz) = 238,096 ppb, + 0.5 % (not the TSC's clock) + 100 ppm */
+    CHECK_EQ_U64(r.uncertainty_ppb, 238096 + 5000000 + CAL_CRYSTAL_TOL_PPB);
     CHECK_EQ_I64(calibrate_from_cpuid16(1000, NULL, &r), 0);
-    CHECK_EQ_U64(r.uncertainty_ppb, 500000 + CAL_CRYSTAL_TOL_PPB);
+    CHECK_EQ_U64(r.uncertainty_ppb, 500000 + 5000000 + CAL_CRYSTAL_TOL_PPB);
 
     CHECK_EQ_I64(calibrate_from_cpuid16(2100, "leaf 0x16 not enumerated", &r), -ENOTSUP);
     CHECK_EQ_U64(r.status, CAL_SKIP);
@@ -697,7 +697,7 @@ TEST(calibrate_choose_uses_cpuid_only_without_a_measurement)
     struct cal_result r[4] = {
         res(true, CAL_FAIL, 0, 0),
         res(true, CAL_SKIP, 0, 0),
-        res(false, CAL_OK, 2100000000, 338096),     /* cpuid16 */
+        res(false, CAL_OK, 2100000000, 5338096),    /* cpuid16 */
         res(false, CAL_OK, 2099999999, 100001),     /* cpuid15 -> chosen */
     };
 
@@ -784,4 +784,15 @@ TEST(calibrate_roundest_takes_the_roundest_rate_within_the_uncertainty)
     CHECK_EQ_U64(calibrate_roundest(17, 300000000), 20ull);
     CHECK_EQ_U64(calibrate_roundest(15, 340000000), 10ull);
     CHECK_EQ_U64(calibrate_roundest(5, 1000000000), 10ull);
+}
+
+/* A Core i7-6700HQ: leaf 0x16 says 2600 MHz, the TSC runs at 24 MHz x 216/2 = 2592 MHz. The
+ * name-plate bound must hold the TSC's true rate; +-0.5 MHz + 100 ppm (438 ppm) did not. */
+TEST(calibrate_cpuid16_bound_holds_a_tsc_below_the_brand_clock)
+{
+    struct cal_result r16, r15;
+    REQUIRE(calibrate_from_cpuid16(2600, NULL, &r16) == 0);
+    REQUIRE(calibrate_from_cpuid15(24000000, 216, 2, NULL, &r15) == 0);
+    uint64_t off = r16.freq_hz - r15.freq_hz;                 /* 8 MHz */
+    CHECK(off * 1000000000ull <= (uint64_t)r16.uncertainty_ppb * r16.freq_hz);
 }

@@ -166,3 +166,82 @@ TEST(cpuid_microcode_absent_msr_is_a_reason_not_a_fault)
     CHECK(!ci.microcode_valid);
     CHECK_EQ_STR(ci.microcode_reason, "no known microcode revision MSR for this vendor");
 }
+
+/* Leaf 1 EAX for family 6 and a display model: extended model in 19:16, model in 7:4. */
+static void set_family6_model(uint32_t model)
+{
+    struct cpuid_regs r = fake_cpuid_lookup(1, 0);
+    r.eax = (model >> 4) << 16 | 6u << 8 | (model & 0xF) << 4 | 9;
+    fake_cpuid_set(1, FAKE_CPUID_ANY, r);
+}
+
+static void leaf15(uint32_t den, uint32_t num, uint32_t crystal_hz)
+{
+    struct cpuid_regs r = fake_cpuid_lookup(0, 0);
+    r.eax = 0x16;
+    fake_cpuid_set(0, FAKE_CPUID_ANY, r);
+    fake_cpuid_set(0x15, 0, (struct cpuid_regs){ den, num, crystal_hz, 0 });
+}
+
+/* A Kaby Lake laptop (06_8E) states the ratio, 2/216, and a crystal of 0: 24 MHz by model,
+ * as Linux takes it, the TSC 2.592 GHz; the leaf is valid and says the crystal was the
+ * model's. */
+TEST(cpuid_leaf15_zero_crystal_skylake_kabylake_is_24mhz_by_model)
+{
+    static const uint32_t models[] = { 0x4E, 0x5E, 0x8E, 0x9E };
+    for (unsigned i = 0; i < 4; i++) {
+        fake_reset();
+        set_family6_model(models[i]);
+        leaf15(2, 216, 0);
+        struct cpu_info ci;
+        cpu_probe(&ci);
+        CHECK_EQ_U64(ci.model, models[i]);
+        CHECK(ci.leaf15_valid);
+        CHECK(ci.leaf15_crystal_by_model);
+        CHECK_EQ_U64(ci.leaf15_crystal_hz, 24000000);
+        CHECK_EQ_U64(ci.leaf15_tsc_hz, 2592000000ull);
+    }
+}
+
+TEST(cpuid_leaf15_zero_crystal_atom_models)
+{
+    struct cpu_info ci;
+    fake_reset();
+    set_family6_model(0x5F);                  /* Denverton: 25 MHz */
+    leaf15(2, 176, 0);
+    cpu_probe(&ci);
+    CHECK(ci.leaf15_valid && ci.leaf15_crystal_by_model);
+    CHECK_EQ_U64(ci.leaf15_tsc_hz, 2200000000ull);
+    fake_reset();
+    set_family6_model(0x5C);                  /* Goldmont: 19.2 MHz */
+    leaf15(1, 98, 0);
+    cpu_probe(&ci);
+    CHECK(ci.leaf15_valid && ci.leaf15_crystal_by_model);
+    CHECK_EQ_U64(ci.leaf15_tsc_hz, 1881600000ull);
+}
+
+/* A stated crystal is taken as stated; a zero crystal on a model not in the table, or on
+ * another vendor, leaves the leaf invalid with the reason. */
+TEST(cpuid_leaf15_zero_crystal_unknown_model_or_vendor_is_not_guessed)
+{
+    struct cpu_info ci;
+    fake_reset();
+    set_family6_model(0x8E);
+    leaf15(2, 200, 25000000);
+    cpu_probe(&ci);
+    CHECK(ci.leaf15_valid && !ci.leaf15_crystal_by_model);
+    CHECK_EQ_U64(ci.leaf15_tsc_hz, 2500000000ull);
+    fake_reset();
+    set_family6_model(0x55);                  /* Skylake server: crystal stated or nothing */
+    leaf15(2, 200, 0);
+    cpu_probe(&ci);
+    CHECK(!ci.leaf15_valid && !ci.leaf15_crystal_by_model);
+    CHECK_EQ_STR(ci.leaf15_reason, "crystal frequency not enumerated, and not known for this "
+                                   "model");
+    fake_reset();
+    set_family6_model(0x8E);
+    set_vendor("AuthenticAMD");
+    leaf15(2, 216, 0);
+    cpu_probe(&ci);
+    CHECK(!ci.leaf15_valid);
+}

@@ -667,9 +667,9 @@ TEST(hpet_channel_edge_event_proves_nothing)
 }
 
 /* A 32-bit comparator matches its count again at every wrap of the counter's low half,
- * handled or not, so nothing tells a reached count apart from a later wrap's match: its
- * status bit is cleared at every one-shot arming (one more write), and the interrupt still
- * proves the count armed last. A 64-bit comparator re-armed from its own event is not. */
+ * handled or not. Without the TSC's rate nothing tells a reached count apart from a later
+ * wrap's match: its status bit is cleared at every one-shot arming (one more write, one
+ * more counter read), and the interrupt still proves the count armed last. */
 TEST(hpet_channel_32bit_level_comparator_clears_its_status_at_every_arming)
 {
     REQUIRE(channel_machine_of(100, NULL, true));
@@ -692,6 +692,55 @@ TEST(hpet_channel_32bit_level_comparator_clears_its_status_at_every_arming)
         CHECK(time_at_event >= now + 5000);
     }
     CHECK_EQ_U64(ch.stale_cleared, 0);
+}
+
+/* With the TSC's rate (as the kernel gives it) a re-arming within HPET_REMATCH_CLOCKS of the
+ * last is one write and one read: no second match of the count before can be there yet.
+ * After a longer pause the old count's second match, a whole 2^32 clocks (42.9 s) after
+ * its first, may hold the status bit with its interrupt not yet taken (here: interrupts
+ * held off across it): the arming clears it, so the interrupt that follows proves the new
+ * count, never the old one's match. Without the TSC check the bit would be taken for the
+ * new count's and its event passed on 20 us early. */
+TEST(hpet_channel_32bit_level_old_count_matching_again_is_never_the_new_one)
+{
+    REQUIRE(channel_machine_of(100, NULL, true));
+    REQUIRE(hpet_comparator_level(&the_hpet, 0, true) == 0);
+    hpet_channel_set_tsc_hz(&ch, fake_tsc_hz());
+    CHECK(ch.rematch_tsc_cyc > 0);
+    ch.ce.event = note_reached;
+    REQUIRE(clockevent_program_ns(&ch.ce, 10000) == 0);          /* enters ONESHOT */
+    fake_run_for_ns(20000);
+    REQUIRE(events_seen == 1);
+    uint64_t now = time_ns();
+    REQUIRE(clockevent_program_abs_ns(&ch.ce, now + 5000, now) == 0);   /* the first: 0 */
+    fake_run_for_ns(10000);
+    REQUIRE(events_seen == 2);
+    for (int i = 0; i < 3; i++) {                  /* re-armed from its event: 2 accesses */
+        now = time_ns();                           /* a counter read of its own */
+        struct fake_hpet_stats b = *fake_hpet_stats();
+        REQUIRE(clockevent_program_abs_ns(&ch.ce, now + 5000, now) == 0);
+        CHECK_EQ_U64(fake_hpet_stats()->reads + fake_hpet_stats()->writes - b.reads - b.writes,
+                     2);
+        CHECK_EQ_U64(fake_hpet_stats()->status_writes, b.status_writes);
+        fake_run_for_ns(10000);
+        CHECK_EQ_U64(events_seen, 3 + (uint64_t)i);
+        CHECK_EQ_U64(reached_at_event, now + 5000);
+    }
+    irq_disable();
+    fake_run_for_ns(43000000000ull);               /* the last count matches again */
+    CHECK_EQ_U64(mmio_read32(FAKE_HPET_BASE + 0x20) & 1, 1);
+    now = time_ns();
+    uint64_t d = now + 20000, acks = fake_hpet_stats()->status_writes;
+    REQUIRE(clockevent_program_abs_ns(&ch.ce, d, now) == 0);
+    CHECK_EQ_U64(fake_hpet_stats()->status_writes - acks, 1);
+    CHECK_EQ_U64(mmio_read32(FAKE_HPET_BASE + 0x20) & 1, 0);
+    irq_enable();
+    fake_run_for_ns(1000);
+    CHECK_EQ_U64(events_seen, 5);                  /* nothing passed on early */
+    fake_run_for_ns(30000);
+    CHECK_EQ_U64(events_seen, 6);
+    CHECK_EQ_U64(reached_at_event, d);
+    CHECK(time_at_event >= d);
 }
 
 /* A shared level input held asserted by another device (nobody services it here) brings the

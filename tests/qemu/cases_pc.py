@@ -579,3 +579,43 @@ PC_CASES += [
          timeout_s=240, run=run_monitored(snapshot_first_code, until_exit=False),
          checks=[end_status("ok"), no_fault, fb_high_and_wc, code_decodes_from_the_fb]),
 ]
+
+
+def core_clock_per_window(smi_known):
+    """The `core_clock` record says what this CPU lets be known; every window_events record
+    states the core clock (or why not) and the SMIs (or why not)."""
+    def check(ctx):
+        c = ctx.one("core_clock")
+        if c.get("smi_count") is not smi_known or c.get("aperf_mperf") is not False or \
+                not c.get("clock_reason"):
+            return "core_clock %r" % dict(c)
+        ws = ctx.recs("window_events")
+        if smi_known and len(ws) < 3:
+            return "SMIs counted but only %d window_events records" % len(ws)
+        for w in ws:
+            cc = w.get("core_clock") or {}
+            if not cc.get("reason") or (smi_known and w.get("smi") != 0) or \
+                    (not smi_known and not w.get("smi_reason")):
+                return "window_events without its core clock or SMIs: %r" % dict(w)
+    return check
+
+
+PC_CASES += [
+    # QEMU runs real SMM on q35,smm=on and counts SMIs in MSR 0x34 for an Intel CPU model;
+    # TCG has no APERF/MPERF: every window says so, and states its SMIs (none here).
+    Case("core-clock-smi-per-window-q35-smm", "q35,smm=on, an Intel CPU model: the SMI count "
+         "read per window (0 in each), the core clock 'not available' with TCG's reason in "
+         "every window_events record", machine="q35,smm=on",
+         qemu_extra=("-cpu", "Skylake-Client"), args="exp=none",
+         checks=[end_status("ok"), no_fault, no_errors, core_clock_per_window(True)]),
+    Case("core-clock-smi-unknown-amd-model", "the default CPU model (AMD vendor under TCG): "
+         "no SMI counter and no APERF/MPERF, each named in the core_clock record, no "
+         "window_events record added; core_clock=base says why it cannot pin the clock",
+         args="exp=none core_clock=base",
+         checks=[end_status("ok"), no_fault, no_errors, core_clock_per_window(False),
+                 has_record("core_clock", pin="base", pinned=False,
+                            pin_reason="neither HWP nor IA32_PERF_CTL can be read: the request "
+                            "cannot be set (an emulator, a hypervisor, or not an Intel CPU)"),
+                 lambda ctx: None if not ctx.recs("window_events")
+                 else "window_events %r" % [dict(w) for w in ctx.recs("window_events")]]),
+]

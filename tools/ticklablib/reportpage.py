@@ -7,14 +7,15 @@ folded away at the bottom."""
 import datetime
 import json
 
-from . import check, dataset, experiments, htmlpage, published, samples, tables
+from . import check, dataset, experiments, htmlpage, published, samples, tables, windows
 from .htmlpage import esc, key_values, plain_table, state, table
 from .summary import basis_words, duration
 
 # Inventory records shown as key/value tables, in order, when present.
 INVENTORY_ONE = ("boot", "cpu", "memory", "console", "serial_ports", "paging", "lapic", "interrupts",
                  "irq_check", "acpi_summary", "fadt", "hpet_table", "hpet_boot_state", "madt",
-                 "clocksource_selected", "tick", "hrtimer_base", "environment", "plan")
+                 "clocksource_selected", "tick", "hrtimer_base", "environment", "plan",
+                 "core_clock")
 # Inventory records with one row per thing, shown as tables.
 INVENTORY_ROWS = ("clocksource", "clockevent", "cpu_start", "ioapic", "acpi", "serial_port")
 SHOWN_ELSEWHERE = set(INVENTORY_ONE) | set(INVENTORY_ROWS) | {
@@ -280,6 +281,9 @@ def experiment_sections(data, figures, stems):
         for text, where in exp.references if exp else ():
             out.append("<p class=\"note\">For scale, not a publication: %s (%s).</p>" % (
                 esc(text), esc(where)))
+        ran_on = windows.experiment_note(data, st.name)
+        if ran_on:
+            out.append("<p class=\"note\">Ran on: %s</p>" % esc(ran_on))
         for err in st.errors:
             out.append("<p class=\"bad\">error record (line %d): %s</p>" % (
                 err.line, esc(" ".join("%s=%s" % (k, dataset.cell(v)) for k, v in err.items()

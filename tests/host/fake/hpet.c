@@ -229,8 +229,10 @@ static uint64_t reg_read(uint64_t reg)
         return gcap();
     if (reg == GEN_CONF)
         return h.gen_conf;
-    if (reg == GINTR_STA)
+    if (reg == GINTR_STA) {
+        stats.status_reads++;
         return h.status;
+    }
     if (reg == MAIN_CNT) {
         stats.counter_reads++;
         return fake_hpet_counter();
@@ -242,8 +244,10 @@ static uint64_t reg_read(uint64_t reg)
             stats.conf_reads++;
             return timer_conf(t);
         }
-        if (r == TN_CMP)
+        if (r == TN_CMP) {
+            stats.cmp_reads++;
             return read_cmp(t);
+        }
         if (r == TN_FSB)
             return t->fsb_cap ? (uint64_t)t->fsb_addr << 32 | t->fsb_val : 0;
     }
@@ -364,9 +368,10 @@ static void reg_write(uint64_t reg, uint64_t v, uint64_t mask)
 
 static uint64_t hpet_read(void *ctx, uint64_t off, unsigned size)
 {
+    (void)ctx;
+    stats.reads++;
     uint64_t v = reg_read(off & ~7ull);
 
-    (void)ctx;
     if (size == 8)
         return v;
     if (size != 4)
@@ -377,6 +382,7 @@ static uint64_t hpet_read(void *ctx, uint64_t off, unsigned size)
 static void hpet_write(void *ctx, uint64_t off, unsigned size, uint64_t v)
 {
     (void)ctx;
+    stats.writes++;
     if (size == 8) {
         reg_write(off, v, UINT64_MAX);
         return;

@@ -77,10 +77,15 @@ void fake_hpet_set_passed_fires(bool on);               /* default off: equality
 uint32_t fake_hpet_conf(unsigned timer);                /* Tn_CONF now, no access cost */
 
 uint64_t fake_hpet_counter(void);                       /* now, no access cost */
-/* Register accesses by kind (a 32-bit half counts as one access), since fake_reset(). */
+/* Register accesses by kind (a 32-bit half counts as one access), since fake_reset(). Each
+ * access is one uncached bus transaction on a PC (about 0.5-1 us to an HPET on a chipset):
+ * reads + writes is what a driver's operation costs there. */
 struct fake_hpet_stats {
+    uint64_t reads, writes;     /* every access to the block, of any register and size */
     uint64_t counter_reads;     /* MAIN_CNT */
     uint64_t cmp_writes;        /* any Tn_COMPARATOR */
+    uint64_t cmp_reads;         /* ... read back */
+    uint64_t status_reads;      /* GINTR_STA */
     uint64_t conf_reads, conf_writes;   /* any Tn_CONF_CAP */
     uint64_t status_writes;     /* GINTR_STA */
     uint64_t fsb_messages;      /* FSB writes sent */
