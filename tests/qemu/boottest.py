@@ -319,15 +319,18 @@ def run_case(case, booted=None):
                              (rc, case.exit_code, stderr[-500:]))
         runs = records.parse_stream(data)
 
-        def rerun(together=1):
-            """The same boot `together` times more, all at once; returns their serial bytes,
-            a list (determinism checks). A run that QEMU did not end is a failure."""
-            logs = [log + ".rerun%d" % i for i in range(together)]
-            for l in logs:
+        def rerun(together=1, variants=()):
+            """The same boot `together` times more, and each Case of `variants` once (its own
+            arguments), all at once; returns their serial bytes, a list in that order
+            (determinism checks). A run that QEMU did not end is a failure."""
+            boots = [(case, log + ".rerun%d" % i) for i in range(together)]
+            boots += [(v, os.path.join(OUT, v.name + ".log")) for v in variants]
+            for _, l in boots:
                 fresh(l)
-            with concurrent.futures.ThreadPoolExecutor(max_workers=together) as pool:
-                outs = list(pool.map(lambda l: run_qemu(qemu_command(case, l), l, case.timeout_s,
-                                                        case.end_grace_s), logs))
+            with concurrent.futures.ThreadPoolExecutor(max_workers=len(boots)) as pool:
+                outs = list(pool.map(lambda b: run_qemu(qemu_command(b[0], b[1]), b[1],
+                                                        b[0].timeout_s, b[0].end_grace_s), boots))
+            logs = [l for _, l in boots]
             for l, (rc2, _, stopped2) in zip(logs, outs):
                 if stopped2 or rc2 != case.exit_code:
                     raise CaseFailed("rerun %s: %s" % (os.path.basename(l),

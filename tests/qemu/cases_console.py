@@ -90,14 +90,12 @@ def ref_log(log):
     return log + ".ref"
 
 
-def run_beside(ref_args, ref_extra=None):
-    """Case.run: the case's boot and a reference boot with ref_args (and ref_extra as its
-    QEMU arguments when given, else the case's), at the same time (exact mode does not
-    depend on the host), the reference's serial log beside the case's (ref_log). A
-    reference that does not end as the case must is a failure."""
+def run_beside(ref_args):
+    """Case.run: the case's boot and a reference boot with ref_args, at the same time
+    (exact mode does not depend on the host), the reference's serial log beside the case's
+    (ref_log). A reference that does not end as the case must is a failure."""
     def run(case, log, h):
-        ref = replace(case, name=case.name + "-ref", args=ref_args, run=None, checks=[],
-                      qemu_extra=case.qemu_extra if ref_extra is None else ref_extra)
+        ref = replace(case, name=case.name + "-ref", args=ref_args, run=None, checks=[])
         rlog = ref_log(log)
         h.fresh(rlog)
         with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:

@@ -1,20 +1,24 @@
 """Boot-test cases for exact mode's promise: under `-icount shift=0,sleep=off` a
-run's records are the same, byte for byte, however busy the host is.
+run's records are the same, byte for byte, however busy the host is, and its figures depend
+only on the measurement's own settings.
 
-How: a first run alone, then two more at the same time beside a CPU-bound loop (three
-processes on the test machine's two cores, besides the other cases boottest.py runs), and
-every `TLR` line of the three must be equal. No allowance and no third-run rule. The run
-is exact mode as `make run` makes it: one CPU, the serial port to a file (a slow reader never
-holds the UART), the RTC on the virtual clock, and no `idle=` word: the kernel sees virtual
-time and polls by itself (idle=auto; no CPU halts, so QEMU's idle warp out of HLT, its one
-host-dependent path, never happens: kernel/timers/idle.h). docs/experiments.md ("How
-repeatable exact mode is") has the measurements behind it.
+How: a first run alone, then four more at the same time beside a CPU-bound loop (five
+processes on the test machine's two cores, besides the other cases boottest.py runs):
 
-Two more cases hold that the figures depend only on the measurement's own settings: the
-default command line against the same defaults spelled out in another order with other
-whitespace, and two runs without `-rtc clock=vm` (the RTC on the host's clock: the kernel
-finds its events off virtual time, does not use it, and says so in the environment record).
-Each boots its pair at the same time and compares their `result` and `verdict` records.
+- the same boot again: every `TLR` line equal to the first run's, no allowance, no
+  third-run rule;
+- make run's defaults spelled out in another order with runs of spaces: `result` and
+  `verdict` records equal to the first run's (its cmdline record differs, by design);
+- the RTC on the host's clock (`-rtc clock=host`), twice: each finds the RTC's events off
+  virtual time, leaves the RTC out and says so in its environment record, and the two give
+  equal `result` and `verdict` records (not the first run's: without the RTC's interrupts
+  some figures differ, by design).
+
+The run is exact mode as `make run` makes it: one CPU, the serial port to a file (a slow
+reader never holds the UART), the RTC on the virtual clock, and no `idle=` word: the kernel
+sees virtual time and polls by itself (idle=auto; no CPU halts, so QEMU's idle warp out of
+HLT, its one host-dependent path, never happens: kernel/timers/idle.h). docs/experiments.md
+("How repeatable exact mode is") has the measurements behind it.
 
 REPEAT_CASES run in `make test` (the quick profile: about a minute a run). LONG holds the
 full profile's check, about 20 minutes a run under that load: `make test-long`
@@ -22,8 +26,11 @@ full profile's check, about 20 minutes a run under that load: `make test-long`
 """
 import subprocess
 
+from dataclasses import replace
+
+from ticklablib import records
 from cases import Case, end_status, no_errors
-from cases_console import reference_runs, run_beside, same_figures_as_reference
+from cases_console import _measured
 
 # make run's defaults, spelled out, in another order and with runs of spaces
 SPELLED_OUT = ("nohz=on   idle=auto hz=1000 exp=all profile=quick console_log=on    "
@@ -72,20 +79,6 @@ def repeatable(ctx):
     return None
 
 
-def _env_of(runs):
-    env = [r for r in runs[0].records if r.type == "environment"] if runs else []
-    return env[0] if env else {}
-
-
-def both_say_rtc_off_virtual_time(ctx):
-    """Both runs found the RTC's events off virtual time and said so (environment record)."""
-    for name, runs in (("this run", ctx.runs), ("the reference", reference_runs(ctx))):
-        env = _env_of(runs)
-        if env.get("off_virtual_time") != "rtc":
-            return ("%s: environment off_virtual_time is %r with the RTC on the host clock "
-                    "under -icount" % (name, env.get("off_virtual_time")))
-
-
 def says_nothing_off_virtual_time(ctx):
     """With -rtc clock=vm nothing is off virtual time (the check does not fire on its own)."""
     env = ctx.one("environment")
@@ -94,23 +87,70 @@ def says_nothing_off_virtual_time(ctx):
             env["off_virtual_time"],)
 
 
-REPEAT_CASES = [
-    Case("exp-quick-spelled-out-icount", "the quick profile with no words against make run's "
-         "defaults spelled out (another order, runs of spaces), booted at once: equal result "
-         "and verdict records", icount=0, timeout_s=600,
-         run=run_beside(SPELLED_OUT),
-         checks=[end_status("ok"), no_errors, says_nothing_off_virtual_time,
-                 same_figures_as_reference]),
-    Case("exp-quick-rtc-host-icount", "the quick profile under -icount with the RTC on the "
-         "host's clock, twice at once: both say the RTC is off virtual time and leave it "
-         "out; their result and verdict records are equal", icount=0, timeout_s=600,
-         qemu_extra=RTC_ON_HOST, run=run_beside(""),
-         checks=[end_status("ok"), no_errors, both_say_rtc_off_virtual_time,
-                 same_figures_as_reference]),
+def _variant(case, suffix, args, qemu_extra):
+    return replace(case, name=case.name + "-" + suffix, args=args, qemu_extra=qemu_extra,
+                   checks=[], run=None)
 
-    Case("exp-quick-repeatable-icount", "the quick profile, every experiment: two more runs "
-         "at once beside a busy loop give the same records byte for byte", icount=0,
-         timeout_s=400, checks=[end_status("ok"), no_errors, polls_by_itself, repeatable]),
+
+def _off_virtual_time(runs):
+    env = [r for r in runs[0].records if r.type == "environment"]
+    return env[0].get("off_virtual_time") if env else None
+
+
+def repeatable_and_alike(ctx):
+    """At once beside a CPU-bound loop: the same boot again gives the first run's records
+    byte for byte; make run's defaults spelled out give its result and verdict records; two
+    boots with the RTC on the host's clock each say the RTC is off virtual time and give
+    equal result and verdict records. The first difference is named."""
+    a = _tlr(ctx.data)
+    mine = _measured(ctx.runs)
+    if not a or not mine:
+        return "no records to compare"
+    spelled = _variant(ctx.case, "spelled-out", SPELLED_OUT, ctx.case.qemu_extra)
+    rtc_host = [_variant(ctx.case, "rtc-host%d" % k, ctx.case.args,
+                         tuple(ctx.case.qemu_extra or ()) + RTC_ON_HOST) for k in (1, 2)]
+    busy = subprocess.Popen(["sh", "-c", "while :; do :; done"])
+    try:
+        again, spelled_data, rtc1, rtc2 = ctx.rerun(together=1, variants=[spelled] + rtc_host)
+    finally:
+        busy.kill()
+        busy.wait()
+    d = _first_diff(a, _tlr(again))
+    if d:
+        return "the same boot again (beside a busy loop) differs from the first at %s" % d
+    parsed = {}
+    for what, data in (("the defaults spelled out", spelled_data),
+                       ("the first boot with the RTC on the host clock", rtc1),
+                       ("the second boot with the RTC on the host clock", rtc2)):
+        runs = records.parse_stream(data)
+        if len(runs) != 1:
+            return "%s: %d runs in its log" % (what, len(runs))
+        parsed[what] = runs
+    d = _first_diff(mine, _measured(parsed["the defaults spelled out"]))
+    if d:
+        return ("the defaults spelled out (%r) differ from the first run's result/verdict "
+                "records at %s" % (SPELLED_OUT, d))
+    first, second = (parsed[w] for w in list(parsed)[1:])
+    for what, runs in list(parsed.items())[1:]:
+        if _off_virtual_time(runs) != "rtc":
+            return ("%s under -icount: environment off_virtual_time is %r, not \"rtc\"" %
+                    (what, _off_virtual_time(runs)))
+    d = _first_diff(_measured(first), _measured(second))
+    if d:
+        return ("the two boots with the RTC on the host clock differ in their result/verdict "
+                "records at %s" % d)
+    return None
+
+
+REPEAT_CASES = [
+    Case("exp-quick-repeatable-icount", "the quick profile, every experiment: at once beside a "
+         "busy loop, the same boot again gives the same records byte for byte, and make run's "
+         "defaults spelled out (another order, runs of spaces) give the same result and "
+         "verdict records, and so do two boots with the RTC on the host's clock (each says "
+         "it is off virtual time)",
+         icount=0, timeout_s=600,
+         checks=[end_status("ok"), no_errors, polls_by_itself, says_nothing_off_virtual_time,
+                 repeatable_and_alike]),
 ]
 
 LONG = [
