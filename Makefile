@@ -269,7 +269,7 @@ test-long: deps-test kernel
 	$(PYTHON) tests/qemu/boottest.py --long
 
 tools-test:
-	$(PYTHON) -m pytest -q tools/tests
+	$(PYTHON) -m pytest -q -n 2 tools/tests
 
 clean:
 	rm -rf $(BUILD)

@@ -90,6 +90,8 @@ suite layers $PY scripts/check-layers.py
 suite budgets $PY scripts/check-budgets.py
 suite host make -s host-test
 suite fuzz make -s fuzz-short
-suite tools $PY -m pytest -q -p no:cacheprovider tools/tests
+# two workers: the suite is mostly drawing and subprocesses, and the boot tests after it
+# take both cores anyway
+suite tools $PY -m pytest -q -n 2 -p no:cacheprovider tools/tests
 suite qemu $PY tests/qemu/boottest.py
 summary

@@ -7,8 +7,8 @@
 #         host tool's report): compilers, NASM, QEMU, GRUB, OVMF, gnu-efi, Python with
 #         pyserial and matplotlib; zbar-tools for `tools/ticklab decode` (QR photos)
 #   test  run + what only the tests need (make test): clang and its sanitizer/fuzzer
-#         runtime, pytest, hypothesis, chromium for the report page's browser test,
-#         sbsigntool and openssl for the Secure Boot boot tests, qrencode (the QR
+#         runtime, pytest and pytest-xdist (the tools suite on two workers), hypothesis,
+#         chromium for the report page's browser test, sbsigntool and openssl for the Secure Boot boot tests, qrencode (the QR
 #         encoder's known answers), python3-pil (degraded screen photos), and for the
 #         database tests a PostgreSQL server (postgresql: the tests start their own in a
 #         temporary folder) and its client library (python3-psycopg). The tool's `db`
@@ -57,7 +57,7 @@ TEST_PROBES=(
     cmd:clang\|clang
     'file:/usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a|libclang-rt-14-dev'
     'file:/usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.asan-x86_64.a|libclang-rt-14-dev'
-    py:pytest\|python3-pytest  py:hypothesis\|python3-hypothesis
+    py:pytest\|python3-pytest  py:xdist\|python3-pytest-xdist  py:hypothesis\|python3-hypothesis
     cmd:chromium\|chromium
     cmd:qrencode\|qrencode  py:PIL\|python3-pil
     'file:/usr/lib/postgresql/*/bin/initdb|postgresql'  py:psycopg\|python3-psycopg
