@@ -22,6 +22,7 @@ HOST_HDRS := $(TL_HDRS) $(wildcard tests/host/*.h)
 HOST_HDRS += boot/efi/handoff.h kernel/boot/bootinfo.h
 HOST_LIB_SRCS += drivers/acpi.c drivers/spcr.c drivers/mcfg.c drivers/pci.c
 HOST_TEST_SRCS += tests/host/acpi_fixture.c tests/host/acpi_edit.c tests/host/hpet_cost.c
+HOST_TEST_SRCS += tests/host/tsc_machine.c
 HOST_HDRS += drivers/acpi.h drivers/spcr.h drivers/mcfg.h drivers/pci.h
 # SMBIOS: the parser on tables made byte by byte (tests/host/smbios_build.c).
 HOST_LIB_SRCS += drivers/smbios.c

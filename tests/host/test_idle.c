@@ -16,6 +16,7 @@
 #include "ticklab/tsc.h"
 #include "fake/fake.h"
 #include "test.h"
+#include "tsc_machine.h"
 #include "ticklab/timekeeping.h"
 
 static struct tick tk;          /* the tick under test */
@@ -74,18 +75,7 @@ static bool machine(void)
     idle_configure(IDLE_HALT, false);
     tick_stop(&tk);
     halt_set_tick(&tk);
-    fake_reset();
-    timekeeping_test_reset();
-    clockevent_test_reset();
-    fake_set_irq_handler(entry, NULL);
-    fake_cpuid_set_bit(1, FAKE_ECX, FAKE_CPUID1_ECX_TSC_DEADLINE, true);
-    cpu_probe(&ci);
-    tsc = *tsc_clocksource_init(&the_tsc, &ci);
-    tsc.next = NULL;
-    if (!CHECK_EQ_I64(clocksource_register(&tsc), 0) ||
-        !CHECK_EQ_I64(clocksource_set_freq(&tsc, FAKE_TSC_DEFAULT_HZ), 0) ||
-        !CHECK(clocksource_select("tsc", NULL, 0) == &tsc) ||
-        !CHECK_EQ_I64(lapic_init(&the_apic, FAKE_LAPIC_BASE, false, 0xFF, 0xFE, &li), 0) ||
+    if (!tsc_machine_start(&the_tsc, &tsc, &the_apic, &ci, &li, entry) ||
         !CHECK_EQ_I64(hpet_init(&the_hpet, FAKE_HPET_BASE, false, &hi), 0))
         return false;
     hpet_enable(&the_hpet);

@@ -14,6 +14,7 @@
 #include "ticklab/tsc.h"
 #include "fake/fake.h"
 #include "test.h"
+#include "tsc_machine.h"
 #include "ticklab/timekeeping.h"
 
 static struct tick tk;          /* the tick under test */
@@ -50,18 +51,7 @@ static bool machine(void)
 
     tick_stop(&tk);
     tk.wheel = NULL;
-    fake_reset();
-    timekeeping_test_reset();
-    clockevent_test_reset();
-    fake_set_irq_handler(entry, NULL);
-    fake_cpuid_set_bit(1, FAKE_ECX, FAKE_CPUID1_ECX_TSC_DEADLINE, true);
-    cpu_probe(&ci);
-    tsc = *tsc_clocksource_init(&the_tsc, &ci);
-    tsc.next = NULL;
-    if (!CHECK_EQ_I64(clocksource_register(&tsc), 0) ||
-        !CHECK_EQ_I64(clocksource_set_freq(&tsc, FAKE_TSC_DEFAULT_HZ), 0) ||
-        !CHECK(clocksource_select("tsc", NULL, 0) == &tsc) ||
-        !CHECK_EQ_I64(lapic_init(&the_apic, FAKE_LAPIC_BASE, false, 0xFF, 0xFE, &li), 0))
+    if (!tsc_machine_start(&the_tsc, &tsc, &the_apic, &ci, &li, entry))
         return false;
     lapic_timer_ce_init(&lt, &the_apic, 0, VEC, 1000000000, &tsc, &ci);
     pit_clockevent_init(&pit, NULL);
