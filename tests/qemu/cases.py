@@ -510,9 +510,7 @@ ALL = [
     # Every experiment in the quick profile under exact virtual time: each yields its
     # records and the figures are what exact time predicts (tests/qemu/exp_checks.py says
     # why for each).
-    Case("exp-quick-all-icount", "quick profile, every experiment: records, predicted "
-         "figures, verdict", icount=0, timeout_s=300,
-         checks=[end_status("ok"), no_errors] + exp_checks.QUICK_ICOUNT),
+    # exp-quick-all-icount, the quick profile's figures and their repeatability: cases_repeat.py
     # An experiment whose interrupts stop: mask_irq=hpet masks the HPET's line at the IOAPIC
     # before the experiments, so the hrtimers (on the HPET) never fire. period-compare's
     # TSC bound ends its wait with an error record, and the next experiment still runs.

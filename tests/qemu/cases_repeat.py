@@ -2,7 +2,7 @@
 run's records are the same, byte for byte, however busy the host is, and its figures depend
 only on the measurement's own settings.
 
-How: a first run alone, then four more at the same time beside a CPU-bound loop (five
+How: a first run alone (whose figures the quick profile's checks read, exp_checks.QUICK_ICOUNT), then four more at the same time beside a CPU-bound loop (five
 processes on the test machine's two cores, besides the other cases boottest.py runs):
 
 - the same boot again: every `TLR` line equal to the first run's, no allowance, no
@@ -28,6 +28,7 @@ import subprocess
 
 from dataclasses import replace
 
+import exp_checks
 from ticklablib import records
 from cases import Case, end_status, no_errors
 from cases_console import _measured
@@ -143,14 +144,14 @@ def repeatable_and_alike(ctx):
 
 
 REPEAT_CASES = [
-    Case("exp-quick-repeatable-icount", "the quick profile, every experiment: at once beside a "
-         "busy loop, the same boot again gives the same records byte for byte, and make run's "
-         "defaults spelled out (another order, runs of spaces) give the same result and "
-         "verdict records, and so do two boots with the RTC on the host's clock (each says "
-         "it is off virtual time)",
+    Case("exp-quick-all-icount", "the quick profile, every experiment: records, predicted "
+         "figures and verdict; then at once beside a busy loop, the same boot again gives "
+         "the same records byte for byte, make run's defaults spelled out (another order, "
+         "runs of spaces) give the same result and verdict records, and so do two boots "
+         "with the RTC on the host's clock (each says it is off virtual time)",
          icount=0, timeout_s=600,
-         checks=[end_status("ok"), no_errors, polls_by_itself, says_nothing_off_virtual_time,
-                 repeatable_and_alike]),
+         checks=[end_status("ok"), no_errors] + exp_checks.QUICK_ICOUNT +
+                [polls_by_itself, says_nothing_off_virtual_time, repeatable_and_alike]),
 ]
 
 LONG = [
