@@ -13,6 +13,7 @@ static const char *const tristates[] = { "auto", "1", "0", NULL };
 static const char *const onoff[] = { "on", "off", NULL };
 static const char *const core_clocks[] = { "asis", "base", NULL };
 static const char *const acpi_modes[] = { "enable", "keep", NULL };
+static const char *const usb_handoffs[] = { "take", "keep", NULL };
 static const char *const tickmodes[] = { "periodic", "oneshot", NULL };
 static const char *const idles[] = { "halt", "poll", "auto", NULL };   /* enum idle_mode */
 static const char *const tristates3[] = { "auto", "on", "off", NULL };
@@ -217,9 +218,10 @@ int config_parse(const char *line, bool cut, const struct config_experiments *ex
         { .key = "acpi_mode", .type = CMDLINE_ENUM, .dest = &acpi_mode, .choices = acpi_modes,
           .accepted = "enable or keep (enable: ACPI mode switched on through SMI_CMD when "
                       "firmware left legacy mode; keep: left as found)" },
-        { .key = "usb_handoff", .type = CMDLINE_ENUM, .dest = &usb_handoff, .choices = onoff,
-          .accepted = "on or off (on: every USB host controller taken from firmware's SMM; "
-                      "off: left as found)" },
+        { .key = "usb_handoff", .type = CMDLINE_ENUM, .dest = &usb_handoff,
+          .choices = usb_handoffs,
+          .accepted = "take or keep (take: every USB host controller taken from firmware's "
+                      "SMM; keep: left as found)" },
     };
     size_t n_own = sizeof(opts) / sizeof(opts[0]);
     /* The experiments' words after the kernel's own, in one table for the parser. */

@@ -79,7 +79,7 @@ struct config {
                                    left it */
     bool acpi_mode_keep;        /* acpi_mode=keep: legacy mode left as firmware left it
                                    (default enable: switched through SMI_CMD) */
-    bool usb_handoff_off;       /* usb_handoff=off: USB controllers left with firmware */
+    bool usb_handoff_off;       /* usb_handoff=keep: USB controllers left with firmware */
 };
 
 extern struct config cfg;

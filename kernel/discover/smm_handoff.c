@@ -14,8 +14,6 @@
 
 #define NS_PER_MS  1000000ull
 #define USB_HC_MAX 16
-/* QEMU's EHCI keeps a USBLEGSUP-like word here although its EECP is 0: recorded as a fact. */
-#define EHCI_QEMU_LEGSUP 0x68
 
 static struct core_clock smi;
 
@@ -94,7 +92,7 @@ static void acpi_mode(bool keep)
 
 /* ---- USB ------------------------------------------------------------------------------------ */
 
-static void usb_record(const struct pci_cfg *c, const struct pci_fn *f,
+static void usb_record(const struct pci_fn *f,
                        const struct usb_handoff *h, uint64_t s0, uint64_t s1)
 {
     struct rec r;
@@ -124,8 +122,6 @@ static void usb_record(const struct pci_cfg *c, const struct pci_fn *f,
             json_hex(&r.j, "ctl_after", h->ctl_after);
         }
     }
-    if (h->kind == USB_HC_EHCI && !h->legacy_cap)
-        json_hex(&r.j, "cfg_0x68", pci_read32(c, f->bus, f->dev, f->fn, EHCI_QEMU_LEGSUP));
     json_str(&r.j, "action", usb_handoff_action_name(h->action));
     if (h->action != USB_HANDOFF_NONE || h->reason != h->cap_reason)
         json_str(&r.j, "reason", h->reason);
@@ -163,10 +159,10 @@ static void usb_controllers(bool off)
         if (off)
             h = (struct usb_handoff){ .kind = usb_hc_kind_of(fns[i].prog_if),
                                       .action = USB_HANDOFF_SKIPPED,
-                                      .reason = "usb_handoff=off: left with firmware" };
+                                      .reason = "usb_handoff=keep: left with firmware" };
         else
             usb_handoff_take(&c, &fns[i], map_uncached, legsup_cyc, ohci_cyc, &h);
-        usb_record(&c, &fns[i], &h, s0, smi_count());
+        usb_record(&fns[i], &h, s0, smi_count());
     }
     if (dropped)
         rec_error("usb_handoff", "more USB host controllers than the kernel keeps: the rest "

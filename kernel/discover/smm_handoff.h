@@ -11,7 +11,7 @@
 #define TICKLAB_DISCOVER_SMM_HANDOFF_H
 #include <stdbool.h>
 
-/* acpi_keep: acpi_mode=keep; usb_off: usb_handoff=off (each still recorded). */
+/* acpi_keep: acpi_mode=keep; usb_off: usb_handoff=keep (each still recorded). */
 void smm_handoff_run(bool acpi_keep, bool usb_off);
 
 #endif
