@@ -188,8 +188,8 @@ void pci_find_serial(const struct pci_cfg *c, struct pci_scan *out)
     }
 }
 
-/* Calls fn for every function present (functions 1..7 only behind a multi-function header):
- * the walk pci_find_serial and pci_find_class share. */
+/* Calls visit for every function present (functions 1..7 only behind a multi-function
+ * header), over the buses pci_find_serial walks. */
 static void each_function(const struct pci_cfg *c,
                           void (*visit)(void *ctx, uint8_t bus, uint8_t dev, uint8_t fn,
                                         uint32_t id),
