@@ -360,3 +360,25 @@ TEST(usb_uhci_legsup_cleared)
     CHECK_EQ_U64(cfg[UHCI_LEGSUP + 1] & (UHCI_LEGSUP_PIRQ >> 8), 0);
     usb_machine_off();
 }
+
+TEST(pci_find_class_counts_what_does_not_fit)
+{
+    fake_reset();
+    fake_pci_reset();
+    fake_pci_attach_ports();
+    fake_pci_add(0, 2, 0, 0x8086, 0x1111, 0x020000u, 0);          /* a NIC: not USB */
+    fake_pci_add(0, 7, 0, 0x8086, 0x2222, 0x0C0320u, 0x80);       /* EHCI, multi-function */
+    fake_pci_add(0, 7, 1, 0x8086, 0x3333, 0x0C0300u, 0);          /* UHCI companion */
+    fake_pci_add(1, 0, 0, 0x1B36, 0x000D, 0x0C0330u, 0);          /* xHCI behind a bridge */
+    struct pci_cfg c = { .method = PCI_CFG_PORTS };
+    struct pci_fn fns[2];
+    unsigned dropped = 0;
+    CHECK_EQ_U64(pci_find_class(&c, PCI_CLASS_SERIAL_BUS, PCI_SUBCLASS_USB, fns, 2, &dropped),
+                 2);
+    CHECK_EQ_U64(dropped, 1);
+    CHECK_EQ_U64(fns[0].dev, 7);
+    CHECK_EQ_U64(fns[0].prog_if, USB_PROGIF_EHCI);
+    CHECK_EQ_U64(fns[1].fn, 1);
+    CHECK_EQ_U64(usb_hc_kind_of(fns[1].prog_if), USB_HC_UHCI);
+    fake_pci_reset();
+}
