@@ -473,6 +473,38 @@ static void fadt_pm_timer(struct acpi_fadt_info *f, const struct acpi_fadt_field
     }
 }
 
+/* One PM1 control block's port: the X_ form when it holds a system-I/O port, else the
+ * 32-bit field; 0 (and *note) when neither is a port. */
+static uint16_t fadt_cnt_port(const struct acpi_gas *x, bool has_x, uint32_t legacy,
+                              const char **note)
+{
+    if (has_x && x->address) {
+        if (x->space == ACPI_GAS_IO && x->address <= IO_PORT_MAX)
+            return (uint16_t)x->address;
+        *note = x->space != ACPI_GAS_IO ? "X_PM1x_CNT_BLK not in system I/O space"
+                                         : "X_PM1x_CNT_BLK port over 0xffff";
+    }
+    if (legacy > IO_PORT_MAX) {
+        *note = "PM1x_CNT_BLK port over 0xffff";
+        return 0;
+    }
+    return (uint16_t)legacy;
+}
+
+static void fadt_mode(struct acpi_fadt_info *f, const struct acpi_fadt_fields *ff, uint32_t len)
+{
+    f->smi_cmd = ff->smi_cmd;
+    f->acpi_enable = ff->acpi_enable;
+    f->acpi_disable = ff->acpi_disable;
+    f->pm1_cnt_len = ff->pm1_cnt_len;
+    f->pm1a_cnt_port = fadt_cnt_port(&ff->x_pm1a_cnt_blk,
+                                     HAS_FIELD(struct acpi_fadt_fields, x_pm1a_cnt_blk, len),
+                                     ff->pm1a_cnt_blk, &f->pm1_cnt_note);
+    f->pm1b_cnt_port = fadt_cnt_port(&ff->x_pm1b_cnt_blk,
+                                     HAS_FIELD(struct acpi_fadt_fields, x_pm1b_cnt_blk, len),
+                                     ff->pm1b_cnt_blk, &f->pm1_cnt_note);
+}
+
 static void fadt_decode(struct acpi_info *o, const uint8_t *t, uint32_t len)
 {
     struct acpi_fadt_info *f = &o->fadt;
@@ -497,6 +529,7 @@ static void fadt_decode(struct acpi_info *o, const uint8_t *t, uint32_t len)
     if (HAS_FIELD(struct acpi_fadt_fields, x_dsdt, len) && ff.x_dsdt)
         f->dsdt_phys = ff.x_dsdt;
     fadt_pm_timer(f, &ff, len);
+    fadt_mode(f, &ff, len);
 }
 
 /* ---- the walk ----------------------------------------------------------------------------- */

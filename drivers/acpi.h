@@ -378,6 +378,14 @@ struct acpi_fadt_info {
     uint8_t pm_tmr_len;
     uint64_t x_pm_tmr_addr;
     const char *x_pm_tmr_note;  /* why a present X_PM_TMR_BLK was not used, or NULL */
+    /* The switch from legacy (SMM) mode to ACPI mode (drivers/acpi_mode.h): SMI_CMD 0 means
+     * ACPI-only hardware. PM1a/b_CNT from X_PM1x_CNT_BLK when it is a usable system-I/O
+     * port, else from the 32-bit fields; a port over 0xffff reads as 0 with the note. */
+    uint32_t smi_cmd;           /* as in the table (a port when <= 0xffff) */
+    uint8_t acpi_enable, acpi_disable;
+    uint16_t pm1a_cnt_port, pm1b_cnt_port;   /* 0: none */
+    uint8_t pm1_cnt_len;
+    const char *pm1_cnt_note;   /* why a control block's address was not used, or NULL */
 };
 
 struct acpi_info {

@@ -75,6 +75,21 @@ void pci_write32(const struct pci_cfg *c, uint8_t bus, uint8_t dev, uint8_t fn, 
     irq_restore(f);
 }
 
+void pci_write8(const struct pci_cfg *c, uint8_t bus, uint8_t dev, uint8_t fn, uint16_t off,
+                uint8_t v)
+{
+    if (!in_range(c, bus))
+        return;
+    if (c->method == PCI_CFG_ECAM) {
+        mmio_write8(ecam_addr(c, bus, dev, fn, off) + (off & 3u), v);
+        return;
+    }
+    unsigned long f = irq_save();
+    outl(PCI_ADDR_PORT, port_addr(bus, dev, fn, off));
+    outb((uint16_t)(PCI_DATA_PORT + (off & 3u)), v);
+    irq_restore(f);
+}
+
 /* ---- the walk ----------------------------------------------------------------------------- */
 
 /* The first usable BAR into s; false when there is none. */
@@ -173,6 +188,62 @@ void pci_find_serial(const struct pci_cfg *c, struct pci_scan *out)
     }
 }
 
+/* Calls visit for every function present (functions 1..7 only behind a multi-function
+ * header), over the buses pci_find_serial walks. */
+static void each_function(const struct pci_cfg *c,
+                          void (*visit)(void *ctx, uint8_t bus, uint8_t dev, uint8_t fn,
+                                        uint32_t id),
+                          void *ctx)
+{
+    unsigned first = c->method == PCI_CFG_ECAM ? c->start_bus : 0;
+    unsigned last = c->method == PCI_CFG_ECAM ? c->end_bus : 255;
+    for (unsigned bus = first; bus <= last; bus++)
+        for (uint8_t dev = 0; dev < PCI_DEVS; dev++) {
+            uint32_t id = pci_read32(c, (uint8_t)bus, dev, 0, PCI_ID);
+            if ((id & 0xFFFF) == 0xFFFF || (id & 0xFFFF) == 0)
+                continue;
+            visit(ctx, (uint8_t)bus, dev, 0, id);
+            uint8_t hdr = (uint8_t)(pci_read32(c, (uint8_t)bus, dev, 0, PCI_HEADER) >> 16);
+            for (uint8_t fn = 1; (hdr & HDR_MULTIFN) && fn < PCI_FNS; fn++) {
+                id = pci_read32(c, (uint8_t)bus, dev, fn, PCI_ID);
+                if ((id & 0xFFFF) != 0xFFFF && (id & 0xFFFF) != 0)
+                    visit(ctx, (uint8_t)bus, dev, fn, id);
+            }
+        }
+}
+
+struct class_walk {
+    const struct pci_cfg *c;
+    uint8_t cls, subclass;
+    struct pci_fn *out;
+    unsigned max, n, dropped;
+};
+
+static void class_visit(void *ctx, uint8_t bus, uint8_t dev, uint8_t fn, uint32_t id)
+{
+    struct class_walk *w = ctx;
+    uint32_t cls = pci_read32(w->c, bus, dev, fn, PCI_CLASS);
+    if ((cls >> 24) != w->cls || ((cls >> 16) & 0xFF) != w->subclass)
+        return;
+    if (w->n == w->max) {
+        w->dropped++;
+        return;
+    }
+    w->out[w->n++] = (struct pci_fn){ .bus = bus, .dev = dev, .fn = fn,
+                                      .vendor = (uint16_t)id, .device = (uint16_t)(id >> 16),
+                                      .prog_if = (uint8_t)(cls >> 8) };
+}
+
+unsigned pci_find_class(const struct pci_cfg *c, uint8_t cls, uint8_t subclass,
+                        struct pci_fn *out, unsigned max, unsigned *dropped)
+{
+    struct class_walk w = { .c = c, .cls = cls, .subclass = subclass, .out = out, .max = max };
+    each_function(c, class_visit, &w);
+    if (dropped)
+        *dropped = w.dropped;
+    return w.n;
+}
+
 bool pci_find_id(const struct pci_cfg *c, uint8_t bus, uint16_t vendor, uint16_t device,
                  uint8_t *dev, uint8_t *fn)
 {
@@ -207,6 +278,11 @@ uint64_t pci_bar_mem(const struct pci_cfg *c, uint8_t bus, uint8_t dev, uint8_t 
         addr |= (uint64_t)pci_read32(c, bus, dev, fn, (uint16_t)(PCI_BAR0 + 4 * (i + 1))) << 32;
     }
     return addr;
+}
+
+bool pci_mem_enabled(const struct pci_cfg *c, uint8_t bus, uint8_t dev, uint8_t fn)
+{
+    return (pci_read32(c, bus, dev, fn, PCI_CMD) & CMD_MEM) != 0;
 }
 
 void pci_enable_mem(const struct pci_cfg *c, uint8_t bus, uint8_t dev, uint8_t fn)

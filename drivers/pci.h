@@ -1,6 +1,7 @@
-/* drivers/pci.h - PCI configuration space, just enough to find serial ports: the
- * 16550-compatible UARTs on add-in cards and in chipsets (Intel AMT's serial-over-LAN "KT"
- * function), class 07h subclass 00h.
+/* drivers/pci.h - PCI configuration space, just enough to find serial ports (the
+ * 16550-compatible UARTs on add-in cards and in chipsets, Intel AMT's serial-over-LAN "KT"
+ * function, class 07h subclass 00h), chipset functions by ID, and functions by class (the
+ * USB host controllers to take from firmware).
  *
  * Follows the PCI Local Bus Specification 3.0 (6.1 the type 0/1 headers, 6.2.2 the command
  * register, 6.2.5 the BARs, 3.2.2.3.2 configuration mechanism #1: ports 0xCF8/0xCFC) and the
@@ -41,6 +42,10 @@ uint32_t pci_read32(const struct pci_cfg *c, uint8_t bus, uint8_t dev, uint8_t f
                     uint16_t off);
 void pci_write32(const struct pci_cfg *c, uint8_t bus, uint8_t dev, uint8_t fn, uint16_t off,
                  uint32_t v);
+/* One byte: a semaphore that firmware may change in the same dword (EHCI's USBLEGSUP) is set
+ * without writing its neighbours back. */
+void pci_write8(const struct pci_cfg *c, uint8_t bus, uint8_t dev, uint8_t fn, uint16_t off,
+                uint8_t v);
 
 #define PCI_SERIAL_MAX 8
 struct pci_serial {
@@ -67,6 +72,17 @@ struct pci_scan {
  * is n == 0. */
 void pci_find_serial(const struct pci_cfg *c, struct pci_scan *out);
 
+/* Every function of one class and subclass (USB host controllers: 0x0C, 0x03), on every
+ * bus as pci_find_serial walks them; up to max into out, the rest counted in *dropped.
+ * Returns how many are in out. */
+struct pci_fn {
+    uint8_t bus, dev, fn;
+    uint16_t vendor, device;
+    uint8_t prog_if;
+};
+unsigned pci_find_class(const struct pci_cfg *c, uint8_t cls, uint8_t subclass,
+                        struct pci_fn *out, unsigned max, unsigned *dropped);
+
 /* A chipset function by its IDs (the watchdogs' LPC and SMBus functions, test devices): the
  * first on `bus` whose vendor and device match; false when none. Functions 1..7 only where
  * function 0 says multi-function. */
@@ -75,6 +91,8 @@ bool pci_find_id(const struct pci_cfg *c, uint8_t bus, uint16_t vendor, uint16_t
 /* BAR i of a type 0 header as a memory address (a 64-bit BAR whole); 0 for an I/O BAR, an
  * empty one, or a 64-bit one in the last slot. */
 uint64_t pci_bar_mem(const struct pci_cfg *c, uint8_t bus, uint8_t dev, uint8_t fn, unsigned i);
+/* The command register's memory-decoding bit: whether a memory BAR answers at all. */
+bool pci_mem_enabled(const struct pci_cfg *c, uint8_t bus, uint8_t dev, uint8_t fn);
 /* Memory decoding on in the command register (nothing else changed). */
 void pci_enable_mem(const struct pci_cfg *c, uint8_t bus, uint8_t dev, uint8_t fn);
 

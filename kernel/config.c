@@ -12,6 +12,8 @@ static const char *const profiles[] = { "quick", "full", "soak", NULL };
 static const char *const tristates[] = { "auto", "1", "0", NULL };
 static const char *const onoff[] = { "on", "off", NULL };
 static const char *const core_clocks[] = { "asis", "base", NULL };
+static const char *const acpi_modes[] = { "enable", "keep", NULL };
+static const char *const usb_handoffs[] = { "take", "keep", NULL };
 static const char *const tickmodes[] = { "periodic", "oneshot", NULL };
 static const char *const idles[] = { "halt", "poll", "auto", NULL };   /* enum idle_mode */
 static const char *const tristates3[] = { "auto", "on", "off", NULL };
@@ -103,7 +105,7 @@ int config_parse(const char *line, bool cut, const struct config_experiments *ex
     unsigned qr = TRI_AUTO;
     unsigned wrapcheck = TRI_AUTO, tickmode = 0, nohz = 0, hpet_access = 0, core_clock = 0;
     unsigned idle = IDLE_AUTO, console_log = 0, stuck_line = 0, watchdog = 0, watchdog_arm = 0;
-    unsigned fb_override = 0;
+    unsigned fb_override = 0, acpi_mode = 0, usb_handoff = 0;
     uint64_t uart_pace = 0;
     bool reboot = false;
 
@@ -213,6 +215,13 @@ int config_parse(const char *line, bool cut, const struct config_experiments *ex
         { .key = "core_clock", .type = CMDLINE_ENUM, .dest = &core_clock,
           .choices = core_clocks, .accepted = "asis or base (base: the core pinned to its "
                                                "non-turbo base clock where the CPU allows)" },
+        { .key = "acpi_mode", .type = CMDLINE_ENUM, .dest = &acpi_mode, .choices = acpi_modes,
+          .accepted = "enable or keep (enable: ACPI mode switched on through SMI_CMD when "
+                      "firmware left legacy mode; keep: left as found)" },
+        { .key = "usb_handoff", .type = CMDLINE_ENUM, .dest = &usb_handoff,
+          .choices = usb_handoffs,
+          .accepted = "take or keep (take: every USB host controller taken from firmware's "
+                      "SMM; keep: left as found)" },
     };
     size_t n_own = sizeof(opts) / sizeof(opts[0]);
     /* The experiments' words after the kernel's own, in one table for the parser. */
@@ -241,6 +250,8 @@ int config_parse(const char *line, bool cut, const struct config_experiments *ex
         cfg.qr_part_ms = 3000;
     cfg.hpet_access = hpet_access == 1 ? 32 : hpet_access == 2 ? 64 : 0;
     cfg.core_clock_base = core_clock == 1;
+    cfg.acpi_mode_keep = acpi_mode == 1;
+    cfg.usb_handoff_off = usb_handoff == 1;
     cfg.tick_oneshot = tickmode == 1;
     cfg.idle = (enum idle_mode)idle;
     cfg.nohz = nohz == 0;

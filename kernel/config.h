@@ -77,6 +77,9 @@ struct config {
     bool core_clock_base;       /* core_clock=base: the core pinned to its base clock
                                    (drivers/core_clock.h); asis (default): left as firmware
                                    left it */
+    bool acpi_mode_keep;        /* acpi_mode=keep: legacy mode left as firmware left it
+                                   (default enable: switched through SMI_CMD) */
+    bool usb_handoff_off;       /* usb_handoff=keep: USB controllers left with firmware */
 };
 
 extern struct config cfg;

@@ -17,6 +17,7 @@
 #include "kernel/intr/intr.h"
 #include "kernel/inventory.h"
 #include "kernel/discover/acpi_report.h"
+#include "kernel/discover/smm_handoff.h"
 #include "kernel/discover/cpu_report.h"
 #include "kernel/discover/hpet_boot.h"
 #include "kernel/discover/irq_check.h"
@@ -293,6 +294,13 @@ static void check_interrupt_routes(void)
     klog_drain_point();
 }
 
+static void take_smm_jobs(void)
+{
+    /* After the calibration: every wait on firmware is bounded by the TSC. */
+    smm_handoff_run(cfg.acpi_mode_keep, cfg.usb_handoff_off);
+    klog_drain_point();
+}
+
 static void check_clock_events(void)
 {
     ce_check_all(cfg.cecheck);
@@ -416,6 +424,7 @@ static void (*const boot_steps[])(void) = {
     start_interrupts,           /* LAPIC, IOAPICs, routes */
     calibrate_clocks,           /* every clocksource; the TSC against each reference */
     check_interrupt_routes,     /* a real interrupt from each external device */
+    take_smm_jobs,              /* ACPI mode, USB controllers taken from firmware's SMM */
     bring_up_clock_events,      /* the devices, their shortest deltas and costs */
     start_timers_and_cpus,      /* the tick, the wheel, the hrtimer bases, the other CPUs */
     run_checks,                 /* TSC warps, each CPU's timers, the tick, hrtimers, idle */

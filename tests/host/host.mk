@@ -26,6 +26,9 @@ HOST_TEST_SRCS += tests/host/tsc_machine.c
 HOST_HDRS += drivers/acpi.h drivers/spcr.h drivers/mcfg.h drivers/pci.h
 # SMBIOS: the parser on tables made byte by byte (tests/host/smbios_build.c).
 HOST_LIB_SRCS += drivers/smbios.c
+# ACPI mode and the USB controllers' legacy handoff, against fake firmware.
+HOST_LIB_SRCS += drivers/acpi_mode.c drivers/usb_handoff.c
+HOST_HDRS += drivers/acpi_mode.h drivers/usb_handoff.h
 HOST_TEST_SRCS += tests/host/smbios_build.c
 HOST_HDRS += drivers/smbios.h tests/host/smbios_build.h
 # The fake PC (tests/host/fake/README.md): lib/port/io.h primitives on device models.

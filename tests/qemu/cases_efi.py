@@ -100,6 +100,10 @@ def _efi_removable(machine):
     discovery = DISCOVERY if machine == "q35" else [
         c for c in DISCOVERY if c is not pm_timer_qemu] + [
         has_record("fadt", pm_timer_present=True, pm_timer_port="0xb008", pm_timer_32bit=False)]
+    if machine == "q35":
+        # OVMF hands over in ACPI mode (SeaBIOS does not): nothing written to SMI_CMD
+        discovery = discovery + [has_record("acpi_mode", action="already", sci_en_before=True,
+                                            polls=0)]
     return Case("efi-ovmf-" + machine, "ticklab.efi as EFI/BOOT/BOOTX64.EFI under OVMF on %s "
                 "(line from ticklab-cmdline.txt): whole stream, same inventory as GRUB's, the kernel "
                 "loaded away from its link address" % machine,

@@ -184,7 +184,67 @@ LINE_2K = "exp=none " + "".join(chr(1 + i % 31) for i in range(632)) + " " + "k=
 LINE_5K = "exp=none w=" + "z" * 5200
 
 
+def smm_handoff(acpi_action, usb_kinds, usb_want=None):
+    """One acpi_mode record with this action and its SMI fields; one usb_handoff record per
+    controller kind, each with an action (usb_want: kind -> the action expected) and either
+    both SMI counts or the reason they are not known."""
+    def smis(r):
+        if "smis_reason" in r:
+            return None if r["smis_reason"] else "%s: empty smis_reason" % r["type"]
+        if "smis_before" in r and "smis_after" in r:
+            return None
+        return "%s record without SMI counts or their reason: %r" % (r["type"], dict(r))
+
+    def check(ctx):
+        a = ctx.recs("acpi_mode")
+        if len(a) != 1 or a[0].get("action") != acpi_action:
+            return "acpi_mode records %r, expected one with action %r" % (
+                [dict(r) for r in a], acpi_action)
+        bad = smis(a[0])
+        if bad:
+            return bad
+        u = ctx.recs("usb_handoff")
+        kinds = sorted(r.get("kind") for r in u)
+        if kinds != sorted(usb_kinds):
+            return "usb_handoff kinds %r, expected %r (%r)" % (kinds, sorted(usb_kinds),
+                                                               [dict(r) for r in u])
+        for r in u:
+            bad = smis(r)
+            if bad:
+                return bad
+            want = (usb_want or {}).get(r.get("kind"))
+            if want and r.get("action") != want:
+                return "usb_handoff %s action %r, expected %r: %r" % (
+                    r.get("kind"), r.get("action"), want, dict(r))
+    return check
+
+
+USB_ALL = ("-device", "usb-ehci", "-device", "qemu-xhci", "-device", "pci-ohci",
+           "-device", "piix3-usb-uhci")
+
+
 PLATFORM_CASES = [
+    Case("platform-q35-smm-usb", "q35,smm=on with EHCI, xHCI, OHCI and UHCI: ACPI mode and "
+         "each controller's handoff recorded with the SMI count around it",
+         machine="q35,smm=on", args="exp=none", qemu_extra=USB_ALL,
+         checks=[end_status("ok"), no_errors,
+                 # SeaBIOS leaves legacy mode (SCI_EN clear) and owns no controller; QEMU's
+                 # EHCI has USBLEGSUP at 0x68, its xHCI no legacy-support capability
+                 smm_handoff("enabled", ["ehci", "xhci", "ohci", "uhci"],
+                             {"ehci": "not_owned", "xhci": "none", "ohci": "not_owned",
+                              "uhci": "not_owned"}),
+                 has_record("acpi_mode", sci_en_before=False, sci_en_after=True),
+                 has_record("usb_handoff", kind="ehci", legacy_cap="found",
+                            cap_offset="0x68")]),
+    Case("platform-q35-smm-usb-keep", "acpi_mode=keep usb_handoff=keep: legacy mode and "
+         "every controller left as firmware left them, and recorded so",
+         machine="q35,smm=on", args="exp=none acpi_mode=keep usb_handoff=keep",
+         qemu_extra=USB_ALL,
+         checks=[end_status("ok"), no_errors,
+                 smm_handoff("kept", ["ehci", "xhci", "ohci", "uhci"],
+                             {"ehci": "skipped", "xhci": "skipped", "ohci": "skipped",
+                              "uhci": "skipped"}),
+                 has_record("acpi_mode", sci_en_before=False, sci_en_after=False)]),
     Case("platform-q35-pit-off", "q35,pit=off: the PIT named absent everywhere, interrupts "
          "proven by the RTC, everything else measured, ok", machine="q35,pit=off",
          args="exp=none",

@@ -51,7 +51,8 @@ RECORD_ROW_KEYS = {
     "interrupts": (), "irq_check": (), "irq_stats": (), "acpi_summary": (), "fadt": (),
     "hpet_table": (), "hpet_boot_state": (), "madt": (), "environment": (), "clocksource_selected": (),
     "hrtimer_base": (), "cpu_plan": (), "dmar": (), "console_cost": (), "screen_scroll": (),
-    "serial_ports": (), "smbios": (),
+    "serial_ports": (), "smbios": (), "acpi_mode": (),
+    "usb_handoff": ("bdf",),
 }
 # Keys that name a row whatever its type (the kernel's coming `variant`: faithful/ticklab).
 ALWAYS_ROW_KEYS = ("variant",)

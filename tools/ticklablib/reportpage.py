@@ -15,9 +15,10 @@ from .summary import basis_words, duration
 INVENTORY_ONE = ("boot", "cpu", "memory", "console", "serial_ports", "paging", "lapic", "interrupts",
                  "irq_check", "acpi_summary", "fadt", "hpet_table", "hpet_boot_state", "madt",
                  "clocksource_selected", "tick", "hrtimer_base", "environment", "plan",
-                 "core_clock")
+                 "core_clock", "acpi_mode")
 # Inventory records with one row per thing, shown as tables.
-INVENTORY_ROWS = ("clocksource", "clockevent", "cpu_start", "ioapic", "acpi", "serial_port")
+INVENTORY_ROWS = ("clocksource", "clockevent", "cpu_start", "ioapic", "acpi", "serial_port",
+                  "usb_handoff")
 SHOWN_ELSEWHERE = set(INVENTORY_ONE) | set(INVENTORY_ROWS) | {
     "result", "calibration", "verdict", "error", "end", "madt_more", "acpi_dump", "exp_start",
     "exp_end", "samples", "sample_detail"}

@@ -12,6 +12,8 @@ static struct {
     uint64_t ecam_base;
     uint8_t start_bus;
     uint64_t reads;
+    fake_pci_write_hook hook;
+    void *hook_ctx;
 } p;
 
 static uint8_t *find(uint8_t bus, uint8_t dev, uint8_t fn)
@@ -32,11 +34,20 @@ static uint32_t cfg_read(uint8_t bus, uint8_t dev, uint8_t fn, unsigned off)
     return v;
 }
 
-static void cfg_write(uint8_t bus, uint8_t dev, uint8_t fn, unsigned off, uint32_t v)
+static void cfg_write_n(uint8_t bus, uint8_t dev, uint8_t fn, unsigned off, uint32_t v,
+                        unsigned size)
 {
     uint8_t *c = find(bus, dev, fn);
-    if (c && off < 256)
-        memcpy(c + (off & ~3u), &v, 4);
+    if (c && off < 256) {
+        memcpy(c + off, &v, size);
+        if (p.hook)
+            p.hook(p.hook_ctx, c, off, size);
+    }
+}
+
+static void cfg_write(uint8_t bus, uint8_t dev, uint8_t fn, unsigned off, uint32_t v)
+{
+    cfg_write_n(bus, dev, fn, off & ~3u, v, 4);
 }
 
 static uint64_t port_rd(void *ctx, uint64_t off, unsigned size)
@@ -58,6 +69,9 @@ static void port_wr(void *ctx, uint64_t off, unsigned size, uint64_t v)
     else if (off == 4 && size == 4 && (p.addr & 0x80000000u))
         cfg_write((uint8_t)(p.addr >> 16), (p.addr >> 11) & 31, (p.addr >> 8) & 7,
                   p.addr & 0xFC, (uint32_t)v);
+    else if (off >= 4 && size == 1 && (p.addr & 0x80000000u))
+        cfg_write_n((uint8_t)(p.addr >> 16), (p.addr >> 11) & 31, (p.addr >> 8) & 7,
+                    (p.addr & 0xFC) + (unsigned)(off - 4), (uint32_t)v, 1);
     else
         fake_fault("PCI configuration access of %u bytes at 0xCF8+%u", size, (unsigned)off);
 }
@@ -117,6 +131,12 @@ void fake_pci_attach_ecam(uint64_t base, uint8_t start_bus, uint8_t end_bus)
     p.start_bus = start_bus;
     p.ecam = fake_mmio_register(base, (uint64_t)(end_bus - start_bus + 1) << 20, &ecam_ops,
                                 NULL) == 0;
+}
+
+void fake_pci_on_write(fake_pci_write_hook hook, void *ctx)
+{
+    p.hook = hook;
+    p.hook_ctx = ctx;
 }
 
 uint64_t fake_pci_reads(void)
