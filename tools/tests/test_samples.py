@@ -134,7 +134,9 @@ def test_distribution_from_samples_log_counts_and_percentiles(synth):
     ax = made[0].fig.axes[1]
     marked = {round(line.get_xdata()[0]) for line in ax.get_lines()
               if line.get_marker() in ("o", "^", "s") and len(line.get_xdata()) == 1}
-    assert {row["p50_ns"], row["p99_ns"], row["p999_ns"]} <= marked
+    assert {row["p50_ns"], row["p99_ns"]} <= marked
+    # 500 samples have no p99.9 of their own (the 999th of 1000 is their max): not marked
+    assert row["samples"] < 1000 and row["p999_ns"] not in marked
     with pytest.raises(figdata.Absent, match="drawn beside each histogram"):
         figure("wakeup_cdf")(data, figdata.Options())  # folded into the figure above
 

@@ -9,9 +9,9 @@ import argparse
 import os
 import sys
 
-from . import EXIT_USAGE, capture, check, compare, decode, report
+from . import EXIT_USAGE, capture, check, compare, decode, export, report
 
-COMMANDS = (capture, check, report, compare, decode)
+COMMANDS = (capture, check, report, export, compare, decode)
 
 
 class ArgumentParser(argparse.ArgumentParser):
