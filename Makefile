@@ -9,6 +9,8 @@
 ifeq ($(MAKELEVEL),0)
 MAKEFLAGS += -j$(shell nproc 2>/dev/null || echo 1)
 endif
+# `make` alone builds the kernel (the included makefiles define targets of their own first).
+.DEFAULT_GOAL := all
 
 VERSION   := 0.1.0
 GIT_REV   := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
@@ -215,7 +217,8 @@ export MACHINE FIRMWARE BOOT ICOUNT ARGS SMP MEM TIMEOUT QEMU_EXTRA
 # (RAW=1: the record stream as it is) and keeps every byte in SERIAL_LOG (build/run.log
 # unless given) with how the run was made beside it (SERIAL_LOG.capture.json); then the
 # report of it (SERIAL_LOG without .log, plus -report/), written afresh. The exit status is
-# the capture's: 0 when the run is whole and ended ok.
+# the capture's (0 when the run is whole and ended ok), or the report's when the capture was
+# ok and the report failed.
 SERIAL_LOG ?= $(BUILD)/run.log
 ACCEL ?= tcg
 CPU ?=
@@ -225,7 +228,9 @@ run: kernel $(if $(filter efi%,$(BOOT)),efi) | deps
 	@mkdir -p $(dir $(SERIAL_LOG)); rc=0; \
 	$(PYTHON) tools/ticklab capture --no-build --no-verdict --force -o $(SERIAL_LOG) || rc=$$?; \
 	if [ -s "$(SERIAL_LOG)" ]; then \
-	    $(PYTHON) tools/ticklab report --force $(SERIAL_LOG) || true; \
+	    $(PYTHON) tools/ticklab report --force $(SERIAL_LOG) || { r=$$?; \
+	        echo "make run: the report of $(SERIAL_LOG) failed (exit $$r)" >&2; \
+	        [ $$rc != 0 ] || rc=$$r; }; \
 	fi; exit $$rc
 
 # The packages, checked (and installed, as root) before anything is built: every compile

@@ -574,7 +574,7 @@ static int channel_shutdown(struct clockevent *ce)
  * write is past that count). It is cleared then, and the counter read again after the
  * clearing: the new count was still ahead when the bit was cleared, so from here the bit
  * can only mean the new count. The interrupt the old match had raised finds the bit clear
- * (foreign_irqs); the old count's timer was replaced by this arming anyway. A 32-bit
+ * (hpet_channel_foreign_irqs()); the old count's timer was replaced by this arming anyway. A 32-bit
  * comparator matches its count again at every wrap of the counter's low half (43 s at
  * 100 MHz), handled or not, so there the bit is cleared at every arming. Otherwise the
  * arming is what it was: one write and one read. */
@@ -600,6 +600,35 @@ static int channel_next_abs(struct clockevent *ce, uint64_t cyc)
         ch->events_at_arm = ch->ce.events;
     }
     return ahead_by_margin(h, cyc, now, cmp64) ? 0 : -ETIME;
+}
+
+static void (*foreign_batch_hook)(struct hpet_channel *ch);
+
+void hpet_set_foreign_batch_hook(void (*hook)(struct hpet_channel *ch))
+{
+    foreign_batch_hook = hook;
+}
+
+void hpet_channel_foreign_batch(struct hpet_channel *ch)
+{
+    ch->foreign_batches++;
+    ch->foreign_budget = HPET_FOREIGN_BATCH;
+    if (foreign_batch_hook)
+        foreign_batch_hook(ch);
+}
+
+bool hpet_storm_batch(struct hpet_storm_watch *w)
+{
+    if (!w->batch_cyc)
+        return false;
+    uint64_t now = rdtsc();
+    if (now - w->last_tsc > w->batch_cyc)
+        w->run = 0;                 /* a pause before this batch: a new run */
+    w->last_tsc = now;
+    if (++w->run != HPET_STORM_BATCHES)
+        return false;
+    w->storms++;
+    return true;
 }
 
 /* The counter has not reached the value last armed yet (wrap-safe, in the compare width).
@@ -633,7 +662,7 @@ int hpet_channel_init(struct hpet_channel *ch, struct hpet *h, unsigned n, unsig
     if (rc)
         return rc;
     *ch = (struct hpet_channel){ .hpet = h, .n = n, .status_reg = h->mmio + GINTR_STA,
-                                 .status_bit = 1u << n };
+                                 .status_bit = 1u << n, .foreign_budget = HPET_FOREIGN_BATCH };
     if (n == 0)
         fmt_snprintf(ch->name, sizeof(ch->name), "hpet");   /* what clockevent=hpet names */
     else

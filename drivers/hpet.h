@@ -294,11 +294,15 @@ struct hpet_channel {
     uint64_t armed_cyc;                    /* the comparator value last written for a
                                               one-shot, in the compare width: what pending()
                                               compares with (never read back, see the top) */
-    uint64_t foreign_irqs;                 /* level interrupts whose status bit was clear:
-                                              another device's on a shared input (or an
-                                              input of the wrong polarity), or one of a
-                                              count the arming after it cleared (below);
-                                              not passed on */
+    uint32_t foreign_budget;               /* level interrupts whose status bit was clear
+                                              (another device's on a shared input, or an
+                                              input of the wrong polarity, or one of a count
+                                              the arming after it cleared: not passed on)
+                                              left before the next batch is counted; the
+                                              count so far is hpet_channel_foreign_irqs() */
+    uint32_t foreign_batches;              /* whole batches of HPET_FOREIGN_BATCH (the two
+                                              share what was one 64-bit count: the channel's
+                                              layout is as it was) */
     uint64_t events_at_arm;                /* ce.events at the last one-shot arming: equal
                                               at the next, no interrupt was handled since */
     uint64_t stale_cleared;                /* armings that cleared a status bit a count
@@ -306,6 +310,40 @@ struct hpet_channel {
                                               interrupt not yet handled) */
     char name[8];
 };
+
+/* A shared level input held asserted by a device nobody services (no other driver runs
+ * here), or an input whose polarity is not what the route says, re-fires at every EOI for
+ * ever. The foreign interrupts are counted in batches of HPET_FOREIGN_BATCH, so that each
+ * costs one instruction more than a bare count did (exact mode's figures move with every
+ * instruction on an interrupt path); at the end of each batch the hook the host installed
+ * (hpet_set_foreign_batch_hook) is called, from the interrupt, and it can judge the rate
+ * with a struct hpet_storm_watch. Linux's genirq disables a line nobody handles in the same
+ * spirit (note_interrupt). */
+#define HPET_FOREIGN_BATCH 64u
+#define HPET_STORM_BATCHES 16u
+#define HPET_STORM_IRQS    (HPET_FOREIGN_BATCH * HPET_STORM_BATCHES)
+
+void hpet_set_foreign_batch_hook(void (*hook)(struct hpet_channel *ch));
+/* A batch has come (hpet_channel_irq_level): counted, the hook called. Out of line: never on
+ * the path of the comparator's own events. */
+void hpet_channel_foreign_batch(struct hpet_channel *ch);
+
+/* A storm is HPET_STORM_BATCHES batches in a row, each ending within batch_cyc TSC cycles
+ * of the one before (a held line re-fires within microseconds of each EOI). */
+struct hpet_storm_watch {
+    uint64_t batch_cyc;         /* 0: not watched */
+    unsigned run;               /* quick batches in a row */
+    uint64_t last_tsc;          /* when the last batch ended */
+    uint64_t storms;            /* storms seen */
+};
+/* At the end of a batch: true once, as the run reaches HPET_STORM_BATCHES. */
+bool hpet_storm_batch(struct hpet_storm_watch *w);
+
+static inline uint64_t hpet_channel_foreign_irqs(const struct hpet_channel *ch)
+{
+    return (uint64_t)ch->foreign_batches * HPET_FOREIGN_BATCH +
+           (HPET_FOREIGN_BATCH - ch->foreign_budget);
+}
 
 /* Fills ch for comparator n, whose interrupt the host has routed (hpet_comparator_route() to
  * a GSI, hpet_comparator_fsb(), or legacy replacement, delivered to CPU `cpu`) behind `line`;
@@ -316,7 +354,7 @@ int hpet_channel_init(struct hpet_channel *ch, struct hpet *h, unsigned n, unsig
                       const struct clockevent_line *line);
 /* The interrupt, from the host's handler: a level-triggered comparator's status bit is
  * checked and cleared (it holds its line until then; clear, the interrupt was another
- * device's: counted in foreign_irqs and not passed on); an edge needs no HPET access here.
+ * device's: counted (hpet_channel_foreign_irqs) and not passed on); an edge needs no HPET access here.
  * Then the event goes to the core. Inline: it is on every event's path.
  *
  * A set status bit is also a proof: one-shot armings keep it (channel_next_abs) such that
@@ -334,7 +372,8 @@ static inline void hpet_channel_irq_level(struct hpet_channel *ch)
     uintptr_t reg = ch->status_reg;
     uint32_t bit = ch->status_bit;
     if (!(mmio_read32(reg) & bit)) {
-        ch->foreign_irqs++;
+        if (__builtin_expect(--ch->foreign_budget == 0, 0))
+            hpet_channel_foreign_batch(ch);
         return;
     }
     mmio_write32(reg, bit);

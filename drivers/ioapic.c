@@ -9,7 +9,7 @@
 #define REG_ID   0x00
 #define REG_VER  0x01
 #define REG_REDIR(pin) (0x10 + 2 * (pin))    /* low half; high half at +1 */
-#define   REDIR_MASKED     (1ull << 16)
+#define   REDIR_MASKED     IOAPIC_ENTRY_MASKED
 #define   REDIR_LEVEL      (1ull << 15)
 #define   REDIR_ACTIVE_LOW (1ull << 13)
 #define   REDIR_DEST_SHIFT 56
@@ -31,7 +31,7 @@ uint64_t ioapic_read_entry(struct ioapic *io, unsigned pin)
     return rd(io, REG_REDIR(pin)) | (uint64_t)rd(io, REG_REDIR(pin) + 1) << 32;
 }
 
-int ioapic_init(struct ioapic *io, uintptr_t mmio, uint32_t gsi_base)
+int ioapic_probe(struct ioapic *io, uintptr_t mmio, uint32_t gsi_base)
 {
     io->mmio = mmio;
     io->gsi_base = gsi_base;
@@ -43,6 +43,14 @@ int ioapic_init(struct ioapic *io, uintptr_t mmio, uint32_t gsi_base)
     io->id = (rd(io, REG_ID) >> 24) & 0xF;
     if (io->pins < 16 || io->pins > 240)   /* a real part has 24..120; 0xFF..: empty bus */
         return -ENODEV;
+    return 0;
+}
+
+int ioapic_init(struct ioapic *io, uintptr_t mmio, uint32_t gsi_base)
+{
+    int rc = ioapic_probe(io, mmio, gsi_base);
+    if (rc)
+        return rc;
     for (unsigned pin = 0; pin < io->pins; pin++)
         ioapic_mask(io, pin);
     return 0;

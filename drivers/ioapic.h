@@ -19,8 +19,12 @@ struct ioapic {
 enum irq_trigger { TRIGGER_EDGE, TRIGGER_LEVEL };
 enum irq_polarity { POLARITY_HIGH, POLARITY_LOW };
 
-/* Reads ID and version and masks every pin. -ENODEV when the window reads all ones (no
+#define IOAPIC_ENTRY_MASKED (1ull << 16)   /* a redirection entry's mask bit */
+
+/* Reads ID and version, touching nothing. -ENODEV when the window reads all ones (no
  * IOAPIC there) or reports an impossible entry count. */
+int ioapic_probe(struct ioapic *io, uintptr_t mmio, uint32_t gsi_base);
+/* ioapic_probe(), then masks every pin. */
 int ioapic_init(struct ioapic *io, uintptr_t mmio, uint32_t gsi_base);
 /* Programs pin -> vector, fixed delivery, physical destination dest_apic_id (xAPIC: 8-bit),
  * left masked. -EINVAL for a pin the IOAPIC does not have or a vector below 32. */

@@ -26,6 +26,68 @@ bool lapic_choose_x2apic(bool cpu_x2apic, bool firmware_x2apic, bool dmar_opt_ou
     return true;
 }
 
+const char *const lapic_lvt_names[LAPIC_LVTS] = { "error", "timer", "lint0", "lint1",
+                                                   "perf", "thermal", "cmci" };
+static const uint32_t lvt_reg[LAPIC_LVTS] = { LAPIC_LVT_ERROR, LAPIC_LVT_TIMER, LAPIC_LVT_LINT0,
+                                              LAPIC_LVT_LINT1, LAPIC_LVT_PERF,
+                                              LAPIC_LVT_THERMAL, LAPIC_LVT_CMCI };
+/* How many LVT entries an APIC must have for each to exist (SDM 11.5.1: timer, LINT0/1 and
+ * error always; the 5th is the performance counters', the 6th thermal, the 7th CMCI). */
+static const unsigned lvt_needs[LAPIC_LVTS] = { 4, 4, 4, 4, 5, 6, 7 };
+/* EOIs made at most to empty the in-service register: one per vector. */
+#define STALE_EOI_MAX 256
+
+/* The highest vector whose bit is set in the 8-register array at base (ISR or IRR), or -1. */
+static int highest_bit(const struct lapic *l, uint32_t base)
+{
+    for (int w = 7; w >= 0; w--) {
+        uint32_t v = lapic_read(l, base + (uint32_t)w * 0x10);
+        if (v)
+            return w * 32 + 31 - __builtin_clz(v);
+    }
+    return -1;
+}
+
+static unsigned bits_copy(const struct lapic *l, uint32_t base, uint32_t *out)
+{
+    unsigned n = 0;
+    for (unsigned w = 0; w < 8; w++) {
+        out[w] = lapic_read(l, base + w * 0x10);
+        for (uint32_t v = out[w]; v; v &= v - 1)
+            n++;
+    }
+    return n;
+}
+
+/* Records every present LVT entry, then masks each, the error entry first. */
+static void mask_every_lvt(const struct lapic *l, struct lapic_info *out)
+{
+    for (unsigned i = 0; i < LAPIC_LVTS; i++) {
+        out->lvt_present[i] = out->max_lvt >= lvt_needs[i];
+        if (out->lvt_present[i])
+            out->firmware_lvt[i] = lapic_read(l, lvt_reg[i]);
+    }
+    for (unsigned i = 0; i < LAPIC_LVTS; i++)
+        if (out->lvt_present[i])
+            lapic_write(l, lvt_reg[i], LVT_MASKED);
+}
+
+/* An interrupt the firmware (or a previous kernel) took and never ended stays in service:
+ * each EOI ends the highest one. */
+static void drain_in_service(const struct lapic *l, struct lapic_info *out)
+{
+    out->stale_drained = false;
+    for (unsigned n = 0; n < STALE_EOI_MAX; n++) {
+        if (highest_bit(l, LAPIC_ISR0) < 0) {
+            out->stale_drained = true;
+            break;
+        }
+        lapic_eoi(l);
+        out->stale_in_service++;
+    }
+    out->stale_requested = bits_copy(l, LAPIC_IRR0, out->stale_irr);
+}
+
 int lapic_init(struct lapic *l, uintptr_t mmio, bool want_x2apic, uint8_t spurious_vector,
                uint8_t error_vector, struct lapic_info *out)
 {
@@ -44,15 +106,6 @@ int lapic_init(struct lapic *l, uintptr_t mmio, bool want_x2apic, uint8_t spurio
     l->x2apic = (base & APIC_BASE_X2APIC) != 0;
     l->mmio = mmio;
 
-    /* Software-enable first: while the APIC is software-disabled the LVT mask bits cannot
-     * be cleared (SDM 11.4.7.2), so an error LVT written before SVR would stay masked. */
-    lapic_write(l, LAPIC_SVR, SVR_ENABLE | spurious_vector);
-    lapic_write(l, LAPIC_TPR, 0);
-    lapic_write(l, LAPIC_LVT_TIMER, LVT_MASKED);
-    lapic_write(l, LAPIC_LVT_LINT0, LVT_MASKED);
-    lapic_write(l, LAPIC_LVT_ERROR, error_vector);
-    (void)lapic_error_status(l);
-
     uint32_t id = lapic_read(l, LAPIC_ID);
     uint32_t ver = lapic_read(l, LAPIC_VERSION);
     *out = (struct lapic_info){
@@ -61,7 +114,16 @@ int lapic_init(struct lapic *l, uintptr_t mmio, bool want_x2apic, uint8_t spurio
         .id = l->x2apic ? id : id >> 24,
         .version = ver & 0xFF,
         .max_lvt = VERSION_MAX_LVT(ver),
+        .firmware_svr = lapic_read(l, LAPIC_SVR),
     };
+    mask_every_lvt(l, out);
+    /* Software-enable next: while the APIC is software-disabled the LVT mask bits cannot
+     * be cleared (SDM 11.4.7.2), so an error LVT written before SVR would stay masked. */
+    lapic_write(l, LAPIC_SVR, SVR_ENABLE | spurious_vector);
+    lapic_write(l, LAPIC_TPR, 0);
+    drain_in_service(l, out);
+    lapic_write(l, LAPIC_LVT_ERROR, error_vector);
+    (void)lapic_error_status(l);
     return 0;
 }
 

@@ -29,12 +29,16 @@
 #define LAPIC_SVR       0x0F0       /* spurious interrupt vector */
 #define   SVR_ENABLE      (1u << 8)
 #define LAPIC_ISR0      0x100       /* in-service, 8 registers of 32 vectors, stride 0x10 */
+#define LAPIC_IRR0      0x200       /* interrupt request, 8 registers, stride 0x10 */
 #define LAPIC_ESR       0x280       /* error status: write, then read */
+#define LAPIC_LVT_CMCI  0x2F0       /* the 7th LVT entry, when there is one */
 #define LAPIC_ICR_LO    0x300
 #define   ICR_SELF        (1u << 18)  /* destination shorthand 01: self */
 #define   ICR_PENDING     (1u << 12)  /* xAPIC only */
 #define LAPIC_ICR_HI    0x310
 #define LAPIC_LVT_TIMER 0x320
+#define LAPIC_LVT_THERMAL 0x330     /* the 6th LVT entry, when there is one */
+#define LAPIC_LVT_PERF  0x340       /* the 5th LVT entry, when there is one */
 #define LAPIC_LVT_LINT0 0x350
 #define LAPIC_LVT_LINT1 0x360
 #define LAPIC_LVT_ERROR 0x370
@@ -56,12 +60,28 @@ struct lapic {
     uintptr_t mmio;         /* the mapped xAPIC page */
 };
 
+/* The LVT entries, in the order lapic_init() masks them (the error entry first, so that
+ * masking the others cannot raise an error interrupt; Linux's clear_local_APIC does the
+ * same). Entries past max_lvt do not exist (a #GP in x2APIC mode) and are left alone. */
+enum lapic_lvt { LVT_ERROR_E, LVT_TIMER_E, LVT_LINT0_E, LVT_LINT1_E, LVT_PERF_E, LVT_THERMAL_E,
+                 LVT_CMCI_E, LAPIC_LVTS };
+extern const char *const lapic_lvt_names[LAPIC_LVTS];   /* "error", "timer", ... */
+
 struct lapic_info {
     bool x2apic;            /* mode in use */
     uint64_t base_phys;     /* from IA32_APIC_BASE */
     uint32_t id;
     uint32_t version;       /* bits 7:0 */
     unsigned max_lvt;       /* number of LVT entries */
+    /* As the firmware (or the CPU's reset) left the APIC, before lapic_init() touched it: */
+    uint32_t firmware_svr;
+    uint32_t firmware_lvt[LAPIC_LVTS];  /* each present entry; 0 for an absent one */
+    bool lvt_present[LAPIC_LVTS];
+    unsigned stale_in_service;          /* vectors in service already, ended by an EOI each */
+    unsigned stale_requested;           /* vectors waiting in IRR: taken once interrupts are
+                                           on, by whatever handler their vector has */
+    uint32_t stale_irr[8];              /* which: bit v of word v / 32 */
+    bool stale_drained;                 /* the in-service register emptied within the bound */
 };
 
 /* Which mode to run the local APIC in; *why says why (a static string). x2APIC only when
@@ -72,8 +92,14 @@ struct lapic_info {
 bool lapic_choose_x2apic(bool cpu_x2apic, bool firmware_x2apic, bool dmar_opt_out,
                          const char **why);
 
-/* Enables the LAPIC (x2APIC when want_x2apic; the caller checks CPUID), software-enables it
- * with spurious_vector, masks the timer and LINT0, points the error LVT at error_vector.
+/* Enables the LAPIC (x2APIC when want_x2apic; the caller checks CPUID), records what the
+ * firmware left in it, masks every LVT entry it has (timer, LINT0, LINT1, performance
+ * counters, thermal, CMCI: a source firmware left armed would otherwise interrupt at a vector
+ * nobody handles), software-enables it with spurious_vector, ends every interrupt still in
+ * service with an EOI (at most 256: one left in service blocks its priority class and every
+ * lower one for the rest of the run), counts the requests still waiting, and points the
+ * error LVT at error_vector. LINT1 stays masked: the caller sets it as the MADT says
+ * (lapic_set_nmi()). Linux's clear_local_APIC and apic_pending_intr_clear do as much.
  * mmio: the mapped xAPIC page (ignored in x2APIC mode). Returns 0, or -ENODEV when the
  * APIC does not come up enabled. */
 int lapic_init(struct lapic *l, uintptr_t mmio, bool want_x2apic, uint8_t spurious_vector,

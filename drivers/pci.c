@@ -172,3 +172,46 @@ void pci_find_serial(const struct pci_cfg *c, struct pci_scan *out)
         out->buses_with_devices += any;
     }
 }
+
+bool pci_find_id(const struct pci_cfg *c, uint8_t bus, uint16_t vendor, uint16_t device,
+                 uint8_t *dev, uint8_t *fn)
+{
+    uint32_t want = (uint32_t)device << 16 | vendor;
+    for (uint8_t d = 0; d < PCI_DEVS; d++) {
+        uint32_t id = pci_read32(c, bus, d, 0, PCI_ID);
+        if ((id & 0xFFFF) == 0xFFFF || (id & 0xFFFF) == 0)
+            continue;
+        uint8_t hdr = (uint8_t)(pci_read32(c, bus, d, 0, PCI_HEADER) >> 16);
+        for (uint8_t f = 0; f < ((hdr & HDR_MULTIFN) ? PCI_FNS : 1); f++) {
+            if (pci_read32(c, bus, d, f, PCI_ID) != want)
+                continue;
+            *dev = d;
+            *fn = f;
+            return true;
+        }
+    }
+    return false;
+}
+
+uint64_t pci_bar_mem(const struct pci_cfg *c, uint8_t bus, uint8_t dev, uint8_t fn, unsigned i)
+{
+    if (i >= PCI_BARS)
+        return 0;
+    uint32_t lo = pci_read32(c, bus, dev, fn, (uint16_t)(PCI_BAR0 + 4 * i));
+    if (lo & BAR_IO)
+        return 0;
+    uint64_t addr = lo & ~0xFu;
+    if ((lo & BAR_MEM_TYPE) == BAR_MEM_64) {
+        if (i + 1 == PCI_BARS)
+            return 0;
+        addr |= (uint64_t)pci_read32(c, bus, dev, fn, (uint16_t)(PCI_BAR0 + 4 * (i + 1))) << 32;
+    }
+    return addr;
+}
+
+void pci_enable_mem(const struct pci_cfg *c, uint8_t bus, uint8_t dev, uint8_t fn)
+{
+    uint32_t cmd = pci_read32(c, bus, dev, fn, PCI_CMD) & 0xFFFF;
+    if (!(cmd & CMD_MEM))
+        pci_write32(c, bus, dev, fn, PCI_CMD, cmd | CMD_MEM);
+}

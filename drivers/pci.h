@@ -67,4 +67,15 @@ struct pci_scan {
  * is n == 0. */
 void pci_find_serial(const struct pci_cfg *c, struct pci_scan *out);
 
+/* A chipset function by its IDs (the watchdogs' LPC and SMBus functions, test devices): the
+ * first on `bus` whose vendor and device match; false when none. Functions 1..7 only where
+ * function 0 says multi-function. */
+bool pci_find_id(const struct pci_cfg *c, uint8_t bus, uint16_t vendor, uint16_t device,
+                 uint8_t *dev, uint8_t *fn);
+/* BAR i of a type 0 header as a memory address (a 64-bit BAR whole); 0 for an I/O BAR, an
+ * empty one, or a 64-bit one in the last slot. */
+uint64_t pci_bar_mem(const struct pci_cfg *c, uint8_t bus, uint8_t dev, uint8_t fn, unsigned i);
+/* Memory decoding on in the command register (nothing else changed). */
+void pci_enable_mem(const struct pci_cfg *c, uint8_t bus, uint8_t dev, uint8_t fn);
+
 #endif

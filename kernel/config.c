@@ -16,6 +16,10 @@ static const char *const idles[] = { "halt", "poll", "auto", NULL };   /* enum i
 static const char *const tristates3[] = { "auto", "on", "off", NULL };
 static const char *const hpet_accesses[] = { "auto", "32", "64", NULL };
 static const char *const dumps[] = { "none", "acpi", NULL };
+static const char *const stuck_lines[] = { "none", "edu", NULL };
+static const char *const watchdog_modes[] = { "auto", "leave", NULL };
+static const char *const watchdog_arms[] = { "none", "tco", NULL };
+static const char *const fb_overrides[] = { "none", "ivshmem", NULL };
 static const char *const crashes[] = { "none", "ud", "pf", "div0", "overflow", "null", NULL };
 
 static bool parse_num(const char *s, const char *end, uint64_t base, uint64_t max, uint64_t *out)
@@ -90,15 +94,15 @@ static bool opts_seen(const struct cmdline_opt *opts, size_t n, const char *key)
     return false;
 }
 
-int config_parse(const char *line, bool cut, const char *const *exp_names,
-                 const char *exp_accepted,
+int config_parse(const char *line, bool cut, const struct config_experiments *exps,
                  void (*on_error)(void *, const char *, size_t, const char *, const char *))
 {
     static char console_word[32];
     unsigned profile = PROFILE_QUICK, qemu_exit = TRI_AUTO, crash = CRASH_NONE, dump = 0;
     unsigned qr = TRI_AUTO;
-    unsigned wrapcheck = TRI_AUTO, tickmode = 0, nohz = 0, hpet_access = 0, raw_samples = 0;
-    unsigned idle = IDLE_AUTO, console_log = 0;
+    unsigned wrapcheck = TRI_AUTO, tickmode = 0, nohz = 0, hpet_access = 0;
+    unsigned idle = IDLE_AUTO, console_log = 0, stuck_line = 0, watchdog = 0, watchdog_arm = 0;
+    unsigned fb_override = 0;
     uint64_t uart_pace = 0;
     bool reboot = false;
 
@@ -111,7 +115,7 @@ int config_parse(const char *line, bool cut, const char *const *exp_names,
         { .key = "profile", .type = CMDLINE_ENUM, .dest = &profile, .choices = profiles,
           .accepted = "quick, full or soak" },
         { .key = "exp", .type = CMDLINE_LIST, .dest = &cfg.exp_mask,
-          .choices = exp_names, .accepted = exp_accepted },
+          .choices = exps->names, .accepted = exps->accepted },
         { .key = "console", .type = CMDLINE_STR, .dest = console_word,
           .max = sizeof(console_word),
           .accepted = "auto, spcr, com1..com4, ttyS0..ttyS3, 0xPORT or none, optionally "
@@ -142,18 +146,10 @@ int config_parse(const char *line, bool cut, const char *const *exp_names,
           .max = 1000, .accepted = "0..1000 (hrtimers)" },
         { .key = "idle", .type = CMDLINE_ENUM, .dest = &idle, .choices = idles,
           .accepted = "halt, poll or auto" },
-        { .key = "raw_samples", .type = CMDLINE_ENUM, .dest = &raw_samples, .choices = onoff,
-          .accepted = "on or off" },
         { .key = "nohz", .type = CMDLINE_ENUM, .dest = &nohz, .choices = onoff,
           .accepted = "on or off" },
         { .key = "idlecheck_ms", .type = CMDLINE_UINT, .dest = &cfg.idlecheck_ms, .min = 0,
           .max = 600000, .accepted = "0..600000 (ms)" },
-        { .key = "hres_ns", .type = CMDLINE_UINT, .dest = &cfg.hres_ns, .min = 1,
-          .max = 1000000, .accepted = "1..1000000 (ns: periodic-jitter's deadline grid)" },
-        { .key = "samples", .type = CMDLINE_UINT, .dest = &cfg.samples, .min = 10,
-          .max = 20000, .accepted = "10..20000 (wakeup-latency samples per device)" },
-        { .key = "hwlat_threshold_ns", .type = CMDLINE_UINT, .dest = &cfg.hwlat_threshold_ns,
-          .min = 100, .max = 100000000, .accepted = "100..100000000 (ns)" },
         { .key = "cpus", .type = CMDLINE_UINT, .dest = &cfg.cpus, .min = 1, .max = 256,
           .accepted = "1..256 (CPUs to start, the boot CPU included; default all)" },
         { .key = "smp_abandon", .type = CMDLINE_UINT, .dest = &cfg.smp_abandon, .min = 0,
@@ -167,6 +163,25 @@ int config_parse(const char *line, bool cut, const char *const *exp_names,
           .max = sizeof(cfg.mask_irq), .accepted = "none or a clock event device's name (test "
                                                    "aid: its interrupt line is masked before "
                                                    "the experiments)" },
+        { .key = "stray_irq", .type = CMDLINE_UINT, .dest = &cfg.stray_irq, .min = 0,
+          .max = 255, .accepted = "0, or 32..255 (test aid: that vector is sent to the boot "
+                                  "CPU once, before the experiments, with no handler for "
+                                  "it; 0: none)" },
+        { .key = "stuck_line", .type = CMDLINE_ENUM, .dest = &stuck_line,
+          .choices = stuck_lines, .accepted = "none or edu (test aid: QEMU's edu device "
+                                              "holds its interrupt line asserted from before "
+                                              "the experiments on)" },
+        { .key = "watchdog", .type = CMDLINE_ENUM, .dest = &watchdog,
+          .choices = watchdog_modes, .accepted = "auto or leave (auto: every watchdog found "
+                                                 "running is stopped, or fed; leave: named "
+                                                 "only)" },
+        { .key = "watchdog_arm", .type = CMDLINE_ENUM, .dest = &watchdog_arm,
+          .choices = watchdog_arms, .accepted = "none or tco (test aid: the TCO watchdog is "
+                                                "started first with a 1.2 s timeout, as "
+                                                "firmware may leave it)" },
+        { .key = "fb_override", .type = CMDLINE_ENUM, .dest = &fb_override,
+          .choices = fb_overrides, .accepted = "none or ivshmem (test aid: the screen is "
+                                               "QEMU's ivshmem-plain BAR 2, 1024x768x32)" },
         { .key = "tsc_hz", .type = CMDLINE_UINT, .dest = &cfg.tsc_hz, .min = 1000000,
           .max = 10000000000ull, .accepted = "1000000..10000000000 (Hz: the TSC's rate, "
                                              "taken instead of the calibrations')" },
@@ -195,40 +210,48 @@ int config_parse(const char *line, bool cut, const char *const *exp_names,
           .choices = hpet_accesses, .accepted = "auto, 32 or 64 (bits per HPET register "
                                                  "access; auto: 64 under QEMU, else 32)" },
     };
-    size_t n_opts = sizeof(opts) / sizeof(opts[0]);
+    size_t n_own = sizeof(opts) / sizeof(opts[0]);
+    /* The experiments' words after the kernel's own, in one table for the parser. */
+    struct cmdline_opt all[sizeof(opts) / sizeof(opts[0]) + CONFIG_MAX_EXP_OPTIONS];
+    size_t n_opts = 0;
+    for (size_t i = 0; i < n_own; i++)
+        all[n_opts++] = opts[i];
+    for (size_t i = 0; i < exps->n_options && i < CONFIG_MAX_EXP_OPTIONS; i++)
+        all[n_opts++] = exps->options[i];
 
     cfg.exp_mask = ~0ull;    /* default: every experiment */
     console_word[0] = 0;
-    int errors = cmdline_parse_cut(line, cut, opts, n_opts, on_error, NULL);
+    int errors = cmdline_parse_cut(line, cut, all, n_opts, on_error, NULL);
     cfg.profile = (enum profile)profile;
     cfg.qemu_exit = (enum tristate)qemu_exit;
     cfg.crash = (enum crash_kind)crash;
+    cfg.stuck_line_edu = stuck_line == 1;
+    cfg.watchdog_leave = watchdog == 1;
+    cfg.watchdog_arm_tco = watchdog_arm == 1;
+    cfg.fb_override_ivshmem = fb_override == 1;
     cfg.reboot = reboot;
     cfg.dump_acpi = dump == 1;
     cfg.wrapcheck = (enum tristate)wrapcheck;
     cfg.qr = (enum tristate)qr;
-    if (!opts_seen(opts, n_opts, "qr_part_ms"))
+    if (!opts_seen(all, n_opts, "qr_part_ms"))
         cfg.qr_part_ms = 3000;
     cfg.hpet_access = hpet_access == 1 ? 32 : hpet_access == 2 ? 64 : 0;
     cfg.tick_oneshot = tickmode == 1;
     cfg.idle = (enum idle_mode)idle;
     cfg.nohz = nohz == 0;
-    cfg.raw_samples = raw_samples == 0;
     cfg.console_log = console_log == 0;
     cfg.uart_pace = uart_pace != 0;
-    if (!opts_seen(opts, n_opts, "hwlat_threshold_ns"))
-        cfg.hwlat_threshold_ns = 10000;
-    if (!opts_seen(opts, n_opts, "idlecheck_ms"))
+    if (!opts_seen(all, n_opts, "idlecheck_ms"))
         cfg.idlecheck_ms = cfg.profile == PROFILE_QUICK ? 0 : 2000;
 
-    if (!opts_seen(opts, n_opts, "cecheck"))
+    if (!opts_seen(all, n_opts, "cecheck"))
         cfg.cecheck = cfg.profile == PROFILE_QUICK ? 0 : 1000;
-    if (!opts_seen(opts, n_opts, "hrtcheck"))
+    if (!opts_seen(all, n_opts, "hrtcheck"))
         cfg.hrtcheck = cfg.profile == PROFILE_QUICK ? 0 : 1000;
-    if (!opts_seen(opts, n_opts, "tickcheck_ms"))
+    if (!opts_seen(all, n_opts, "tickcheck_ms"))
         cfg.tickcheck_ms = cfg.profile == PROFILE_QUICK ? 0 : 3000;
 
-    cfg.exp_given = opts[2].seen;
+    cfg.exp_given = all[2].seen;
     if (!k_strcmp(cfg.mask_irq, "none"))
         cfg.mask_irq[0] = 0;
     /* A rate no clock here can make (neither a COM port's 1.8432 MHz nor uart_clock=) would
@@ -246,7 +269,7 @@ int config_parse(const char *line, bool cut, const char *const *exp_names,
     if (!console_ok) {
         char word[48] = "console=";
         k_strlcpy(word + 8, console_word, sizeof(word) - 8);
-        on_error(NULL, word, k_strlen(word), "not a console", opts[3].accepted);
+        on_error(NULL, word, k_strlen(word), "not a console", all[3].accepted);
         errors++;
     }
     return errors;

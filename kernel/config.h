@@ -45,17 +45,21 @@ struct config {
     uint64_t hrtcheck;
     enum idle_mode idle;        /* idle=: HLT, or a poll with interrupts on */
     bool nohz;                  /* nohz=on: the tick stops while idle */
-    bool raw_samples;           /* raw_samples=on: wakeup-latency sends its samples records */
     uint64_t idlecheck_ms;      /* idle this long and count the tick interrupts (0: skip) */
-    uint64_t hres_ns;           /* periodic-jitter: the deadline grid (0: 5000 and 800 ns) */
-    uint64_t samples;           /* wakeup-latency: samples per device and path (0: profile) */
-    uint64_t hwlat_threshold_ns;/* hwlat: the gap that counts (default 10000) */
     uint64_t cpus;              /* CPUs to run on, the boot CPU included (0: all the MADT
                                    lists, up to CPU_MAX) */
     uint64_t smp_abandon;       /* smp_abandon=: test aid: CPU index given up on before its
                                    STARTUP IPI, to show a late answer is halted (0: none) */
     uint64_t smp_slow_ap;       /* smp_slow_ap=: test aid: CPU index that stalls after
                                    taking its start parameters until given up on (0: none) */
+    uint64_t stray_irq;         /* stray_irq=: test aid: a vector sent to the boot CPU once
+                                   before the experiments, with no handler (0: none) */
+    bool watchdog_leave;        /* watchdog=leave: watchdogs named, not stopped or fed */
+    bool watchdog_arm_tco;      /* watchdog_arm=tco: test aid: the TCO started first */
+    bool fb_override_ivshmem;   /* fb_override=ivshmem: test aid: the screen is QEMU's
+                                   ivshmem-plain BAR 2 */
+    bool stuck_line_edu;        /* stuck_line=edu: test aid: QEMU's edu device holds its
+                                   INTx asserted from before the experiments on */
     char mask_irq[16];          /* mask_irq=: test aid: this clock event device's interrupt
                                    line is masked before the experiments ("": none) */
     uint64_t tsc_hz;            /* tsc_hz=: the TSC's rate as the user states it, taken
@@ -73,15 +77,24 @@ struct config {
 
 extern struct config cfg;
 
+/* What config_parse needs of the experiments, from their registry (kernel/exp/experiment.h),
+ * so that config knows nothing of them: the names exp= may give (NULL-terminated, in the
+ * bit order of cfg.exp_mask), their one-line list for the error record, and their own
+ * words (each writes a variable of its experiment's; at most CONFIG_MAX_EXP_OPTIONS). */
+#define CONFIG_MAX_EXP_OPTIONS 16
+struct cmdline_opt;
+struct config_experiments {
+    const char *const *names;
+    const char *accepted;
+    struct cmdline_opt *options;
+    size_t n_options;
+};
+
 /* Parses line into cfg, reporting each bad word as an `error` record (via the callback
- * installed by the caller, see kernel/main.c). exp_names: the experiments exp= may name
- * (NULL-terminated, in the bit order of cfg.exp_mask), exp_accepted: their one-line list
- * for the error record; the caller gets them from the experiment registry, so config knows
- * nothing of experiments. Returns the number of bad words. The console= word is applied
- * after parsing by the caller. cut: the line was cut before it came here (its last word is
- * refused, cmdline_parse_cut). */
-int config_parse(const char *line, bool cut, const char *const *exp_names,
-                 const char *exp_accepted,
+ * installed by the caller, see kernel/main.c). Returns the number of bad words. The console=
+ * word is applied after parsing by the caller. cut: the line was cut before it came here (its
+ * last word is refused, cmdline_parse_cut). */
+int config_parse(const char *line, bool cut, const struct config_experiments *exps,
                  void (*on_error)(void *, const char *, size_t, const char *, const char *));
 const char *profile_name(enum profile p);
 

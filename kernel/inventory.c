@@ -1,11 +1,14 @@
 /* kernel/inventory.c - memory, consoles and paging as found at boot. */
 #include "kernel/inventory.h"
 
+#include "kernel/arch/mce.h"
 #include "kernel/arch/paging.h"
 #include "kernel/config.h"
 #include "kernel/discover/acpi_report.h"
 #include "kernel/discover/cpu_report.h"
 #include "kernel/discover/serial_ports.h"
+#include "kernel/discover/smbios_report.h"
+#include "kernel/discover/watchdogs.h"
 #include "kernel/report/console.h"
 #include "kernel/report/record.h"
 
@@ -43,6 +46,11 @@ static void console_record(const struct boot_info *boot)
     json_bool(&r.j, "screen_active", fbcon_active());
     json_u64(&r.j, "screen_cols", cols);
     json_u64(&r.j, "screen_rows", rows);
+    if (boot->fb.kind != FB_NONE) {
+        json_hex(&r.j, "fb_phys", boot->fb.phys);
+        json_str(&r.j, "fb_mapping", paging_wc() ? "write-combining (PAT)"
+                                                 : "as the MTRRs say (no PAT)");
+    }
     if (boot->fb.kind == FB_RGB) {
         json_u64(&r.j, "fb_width", boot->fb.width);
         json_u64(&r.j, "fb_height", boot->fb.height);
@@ -60,7 +68,15 @@ static void paging_record(void)
     json_bool(&r.j, "nx", paging_nx_enabled());
     json_bool(&r.j, "wp", true);
     json_bool(&r.j, "guard_pages", true);
+    json_hex(&r.j, "kernel_phys", paging_kernel_phys());
+    json_hex(&r.j, "kernel_link", paging_kernel_link());
+    json_u64(&r.j, "kernel_bytes", paging_kernel_bytes());
+    json_bool(&r.j, "relocated", paging_kernel_phys() != paging_kernel_link());
     rec_emit(&r);
+    if (paging_kernel_phys() != paging_kernel_link())
+        kprintf("  kernel      loaded at %#llx (linked at %#llx): its addresses mapped there\n",
+                (unsigned long long)paging_kernel_phys(),
+                (unsigned long long)paging_kernel_link());
     kprintf("  paging      W^X, NX %s, guard page below every stack\n",
             paging_nx_enabled() ? "on" : "not supported by this CPU");
 }
@@ -73,5 +89,9 @@ void inventory_boot(const struct boot_info *boot)
     serial_ports_report();
     paging_record();
     cpu_inventory();
+    cpu_lfence_fix(true);
+    mce_init(&cpu_facts, true);
     acpi_inventory(boot, &acpi_facts);
+    smbios_inventory(boot);
+    watchdogs_init(cfg.watchdog_arm_tco, cfg.watchdog_leave);
 }

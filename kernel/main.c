@@ -13,6 +13,7 @@
 #include "kernel/debug.h"
 #include "kernel/exp/experiment.h"
 #include "kernel/exp/harness.h"
+#include "kernel/report/klog.h"
 #include "kernel/intr/intr.h"
 #include "kernel/inventory.h"
 #include "kernel/discover/acpi_report.h"
@@ -28,6 +29,7 @@
 #include "kernel/report/stop.h"
 #include "kernel/run.h"
 #include "kernel/timers/timers.h"
+#include "kernel/timers/window.h"
 #include "kernel/checks/ce_check.h"
 #include "kernel/timers/ce_devices.h"
 #include "kernel/checks/ce_measure.h"
@@ -113,7 +115,8 @@ static void consoles_init(void)
 {
     acpi_tables_parse(&boot, &acpi_facts);
     unsigned serial = serial_ports_init();
-    console_screen_init(&boot.fb, phys_map);
+    debug_fb_override(&boot.fb, cfg.fb_override_ivshmem);
+    console_screen_init(&boot.fb, phys_map_wc);
     kprintf("ticklab %s (%s): PC timer measurement kit\n", TICKLAB_VERSION, TICKLAB_GIT);
     if (cfg.console_mode != CONSOLE_NONE && serial == 0)
         kprintf("no serial port answers: output goes to the screen only\n");
@@ -193,15 +196,6 @@ static void send_boot_record(void)
     }
 }
 
-/* A boot measurement as a window of the console log (klog.h): its output waits until it
- * ends. */
-static void measured(void (*step)(void))
-{
-    exp_window_begin();
-    step();
-    exp_window_end();
-}
-
 /* A machine ticklab cannot run on: one error record naming why, then the end of the run
  * (the end record, the summary screen, QEMU's exit). Never returns. */
 static __attribute__((noreturn)) void stop_early(const char *what, const char *why)
@@ -212,35 +206,55 @@ static __attribute__((noreturn)) void stop_early(const char *what, const char *w
     run_finish();
 }
 
-void kmain(uint32_t magic, uint32_t info_phys)
+/* ---- the boot steps, in the order kmain runs them ------------------------------------- */
+
+static uint32_t mb_magic, mb_info_phys;
+
+static void cpu_setup(void)
 {
     cpu_tables_init();
     paging_init();
     smp_boot_cpu_init();
     pic_remap_and_mask();
-    bootinfo_parse(magic, phys_to_virt(info_phys), MB2_INFO_MAX, to_virt, &boot);
-    config_parse(boot.cmdline, boot.cmdline_truncated, experiment_names(),
-                 experiment_names_text(), defer_error);
+}
+
+static void read_loader_and_cmdline(void)
+{
+    bootinfo_reserve(paging_kernel_phys(), paging_kernel_bytes());
+    bootinfo_parse(mb_magic, phys_to_virt(mb_info_phys), MB2_INFO_MAX, to_virt, &boot);
+    struct config_experiments exps = { experiment_names(), experiment_names_text(), 0, 0 };
+    exps.options = experiment_options(&exps.n_options);
+    config_parse(boot.cmdline, boot.cmdline_truncated, &exps, defer_error);
     stop_configure(cfg.qemu_exit == TRI_ON    ? STOP_EXIT_ALWAYS
                    : cfg.qemu_exit == TRI_OFF ? STOP_EXIT_NEVER
                                               : STOP_EXIT_AUTO,
                    cfg.reboot);
+}
+
+static void start_output(void)
+{
     consoles_init();
     /* The last screen's record store, before the first record (kernel/report/recstore.h). */
     qrscreen_setup(boot.high_ram_len ? phys_to_virt(boot.high_ram_base) : 0,
                    (size_t)boot.high_ram_len, "no free RAM above 16 MiB in the memory map",
                    (enum qr_mode)cfg.qr, (uint32_t)cfg.qr_part_ms);
-
     send_boot_record();
     send_deferred_errors();
     if (boot.problem)
         rec_error("bootinfo", boot.problem);
     if (boot.path == BOOT_UNKNOWN)
         run_mark_failed("not started by a Multiboot loader or ticklab.efi");
+}
 
+static void take_inventory(void)
+{
     inventory_boot(&boot);
     hpet_boot_check();   /* what firmware left in the HPET, recorded and quieted before
                             intr_init's self IPI turns interrupts on */
+}
+
+static void start_interrupts(void)
+{
     static struct intr_topology topo;
     unsigned dropped;
     topology_from_acpi(&acpi_facts, &topo, &dropped);
@@ -252,6 +266,10 @@ void kmain(uint32_t magic, uint32_t info_phys)
     if (intr_init(&topo, &cpu_facts, acpi_facts.dmar.present && acpi_facts.dmar.x2apic_opt_out))
         stop_early("lapic", "no usable local APIC: every timer interrupt ticklab takes comes "
                             "through it");
+}
+
+static void calibrate_clocks(void)
+{
     /* Interrupts can be taken: from here on output goes through the log (the calibration's
      * lines wait in RAM until it is done), still unpaced: pacing needs the TSC's rate. */
     console_start(cfg.console_log, 0);
@@ -263,31 +281,65 @@ void kmain(uint32_t magic, uint32_t info_phys)
     /* The TSC is calibrated: the UART is paced from here on when asked. */
     console_start(cfg.console_log, cfg.uart_pace ? clock_facts.tsc_hz : 0);
     console_measure_scroll();
+}
+
+static void check_interrupt_routes(void)
+{
     /* After the calibration, so that each wait is bounded in time (200 ms), not in a count
      * of cycles made for a 10 GHz TSC (4.3 s each under QEMU -icount, where a PIT on a pin
      * the MADT does not name took minutes). The verdict waits for the devices' own fire
      * checks. */
     irq_check_run(clock_facts.tsc_hz ? tsc_ns_to_cyc(IRQ_CHECK_TIMEOUT_NS) : 0);
     klog_drain_point();
+}
+
+static void check_clock_events(void)
+{
+    ce_check_all(cfg.cecheck);
+}
+
+static void bring_up_clock_events(void)
+{
     /* Before any wait. idle=auto (the default): under virtual time no CPU halts, so a run
      * under QEMU -icount repeats byte for byte without being told (idle.h); the CPUs beyond
-     * the first are not started yet, so one is assumed and corrected below. */
+     * the first are not started yet, so one is assumed and corrected when they are. */
     const char *idle_why;
     bool vt = clocks_virtual_time();
     clock_facts.virtual_time = vt;     /* from the first window on (its start is padded) */
     idle_configure(idle_resolve(cfg.idle, vt, 1, &idle_why), clocks_under_tcg());
     idle_set_reason(idle_why);
     ce_devices_init();
-    measured(ce_measure_all);
+    window_run(ce_measure_all);
     if (!irq_proof_ok())
         run_mark_failed("timer interrupts are not delivered: no external device's interrupt "
                         "(PIT, RTC, HPET) arrived");
     wrapcheck_report_all();
     clocks_report_environment();
-    exp_window_begin();
-    ce_check_all(cfg.cecheck);
-    exp_window_end();
+    window_run(check_clock_events);
     klog_drain_point();
+}
+
+/* With more than one CPU the waits halt: measured under QEMU -icount, with two vCPUs
+ * spinning, an interrupt for the one not running waits for the other's time slice (a
+ * per-CPU timer came 1 ms late and the check's bound ran out). Asked for: an error; chosen
+ * by auto: said so. */
+static void idle_policy_for(unsigned online)
+{
+    if (!idle_polls() || online < 2)
+        return;
+    const char *idle_why;
+    if (cfg.idle == IDLE_POLL)
+        rec_error("idle", "idle=poll needs one CPU (cpus=1): with more, a CPU's interrupt "
+                          "can wait for another's spin; every wait halts instead");
+    enum idle_mode m = idle_resolve(cfg.idle, clock_facts.virtual_time, online, &idle_why);
+    idle_configure(cfg.idle == IDLE_POLL ? IDLE_HALT : m, clocks_under_tcg());
+    idle_set_reason(cfg.idle == IDLE_POLL ? 0 : idle_why);
+    if (cfg.idle != IDLE_POLL)
+        kprintf("  idle        %s\n", idle_why);
+}
+
+static void start_timers_and_cpus(void)
+{
     if (timers_tick_start(&cfg.hz, cfg.clockevent, cfg.tick_oneshot))
         run_mark_failed("no tick");
     timers_base_init();
@@ -296,45 +348,84 @@ void kmain(uint32_t magic, uint32_t info_phys)
     unsigned online = smp_start(cfg.cpus ? (unsigned)cfg.cpus : CPU_MAX,
                                 bootinfo_low_ram_covers(&boot, SMP_START_PAGE, 0x1000),
                                 clock_facts.tsc_hz);
-    if (idle_polls() && online > 1) {
-        /* Measured under QEMU -icount: with two vCPUs spinning, an interrupt for the one
-         * not running waits for the other's time slice (a per-CPU timer came 1 ms late and
-         * the check's bound ran out). Asked for: an error; chosen by auto: said so. */
-        if (cfg.idle == IDLE_POLL)
-            rec_error("idle", "idle=poll needs one CPU (cpus=1): with more, a CPU's interrupt "
-                              "can wait for another's spin; every wait halts instead");
-        enum idle_mode m = idle_resolve(cfg.idle, vt, online, &idle_why);
-        idle_configure(cfg.idle == IDLE_POLL ? IDLE_HALT : m, clocks_under_tcg());
-        idle_set_reason(cfg.idle == IDLE_POLL ? 0 : idle_why);
-        if (cfg.idle != IDLE_POLL)
-            kprintf("  idle        %s\n", idle_why);
-    }
+    idle_policy_for(online);
     klog_drain_point();
+}
+
+static void check_tick(void)
+{
+    tick_check_run(cfg.tickcheck_ms);
+}
+
+static void check_hrtimers(void)
+{
+    hrt_check_run(cfg.hrtcheck);
+}
+
+static void check_idle(void)
+{
+    idle_check_run(cfg.idlecheck_ms, cfg.nohz);
+}
+
+static void run_checks(void)
+{
     if (!tsc_warp_check())
         kprintf("  tsc         not one clock on every CPU: demoted\n");
     if (!percpu_check_run())
         run_mark_failed("an application processor's own timers did not all fire on it");
-    exp_window_begin();
-    tick_check_run(cfg.tickcheck_ms);
-    exp_window_end();
-    exp_window_begin();
-    hrt_check_run(cfg.hrtcheck);
-    exp_window_end();
-    exp_window_begin();
-    idle_check_run(cfg.idlecheck_ms, cfg.nohz);
-    exp_window_end();
+    window_run(check_tick);
+    window_run(check_hrtimers);
+    window_run(check_idle);
     debug_crash(cfg.crash);
+    debug_stray_irq((unsigned)cfg.stray_irq);
+    debug_stuck_line(cfg.stuck_line_edu);
     klog_drain_point();
     console_phase_report("boot", "devices and checks");
-    unsigned ran = experiments_run(cfg.exp_mask);
+}
+
+static void run_experiments(void)
+{
+    const struct exp_plan plan = { .mask = cfg.exp_mask, .tick_oneshot = cfg.tick_oneshot,
+                                   .mask_irq = cfg.mask_irq,
+                                   .clocksource_asked = cfg.clocksource };
+    const struct exp_env env = { .profile = cfg.profile, .base = timers_base(),
+                                 .clocks = &clock_facts };
+    unsigned ran = experiments_run(&plan, &env);
     if (cfg.exp_mask && !clock_facts.tsc_hz)
         run_mark_failed(EXPERIMENTS_NEED_TSC);    /* asked for, and none could run */
     kprintf("%u experiment(s) ran\n", ran);
     if (exp_defects())
-        run_mark_failed("an experiment found a defect of the kit (its error record says which)");
-    tick_stop(&kernel_tick);
-    if (tick_info(&kernel_tick)->dev)
-        tick_report_stats(&kernel_tick);
+        run_mark_failed("an experiment found a defect of the kit (its error record says why)");
+}
+
+static void finish(void)
+{
+    timers_tick_finish();
     intr_report_stats();
     run_finish();
+}
+
+/* The run: each step in turn. A step that finds the machine unusable ends the run itself
+ * (stop_early); the last one never returns. */
+static void (*const boot_steps[])(void) = {
+    cpu_setup,                  /* descriptor tables, paging, this CPU, the 8259s masked */
+    read_loader_and_cmdline,    /* Multiboot or ticklab.efi's hand-over; the words */
+    start_output,               /* serial ports, the screen, the boot record */
+    take_inventory,             /* CPUID, ACPI, the HPET as firmware left it */
+    start_interrupts,           /* LAPIC, IOAPICs, routes */
+    calibrate_clocks,           /* every clocksource; the TSC against each reference */
+    check_interrupt_routes,     /* a real interrupt from each external device */
+    bring_up_clock_events,      /* the devices, their shortest deltas and costs */
+    start_timers_and_cpus,      /* the tick, the wheel, the hrtimer bases, the other CPUs */
+    run_checks,                 /* TSC warps, each CPU's timers, the tick, hrtimers, idle */
+    run_experiments,            /* the experiments and the verdict */
+    finish,                     /* the end record, the last screens, QEMU's exit */
+};
+
+void kmain(uint32_t magic, uint32_t info_phys)
+{
+    mb_magic = magic;
+    mb_info_phys = info_phys;
+    for (size_t i = 0; i < sizeof(boot_steps) / sizeof(boot_steps[0]); i++)
+        boot_steps[i]();
 }

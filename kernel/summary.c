@@ -68,13 +68,7 @@ size_t summary_verdict_line(char *buf, size_t n)
         size_t w = 0;
         while (ce[w] && ce[w] != ' ')
             w++;
-        int64_t p99 = -1;
-        for (unsigned i = 0; i < findings.n_wake; i++) {
-            const struct clockevent *d = findings.wake[i].dev;
-            if (findings.wake[i].measured && d && k_strlen(d->name) == w &&
-                !k_strncmp(d->name, ce, w))
-                p99 = findings.wake[i].cb_p99_ns;
-        }
+        int64_t p99 = verdict_wake_cb_p99(ce, w);
         if (p99 >= 0)
             at += (size_t)fmt_snprintf(buf + at, n - at, " timer %.*s (callback p99 %lld ns)",
                                        (int)w, ce, (long long)p99);
@@ -120,7 +114,7 @@ void summary_show(bool ok, unsigned records)
          (unsigned long long)(clock_facts.tsc_uncertainty_ppb / 1000),
          (unsigned long long)(clock_facts.tsc_uncertainty_ppb % 1000),
          clock_facts.tsc_method_ref ? clock_facts.tsc_method_ref : "-", cpus);
-    const struct tick_info *ti = tick_info(&kernel_tick);
+    const struct tick_info *ti = timers_tick_info();
     line("tick on %s, %llu ns per tick", ti->dev ? ti->dev->name : "-",
          (unsigned long long)ti->period_ns);
     const char *topic[8], *text[8];

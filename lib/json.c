@@ -9,6 +9,7 @@
 
 #include "ticklab/errno.h"
 #include "ticklab/kstring.h"
+#include "ticklab/stats.h"
 
 static void put(struct json *j, const char *s, size_t n)
 {
@@ -358,3 +359,62 @@ void json_fixed(struct json *j, const char *key, int64_t val, unsigned decimals)
 void json_elem_u64(struct json *j, uint64_t val) { json_u64(j, NULL, val); }
 void json_elem_i64(struct json *j, int64_t val) { json_i64(j, NULL, val); }
 void json_elem_str(struct json *j, const char *val) { json_str(j, NULL, val); }
+
+/* The value of one statistics word of st; false for a word that names none. */
+static bool stats_field(const struct stats *st, const char *w, size_t n, int64_t *v,
+                        bool *is_unsigned)
+{
+    static const struct {
+        const char *word;
+        size_t offset;
+    } fields[] = {
+        { "min", offsetof(struct stats, min) },       { "max", offsetof(struct stats, max) },
+        { "median", offsetof(struct stats, median) }, { "p50", offsetof(struct stats, median) },
+        { "p90", offsetof(struct stats, p90) },       { "p99", offsetof(struct stats, p99) },
+        { "p999", offsetof(struct stats, p999) },     { "mean", offsetof(struct stats, mean) },
+    };
+    *is_unsigned = n == 6 && !k_strncmp(w, "stddev", 6);
+    if (*is_unsigned) {
+        *v = (int64_t)st->stddev;
+        return true;
+    }
+    for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++)
+        if (k_strlen(fields[i].word) == n && !k_strncmp(fields[i].word, w, n)) {
+            *v = *(const int64_t *)(const void *)((const char *)st + fields[i].offset);
+            return true;
+        }
+    return false;
+}
+
+void json_stats(struct json *j, const char *key_fmt, const char *fields,
+                const struct stats *st)
+{
+    const char *hole = key_fmt;
+    while (*hole && !(hole[0] == '%' && hole[1] == 's'))
+        hole++;
+    size_t pre = (size_t)(hole - key_fmt), post = *hole ? k_strlen(hole + 2) : 0;
+    for (const char *w = fields; *w;) {
+        while (*w == ' ')
+            w++;
+        size_t n = 0;
+        while (w[n] && w[n] != ' ')
+            n++;
+        if (!n)
+            break;
+        char key[48];
+        int64_t v;
+        bool is_unsigned;
+        if (!*hole || pre + n + post >= sizeof(key) || !stats_field(st, w, n, &v, &is_unsigned)) {
+            j->overflow = true;
+            return;
+        }
+        memcpy(key, key_fmt, pre);
+        memcpy(key + pre, w, n);
+        memcpy(key + pre + n, hole + 2, post + 1);
+        if (is_unsigned)
+            json_u64(j, key, (uint64_t)v);
+        else
+            json_i64(j, key, v);
+        w += n;
+    }
+}

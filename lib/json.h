@@ -47,6 +47,15 @@ void json_null(struct json *j, const char *key);
  * (decimals 0..9): json_fixed(j,"ppm",-12345,3) writes "ppm":-12.345. decimals > 9 is a
  * caller's bug and sets overflow, so the record is dropped rather than written wrong. */
 void json_fixed(struct json *j, const char *key, int64_t val, unsigned decimals);
+/* A block of order statistics as members, one per word of `fields` in its order: min,
+ * median (also written p50), p90, p99, p999, max, mean (signed) and stddev (unsigned). Each
+ * key is key_fmt with its one "%s" replaced by the word: json_stats(j, "late_%s_ns",
+ * "min p50 max", &st) writes "late_min_ns", "late_p50_ns", "late_max_ns". A word outside
+ * that list, a format without "%s" or a key over 47 bytes sets overflow (the record is
+ * dropped rather than written wrong). */
+struct stats;
+void json_stats(struct json *j, const char *key_fmt, const char *fields,
+                const struct stats *st);
 
 /* Nesting: key may be NULL inside arrays (a key given there is ignored); inside an object a
  * NULL key sets overflow. Depth beyond JSON_MAX_DEPTH open containers (the top-level object

@@ -10,7 +10,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 PY=/usr/bin/python3
-total_pass=0 total_fail=0 broken=()
+total_pass=0 total_fail=0 broken=() failures=()
 t_start=$(date +%s)
 
 # `make test` runs this in make's question mode (see the Makefile): take the q back out of
@@ -21,8 +21,13 @@ if [ -n "${MAKEFLAGS:-}" ]; then
     export MAKEFLAGS
 fi
 
+# The last lines name every failed case with its reason (a CI log is read from its end).
 summary() {
     echo
+    if [ ${#failures[@]} -gt 0 ]; then
+        echo "failed:"
+        for f in "${failures[@]}"; do echo "  $f"; done
+    fi
     for b in "${broken[@]}"; do echo "broken suite: $b"; done
     echo "tests took $(( $(date +%s) - t_start )) s"
     echo "$total_pass passed, $total_fail failed"
@@ -66,6 +71,12 @@ suite() {
     "$@" 2>&1 | tee "$log"
     local rc=${PIPESTATUS[0]}
     tally "$name" "$log" "$rc"
+    # each suite's failed cases as it prints them: "FAIL case ..." (host, boot tests, checks)
+    # or pytest's "FAILED file::test - reason"
+    local line
+    while IFS= read -r line; do
+        failures+=("$name: ${line:0:300}")
+    done < <(grep -E '^(FAIL |FAILED |ERROR )' "$log" || true)
     rm -f "$log"
 }
 

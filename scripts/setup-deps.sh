@@ -9,7 +9,11 @@
 #   test  run + what only the tests need (make test): clang and its sanitizer/fuzzer
 #         runtime, pytest, hypothesis, chromium for the report page's browser test,
 #         sbsigntool and openssl for the Secure Boot boot tests, qrencode (the QR
-#         encoder's known answers) and python3-pil (degraded screen photos)
+#         encoder's known answers), python3-pil (degraded screen photos), and for the
+#         database tests a PostgreSQL server (postgresql: the tests start their own in a
+#         temporary folder) and its client library (python3-psycopg). The tool's `db`
+#         commands on a SQLite file need nothing beyond Python; on a PostgreSQL server
+#         they need python3-psycopg (apt-get install python3-psycopg)
 #   secureboot  run + what the Secure Boot stick needs (make secureboot-usb, make
 #         test-secureboot): sbsigntool and openssl. Debian's signed shim and MokManager are
 #         no package of either set: scripts/shimfiles.sh downloads their packages
@@ -56,6 +60,7 @@ TEST_PROBES=(
     py:pytest\|python3-pytest  py:hypothesis\|python3-hypothesis
     cmd:chromium\|chromium
     cmd:qrencode\|qrencode  py:PIL\|python3-pil
+    'file:/usr/lib/postgresql/*/bin/initdb|postgresql'  py:psycopg\|python3-psycopg
 )
 # In both the test set and the secureboot set. The OVMF build with Secure Boot and
 # Microsoft's keys is in the ovmf package the run set installs already.

@@ -108,6 +108,25 @@ static void rsdp_tags(struct handoff *b)
         Print(L"ticklab.efi: no ACPI RSDP in the configuration table\n");
 }
 
+/* SMBIOS 3.0 first, then 2.x, as the kernel tries them; it checks what they hold. */
+static void smbios_tags(struct handoff *b)
+{
+    EFI_GUID guids[2] = { SMBIOS3_TABLE_GUID, SMBIOS_TABLE_GUID };
+    BOOLEAN any = FALSE;
+    for (UINTN g = 0; g < 2; g++)
+        for (UINTN i = 0; i < ST->NumberOfTableEntries; i++) {
+            EFI_CONFIGURATION_TABLE *t = &ST->ConfigurationTable[i];
+            if (CompareGuid(&t->VendorGuid, &guids[g]) != 0)
+                continue;
+            if (handoff_put_smbios(b, t->VendorTable)) {
+                Print(L"ticklab.efi: SMBIOS entry point at 0x%lx\n", (UINT64)(UINTN)t->VendorTable);
+                any = TRUE;
+            }
+        }
+    if (!any)
+        Print(L"ticklab.efi: no SMBIOS entry point in the configuration table\n");
+}
+
 static BOOLEAN gop_layout(EFI_GRAPHICS_OUTPUT_PROTOCOL *gop, struct fb_layout *fb)
 {
     EFI_GRAPHICS_OUTPUT_MODE_INFORMATION *mi = gop->Mode->Info;
@@ -219,5 +238,6 @@ void firmware_tags(struct handoff *b, enum efi_load_options options, BOOLEAN fro
 
     secure_boot_tag(b);
     rsdp_tags(b);
+    smbios_tags(b);
     fb_tag(b);
 }

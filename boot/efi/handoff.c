@@ -229,6 +229,28 @@ bool handoff_put_secure_boot(struct handoff *b, enum efi_sb_var secure_boot,
     return handoff_tag(b, EFI_TAG_SECURE_BOOT, body, sizeof(body));
 }
 
+bool handoff_put_smbios(struct handoff *b, const void *eps)
+{
+    const uint8_t *e = eps;
+    uint8_t body[MB2_SMBIOS_TAG_HEAD + BOOT_SMBIOS_EPS_BYTES] = { 0 };
+    size_t n;
+    if (!e)
+        return false;
+    if (__builtin_memcmp(e, "_SM3_", 5) == 0) {          /* DSP0134 5.2.2 */
+        n = e[6];
+        body[0] = e[7], body[1] = e[8];
+    } else if (__builtin_memcmp(e, "_SM_", 4) == 0) {    /* DSP0134 5.2.1 */
+        n = e[5];
+        body[0] = e[6], body[1] = e[7];
+    } else {
+        return false;
+    }
+    if (n < 4 || n > BOOT_SMBIOS_EPS_BYTES)
+        return false;
+    copy_bytes(body + MB2_SMBIOS_TAG_HEAD, e, n);
+    return handoff_tag(b, MB2_TAG_SMBIOS, body, MB2_SMBIOS_TAG_HEAD + n);
+}
+
 enum efi_sb_var classify_sb_var(bool found, const void *data, size_t bytes)
 {
     if (!found)

@@ -21,6 +21,7 @@
 #define MB2_TAG_MMAP      6
 #define MB2_TAG_FB        8
 #define MB2_TAG_EFI64     12
+#define MB2_TAG_SMBIOS    13
 #define MB2_TAG_ACPI_OLD  14
 #define MB2_TAG_ACPI_NEW  15
 
@@ -86,6 +87,12 @@ bool handoff_put_firmware(struct handoff *b, uint32_t fw_revision, uint32_t uefi
 /* The second ticklab tag: the Secure Boot state (EFI_TAG_SECURE_BOOT). */
 bool handoff_put_secure_boot(struct handoff *b, enum efi_sb_var secure_boot,
                              enum efi_sb_var setup_mode, enum efi_shim shim);
+
+/* Tag 13 for an SMBIOS entry point the configuration table lists: the version from the
+ * entry point, then its bytes (its own length byte says how many, at most
+ * BOOT_SMBIOS_EPS_BYTES). False, and no tag, when eps is not readable as one ("_SM_" or
+ * "_SM3_" and a length that fits): the kernel checks the rest. */
+bool handoff_put_smbios(struct handoff *b, const void *eps);
 
 /* What a one-byte boolean variable (SecureBoot, SetupMode) says: found is false when
  * GetVariable said EFI_NOT_FOUND; anything but exactly one byte 0 or 1 is EFI_SB_VAR_BAD. */

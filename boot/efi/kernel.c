@@ -1,8 +1,10 @@
 /* boot/efi/kernel.c - the embedded kernel ELF (kernel.h).
  *
  * The image is build/ticklab.elf with its debug sections stripped, included by
- * kernel_image.S. It is linked at fixed physical addresses (linker.ld: 1 MiB up) and not
- * relocatable, so the segments go exactly where their p_paddr says. Its 32-bit Multiboot
+ * kernel_image.S. It is linked at 1 MiB (linker.ld) and runs wherever it is loaded: its
+ * entry maps its link addresses to where it is (boot/entry.asm), so the segments go wherever
+ * the firmware has free pages below 4 GiB, in the order and at the distances their p_paddr
+ * give. A firmware that holds anything at 1 MiB can therefore still start it. Its 32-bit Multiboot
  * entry is no use from long mode; the 64-bit one is found through the ticklab EFI header
  * (boot/entry.asm), a magic and its negation followed by the entry address, looked for at
  * 8-byte steps in the file's first 32 KiB as Multiboot2 loaders look for their header. */
@@ -152,27 +154,43 @@ static void print_overlaps(UINT64 lo, UINT64 hi)
     FreePool(map);
 }
 
-EFI_STATUS kernel_place(const struct kernel_image *k)
+/* Pages for the image below 4 GiB, anywhere the firmware has them (OVMF gives the highest
+ * free range), never below 1 MiB (where the application processors' start page and the
+ * firmware's legacy areas are); at the link address only when nothing else is free. */
+static EFI_STATUS allocate(UINTN pages, EFI_PHYSICAL_ADDRESS *at)
 {
-    EFI_PHYSICAL_ADDRESS at = k->lo;
+    *at = LOAD_MAX - 1;
+    EFI_STATUS s = uefi_call_wrapper(BS->AllocatePages, 4, AllocateMaxAddress, EfiLoaderCode,
+                                     pages, at);
+    if (!EFI_ERROR(s) && *at >= LOAD_MIN)
+        return s;
+    if (!EFI_ERROR(s))
+        uefi_call_wrapper(BS->FreePages, 2, *at, pages);
+    return EFI_OUT_OF_RESOURCES;
+}
+
+EFI_STATUS kernel_place(struct kernel_image *k)
+{
+    EFI_PHYSICAL_ADDRESS at;
     UINTN pages = (UINTN)((k->hi - k->lo) / EFI_PAGE_SIZE);
     /* LoaderCode: firmware that applies NX to data allocations leaves code types executable,
      * and _start_efi64 runs its first instructions on the firmware's page tables. */
-    EFI_STATUS s = uefi_call_wrapper(BS->AllocatePages, 4, AllocateAddress, EfiLoaderCode, pages,
-                                     &at);
+    EFI_STATUS s = allocate(pages, &at);
     if (EFI_ERROR(s)) {
-        Print(L"ticklab.efi: the kernel is linked to run at 0x%lx-0x%lx, and the firmware "
-              L"will not give that range (%r); in use there:\n", k->lo, k->hi, s);
+        Print(L"ticklab.efi: no %lu free pages between 1 MiB and 4 GiB for the kernel (%r); "
+              L"in use at its link address:\n", (UINT64)pages, s);
         print_overlaps(k->lo, k->hi);
         return EFI_OUT_OF_RESOURCES;
     }
     const struct elf64_ehdr *eh = (const struct elf64_ehdr *)ticklab_kernel_elf;
-    SetMem((VOID *)(UINTN)k->lo, (UINTN)(k->hi - k->lo), 0);   /* .bss and the gaps */
+    SetMem((VOID *)(UINTN)at, (UINTN)(k->hi - k->lo), 0);   /* .bss and the gaps */
     for (UINTN i = 0; i < eh->phnum; i++) {
         const struct elf64_phdr *ph = phdr(eh, i);
         if (ph->type == PT_LOAD && ph->filesz)
-            CopyMem((VOID *)(UINTN)ph->paddr, (VOID *)(ticklab_kernel_elf + ph->offset),
-                    (UINTN)ph->filesz);
+            CopyMem((VOID *)(UINTN)(at + (ph->paddr - k->lo)),
+                    (VOID *)(ticklab_kernel_elf + ph->offset), (UINTN)ph->filesz);
     }
+    k->load = at;
+    k->entry_at = k->entry - k->lo + at;
     return EFI_SUCCESS;
 }

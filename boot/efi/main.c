@@ -89,13 +89,13 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
     }
     Print(L"ticklab.efi: command line '%a' (load options: %a)\n", line,
           efi_load_options_name(opts));
-    Print(L"ticklab.efi: kernel at 0x%lx-0x%lx, entry 0x%lx; leaving boot services\n", k.lo,
-          k.hi, k.entry);
+    Print(L"ticklab.efi: kernel at 0x%lx-0x%lx (linked at 0x%lx), entry 0x%lx; leaving boot "
+          L"services\n", k.load, k.load + (k.hi - k.lo), k.lo, k.entry_at);
 
     if ((s = exit_boot_services(image, &m)))
         return s;
     /* Boot services are gone: no more Print; the block has room for the whole map. */
     handoff_put_efi_mmap(&b, m.buf, m.size, m.desc_size);
     handoff_finish(&b);
-    enter_kernel(k.entry, info_phys);
+    enter_kernel(k.entry_at, info_phys);
 }

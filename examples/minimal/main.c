@@ -4,8 +4,8 @@
  * intervals. The clock event device is the library's own (struct lapic_timer_ce), its
  * shortest delta found by the library's search; everything outside the library is this
  * kernel's: entry, page tables, IDT, serial console, and the porting layer
- * (docs/library.md): memset/memcpy/memmove/memcmp and rdmsr_safe, plus the interrupt glue
- * below (EOI, then the driver's irq function). */
+ * (docs/library.md): memset/memcpy/memmove/memcmp, rdmsr_safe and wrmsr_safe, plus the
+ * interrupt glue below (EOI, then the driver's irq function). */
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -72,6 +72,12 @@ int rdmsr_safe(uint32_t msr, uint64_t *val)
 {
     (void)msr;
     *val = 0;
+    return -1;
+}
+
+int wrmsr_safe(uint32_t msr, uint64_t val)
+{
+    (void)msr, (void)val;
     return -1;
 }
 

@@ -2,17 +2,18 @@
 #include "kernel/arch/fault.h"
 
 #include "kernel/arch/cr.h"
+#include "kernel/arch/mce.h"
 #include "kernel/arch/paging.h"
 #include "kernel/report/console.h"
 #include "kernel/report/record.h"
 #include "kernel/report/stop.h"
 
-#define VEC_NMI 2
 #define VEC_DF  8
+#define VEC_MC  18
 #define VEC_GP  13
 #define VEC_PF  14
 
-extern char rdmsr_safe_insn[], rdmsr_safe_fail[];
+extern char rdmsr_safe_insn[], rdmsr_safe_fail[], wrmsr_safe_insn[], wrmsr_safe_fail[];
 
 static const char *const names[32] = {
     "divide_error", "debug", "nmi", "breakpoint", "overflow", "bound_range",
@@ -54,6 +55,10 @@ void fault_handle(struct trap_frame *tf)
         tf->rip = (uint64_t)(uintptr_t)rdmsr_safe_fail;
         return;
     }
+    if (v == VEC_GP && tf->rip == (uint64_t)(uintptr_t)wrmsr_safe_insn) {
+        tf->rip = (uint64_t)(uintptr_t)wrmsr_safe_fail;
+        return;
+    }
 
     static int depth;
     if (++depth > 1) {
@@ -63,7 +68,7 @@ void fault_handle(struct trap_frame *tf)
     klog_panic();                 /* the log's backlog, then this, at once */
     uint64_t cr2 = read_cr2();
     const char *guard = (v == VEC_PF || v == VEC_DF) ? paging_guard_name(cr2) : 0;
-    const char *cause = guard ? "stack_overflow" : v == VEC_NMI ? "nmi" : "exception";
+    const char *cause = guard ? "stack_overflow" : v == VEC_MC ? "machine_check" : "exception";
 
     struct rec r;
     rec_begin(&r, "fault");
@@ -76,11 +81,15 @@ void fault_handle(struct trap_frame *tf)
     json_hex(&r.j, "rip", tf->rip);
     json_hex(&r.j, "rsp", tf->rsp);
     json_hex(&r.j, "cr2", cr2);
+    if (v == VEC_MC)
+        mce_fault_members(&r.j);
     put_regs(&r.j, tf);
     rec_emit(&r);
     kprintf("\n*** fault: vector %u (%s) at rip=%#llx cr2=%#llx%s%s\n", v,
             v < 32 ? names[v] : "irq", (unsigned long long)tf->rip,
             (unsigned long long)cr2, guard ? ": stack overflow into the guard page of stack " : "",
             guard ? guard : "");
-    stop_run(true, guard ? "stack overflow" : "CPU exception");
+    stop_run(true, guard ? "stack overflow"
+                   : v == VEC_MC ? "uncorrected machine check (the fault record names the bank)"
+                                 : "CPU exception");
 }

@@ -23,7 +23,11 @@ isr_stub_%1:
     push 0
 %endif
     push %1
+%if (%1 == 2) || (%1 == 18)
+    jmp isr_common_unmasked
+%else
     jmp isr_common_exception
+%endif
 %else
     IRQ_ENTRY %1
 %endif
@@ -33,10 +37,11 @@ isr_stub_%1:
 ; registers a C call may change), then rbx, rbp, r12-r15 (those it preserves). An exception
 ; saves them all, for the fault report; an interrupt saves only the first nine (its handler
 ; is a C function that keeps the others) and builds no frame at all.
-%macro SAVE_CALLER_SAVED 0
+%macro SAVE_CALLER_SAVED 0-1 probe
     push rax
     push rcx
     push rdx
+%ifidn %1, probe
     ; The entry time of the interrupt, while an experiment asks for it (irq_probe in trap.h:
     ; `on` at offset 44): the first thing done once the two registers RDTSC writes are saved.
     cmp byte [rel irq_probe + 44], 0
@@ -45,6 +50,7 @@ isr_stub_%1:
     mov [rel irq_probe], eax            ; entry_tsc_lo (the high half: irq_entry_tsc())
     mov byte [rel irq_probe + 46], 1    ; in_irq
 %%no_probe:
+%endif
     push rsi
     push rdi
     push r8
@@ -71,8 +77,16 @@ isr_stub_%1:
     iretq
 %endmacro
 
+; NMI and machine check: the same frame and dispatch, but no entry stamp. Neither is masked
+; by CLI, so either can land between an interrupt's entry stamp and its handler's use of it
+; (irq_probe); it must leave the stamp and in_irq as it found them.
+isr_common_unmasked:
+    SAVE_CALLER_SAVED noprobe
+    jmp isr_common_frame
+
 isr_common_exception:
     SAVE_CALLER_SAVED
+isr_common_frame:
     push rbx
     push rbp
     push r12
@@ -105,7 +119,7 @@ isr_common_exception:
     mov edi, %1
     call [irq_handlers + %1 * 16]
     mov byte [rel irq_probe + 46], 0    ; in_irq: this interrupt is over
-    ; the exit stamp, while tick-overhead splits the interrupt (irq_probe.split at 45)
+    ; the exit stamp, while an experiment splits the interrupt (irq_probe.split at 45)
     cmp byte [rel irq_probe + 45], 0
     jne %%split
     POP_CALLER_SAVED
@@ -152,5 +166,21 @@ rdmsr_safe_insn:
     xor eax, eax
     ret
 rdmsr_safe_fail:
+    mov eax, -1
+    ret
+
+; wrmsr_safe(msr, val): the same for a WRMSR (kernel/arch/fault.c moves RIP from
+; wrmsr_safe_insn to wrmsr_safe_fail).
+global wrmsr_safe, wrmsr_safe_insn, wrmsr_safe_fail
+wrmsr_safe:
+    mov ecx, edi
+    mov eax, esi
+    mov rdx, rsi
+    shr rdx, 32
+wrmsr_safe_insn:
+    wrmsr
+    xor eax, eax
+    ret
+wrmsr_safe_fail:
     mov eax, -1
     ret

@@ -9,9 +9,14 @@
 
 #include "ticklab/io.h"
 #include "kernel/arch/fault.h"
+#include "kernel/arch/machine_events.h"
+#include "kernel/arch/mce.h"
+#include "kernel/arch/nmi.h"
 #include "ticklab/errno.h"
 
 #define FIRST_IRQ_VECTOR 32
+#define VEC_NMI          2
+#define VEC_MC           18
 
 /* isr.asm reads these by address: a handler and its context 16 bytes a vector, the counts
  * 8 bytes a vector. Every slot holds a handler (the stubs call it without a test):
@@ -24,11 +29,23 @@ uint64_t irq_unexpected_counts[256];
 _Static_assert(sizeof(struct irq_handler) == 16, "isr.asm indexes irq_handlers by vector * 16");
 _Static_assert(__builtin_offsetof(struct irq_handler, ctx) == 8, "isr.asm loads ctx at 8");
 
-/* A vector with no handler installed: counted in irq_unexpected_counts. */
+static void (*unhandled_ack)(unsigned vector);
+
+void irq_set_unhandled_ack(void (*ack)(unsigned vector))
+{
+    unhandled_ack = ack;
+}
+
+/* A vector with no handler installed: counted in irq_unexpected_counts and as a machine
+ * event of this CPU, then acknowledged by the interrupt layer (an interrupt never ended keeps
+ * its priority class, and every class below it, from being delivered again). */
 void irq_unhandled(unsigned vector, void *ctx)
 {
     (void)ctx;
     irq_unexpected_counts[vector & 0xFF]++;
+    machine_events_note(&machine_events[machine_events_cpu()].unexpected);
+    if (unhandled_ack)
+        unhandled_ack(vector & 0xFF);
 }
 
 int irq_set_handler(unsigned vector, irq_handler_fn fn, void *ctx)
@@ -56,6 +73,12 @@ uint64_t irq_count(unsigned vector)
 void exception_dispatch(struct trap_frame *tf)
 {
     irq_counts[tf->vector & 0xFF]++;
+    if (tf->vector == VEC_NMI) {
+        nmi_handle(tf);
+        return;
+    }
+    if (tf->vector == VEC_MC && mce_handle(tf))
+        return;         /* corrected errors only: counted, the run goes on */
     fault_handle(tf);
 }
 

@@ -67,6 +67,9 @@ extern uint64_t irq_counts[256], irq_unexpected_counts[256];
 int irq_set_handler(unsigned vector, irq_handler_fn fn, void *ctx);
 void irq_clear_handler(unsigned vector);
 void irq_unhandled(unsigned vector, void *ctx);
+/* What irq_unhandled calls after counting, to end the interrupt at its controller (the
+ * interrupt layer installs it: kernel/intr/intr.c). */
+void irq_set_unhandled_ack(void (*ack)(unsigned vector));
 uint64_t irq_count(unsigned vector);
 /* Interrupts taken so far, on any CPU: a wait that polls instead of halting ends when this
  * moves (not atomic across CPUs: two at once may count one, the value still moves). */

@@ -27,6 +27,7 @@
 #define MB2_TAG_FB        8
 #define MB2_TAG_EFI32     11
 #define MB2_TAG_EFI64     12
+#define MB2_TAG_SMBIOS    13
 #define MB2_TAG_ACPI_OLD  14
 #define MB2_TAG_ACPI_NEW  15
 #define MB2_TAG_EFI_MMAP  17
@@ -129,6 +130,24 @@ static void fb_from(struct fb_info *fb, const uint8_t *p, size_t len)
     }
 }
 
+/* The kernel image, wherever the loader put it (bootinfo_reserve): a loader's map lists it
+ * as available (GRUB's does; ticklab.efi's gives its LoaderCode pages as available too). */
+static uint64_t reserved_lo, reserved_hi;
+
+void bootinfo_reserve(uint64_t base, uint64_t len)
+{
+    reserved_lo = base;
+    reserved_hi = base + len < base ? UINT64_MAX : base + len;
+}
+
+static void high_ram_candidate(struct boot_info *bi, uint64_t lo, uint64_t hi)
+{
+    if (hi > lo && hi - lo > bi->high_ram_len) {
+        bi->high_ram_base = lo;
+        bi->high_ram_len = hi - lo;
+    }
+}
+
 static void mmap_entry(struct boot_info *bi, uint64_t base, uint64_t len, uint32_t type)
 {
     bi->mmap_entries++;
@@ -137,9 +156,11 @@ static void mmap_entry(struct boot_info *bi, uint64_t base, uint64_t len, uint32
     bi->mem_usable_bytes += len;
     uint64_t lo = base > BOOT_HIGH_RAM_FROM ? base : BOOT_HIGH_RAM_FROM;
     uint64_t hi = base + len < base || base + len > (1ull << 32) ? 1ull << 32 : base + len;
-    if (hi > lo && hi - lo > bi->high_ram_len) {
-        bi->high_ram_base = lo;
-        bi->high_ram_len = hi - lo;
+    if (reserved_hi > lo && reserved_lo < hi) {      /* the range holds the kernel: its sides */
+        high_ram_candidate(bi, lo, reserved_lo > lo ? reserved_lo : lo);
+        high_ram_candidate(bi, reserved_hi < hi ? reserved_hi : hi, hi);
+    } else {
+        high_ram_candidate(bi, lo, hi);
     }
     if (base < 0x100000 && bi->n_low_ram < BOOT_LOW_RAM_MAX) {
         bi->low_ram[bi->n_low_ram].base = base;
@@ -230,6 +251,16 @@ static void efi_secure_boot_from(struct boot_info *bi, const uint8_t *body, size
     f->shim = (enum efi_shim)shim;
 }
 
+static void smbios_copy(struct boot_info *bi, const uint8_t *body, size_t len)
+{
+    if (len <= MB2_SMBIOS_TAG_HEAD || bi->n_smbios == BOOT_SMBIOS_COPIES)
+        return;
+    size_t n = len - MB2_SMBIOS_TAG_HEAD;
+    n = n < BOOT_SMBIOS_EPS_BYTES ? n : BOOT_SMBIOS_EPS_BYTES;
+    memcpy(bi->smbios[bi->n_smbios].bytes, body + MB2_SMBIOS_TAG_HEAD, n);
+    bi->smbios[bi->n_smbios++].len = n;
+}
+
 static void parse_mb2_tag(struct boot_info *bi, uint32_t type, const uint8_t *body, size_t len)
 {
     switch (type) {
@@ -264,9 +295,20 @@ static void parse_mb2_tag(struct boot_info *bi, uint32_t type, const uint8_t *bo
         fb_from(&bi->fb, body, len);
         break;
     case MB2_TAG_EFI32:
+        if (len >= 4)
+            bi->efi_systab = rd32(body);
+        bi->uefi = true;
+        break;
     case MB2_TAG_EFI64:
+        if (len >= 8)
+            bi->efi_systab = rd64(body);
+        bi->uefi = true;
+        break;
     case MB2_TAG_EFI_MMAP:
         bi->uefi = true;
+        break;
+    case MB2_TAG_SMBIOS:
+        smbios_copy(bi, body, len);
         break;
     case MB2_TAG_ACPI_OLD:
     case MB2_TAG_ACPI_NEW:

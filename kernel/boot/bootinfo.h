@@ -83,6 +83,10 @@ struct efi_firmware {
 };
 
 #define BOOT_LOW_RAM_MAX 8
+#define BOOT_SMBIOS_COPIES 2          /* a 3.0 and a 2.x entry point */
+#define BOOT_SMBIOS_EPS_BYTES 32      /* either fits (DSP0134: 24 and 31 bytes) */
+#define MB2_SMBIOS_TAG_HEAD 8         /* tag 13's body: u8 major, u8 minor, 6 reserved, then
+                                         the entry point */
 /* Above the kernel image (below 8 MiB, linker.ld) with room to spare. */
 #define BOOT_HIGH_RAM_FROM 0x1000000ull
 
@@ -99,6 +103,14 @@ struct boot_info {
     char loader[64];
     uint8_t rsdp[36];                 /* copy of the RSDP the loader handed over */
     size_t rsdp_len;                  /* 0: none (search the BIOS areas instead) */
+    struct {                          /* SMBIOS entry points the loader copied (Multiboot2
+                                         tag 13: one per tag, in the block's order) */
+        uint8_t bytes[BOOT_SMBIOS_EPS_BYTES];
+        size_t len;
+    } smbios[BOOT_SMBIOS_COPIES];
+    unsigned n_smbios;
+    uint64_t efi_systab;              /* the EFI system table (Multiboot2 tag 11 or 12); 0:
+                                         none */
     struct fb_info fb;
     uint64_t mem_usable_bytes;        /* sum of type-1 (available) memory map ranges */
     uint64_t high_ram_base, high_ram_len;   /* the largest available range, clipped to
@@ -115,6 +127,9 @@ struct boot_info {
 };
 
 /* True when one available memory-map range below 1 MiB holds all of [base, base + len). */
+/* The kernel image's physical range, kept out of high_ram by every later bootinfo_parse()
+ * (a loader's memory map lists the image as available RAM). */
+void bootinfo_reserve(uint64_t base, uint64_t len);
 bool bootinfo_low_ram_covers(const struct boot_info *bi, uint64_t base, uint64_t len);
 
 /* info points at the loader's block (already mapped); avail bounds how many bytes may be

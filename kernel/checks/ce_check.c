@@ -67,12 +67,7 @@ static void report(struct clockevent *ce, const char *mode, unsigned expected, u
     if (period_ns)
         json_u64(&r.j, "period_ns", period_ns);
     json_str(&r.j, "measure", period_ns ? "interval_minus_period_ns" : "lateness_ns");
-    json_i64(&r.j, "min_ns", st->min);
-    json_i64(&r.j, "p50_ns", st->median);
-    json_i64(&r.j, "p99_ns", st->p99);
-    json_i64(&r.j, "max_ns", st->max);
-    json_i64(&r.j, "mean_ns", st->mean);
-    json_u64(&r.j, "stddev_ns", st->stddev);
+    json_stats(&r.j, "%s_ns", "min p50 p99 max mean stddev", st);
     json_u64(&r.j, "early", early);
     rec_emit(&r);
     kprintf("  %-6s %-8s %4u/%-4u events  %s min %lld p50 %lld p99 %lld max %lld ns\n",

@@ -12,6 +12,7 @@
 #include "ticklab/clocksource.h"
 #include "ticklab/timekeeping.h"
 #include "ticklab/errno.h"
+#include "ticklab/muldiv.h"
 #include "ticklab/stats.h"
 
 #define FIRE_CHECK_NS     1000000ull      /* the one-shot (or period) of the fire check */
@@ -70,6 +71,40 @@ static bool fire_check(struct clockevent *ce, unsigned *attempts)
             return true;
     }
     return false;
+}
+
+/* Under virtual time (QEMU -icount) every device's events follow the TSC exactly, but QEMU
+ * runs the RTC on the host's clock unless told -rtc clock=vm: then its events come at
+ * whatever pace the emulation keeps, and whatever waits on them differs from run to run.
+ * A periodic-only device's period, timed over VT_PERIODS events by the TSC, tells: off by
+ * more than VT_TOLERANCE_PCT, the device is not used. Returns the reason, or NULL. */
+#define VT_PERIODS 4u
+#define VT_TOLERANCE_PCT 1u
+#define VT_PERIOD_NS 1000000ull
+static const char *virtual_time_problem(struct clockevent *ce)
+{
+    uint64_t period_cyc = periodic_probe_cyc(ce, VT_PERIOD_NS);
+    uint64_t expect_ns = mul_div_u64(VT_PERIODS * period_cyc, NSEC_PER_SEC, ce->freq_hz);
+    if (clockevent_set_state(ce, CE_STATE_PERIODIC, period_cyc) != 0)
+        return 0;
+    uint64_t t0 = 0, before = fired;
+    bool ok = wait_fire(before, FIRE_BOUND_NS);
+    if (ok) {
+        t0 = rdtsc();
+        before = fired;
+        for (unsigned i = 0; ok && i < VT_PERIODS; i++)
+            ok = wait_fire(before + i, FIRE_BOUND_NS);
+    }
+    uint64_t took_ns = ok ? tsc_cyc_to_ns(rdtsc() - t0) : 0;
+    clockevent_shutdown(ce);
+    if (!ok)
+        return "its periodic events stopped while timed against virtual time";
+    uint64_t off = took_ns > expect_ns ? took_ns - expect_ns : expect_ns - took_ns;
+    return off * 100 > expect_ns * VT_TOLERANCE_PCT
+               ? "its events do not follow virtual time (QEMU -icount without -rtc clock=vm: "
+                 "it runs on the host's clock); not used, so that nothing measured depends on "
+                 "the host's pace"
+               : 0;
 }
 
 static uint64_t events_seen(void *ctx)
@@ -140,6 +175,9 @@ static void measure_one(struct clockevent *ce)
         clockevent_set_min_delta(ce, ce_search_min_delta(ce, &search_ops, &etime));
     if (fires)
         program_cost(ce, &c);
+    const char *off = fires && clock_facts.virtual_time && !(ce->features & CE_ONESHOT)
+                          ? virtual_time_problem(ce)
+                          : 0;
     irq_disable();
     clockevent_release(ce);
     irq_restore(flags);
@@ -148,6 +186,10 @@ static void measure_one(struct clockevent *ce)
     if (!fires) {
         ce->usable = false;
         ce->unusable_reason = "never fired within 200 ms (by the TSC)";
+    } else if (off) {
+        ce->usable = false;
+        ce->unusable_reason = off;
+        clock_facts.off_virtual_time = ce->name;
     }
 
     struct rec r;
@@ -167,9 +209,7 @@ static void measure_one(struct clockevent *ce)
         json_u64(&r.j, "min_delta_cyc", ce->min_delta_cyc);
         json_u64(&r.j, "min_delta_ns", ce->min_delta_ns);
         json_u64(&r.j, "search_etime", etime);
-        json_u64(&r.j, "program_cost_min_tsc_cyc", (uint64_t)c.min);
-        json_u64(&r.j, "program_cost_median_tsc_cyc", (uint64_t)c.median);
-        json_u64(&r.j, "program_cost_p99_tsc_cyc", (uint64_t)c.p99);
+        json_stats(&r.j, "program_cost_%s_tsc_cyc", "min median p99", &c);
     }
     rec_emit(&r);
     if (fires)

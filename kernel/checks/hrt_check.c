@@ -59,10 +59,7 @@ static void report(const struct hrtimer_base *base, unsigned n, uint64_t reprogr
     json_u64(&r.j, "fired", n_fired);
     json_u64(&r.j, "out_of_order", out_of_order(n_fired));
     json_u64(&r.j, "early", early);
-    json_i64(&r.j, "late_min_ns", st->min);
-    json_i64(&r.j, "late_p50_ns", st->median);
-    json_i64(&r.j, "late_p99_ns", st->p99);
-    json_i64(&r.j, "late_max_ns", st->max);
+    json_stats(&r.j, "late_%s_ns", "min p50 p99 max", st);
     json_u64(&r.j, "reprograms", reprograms);
     json_u64(&r.j, "hangs", base->stats.hangs);
     json_u64(&r.j, "storms", base->stats.storm_detected);

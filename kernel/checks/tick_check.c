@@ -20,23 +20,23 @@ static struct {
 static void on_one_second(struct wheel_timer *t, void *ctx)
 {
     (void)t, (void)ctx;
-    one_second.fired_jiffies = kernel_tick.jiffies;
+    one_second.fired_jiffies = timers_jiffies();
     one_second.fired_ns = time_ns();
     one_second.fired = true;
 }
 
 void tick_check_run(uint64_t run_ms)
 {
-    const struct tick_info *ti = tick_info(&kernel_tick);
-    if (!run_ms || !tick_running(&kernel_tick))
+    const struct tick_info *ti = timers_tick_info();
+    if (!run_ms || !timers_tick_running())
         return;
     unsigned long flags = irq_save();
-    tick_sync(&kernel_tick);
+    uint64_t j0 = timers_jiffies_sync();
     uint64_t ticks0 = ti->ticks, lost0 = ti->lost, late0 = ti->late, early0 = ti->early,
-             j0 = kernel_tick.jiffies, t0 = time_ns();
+             t0 = time_ns();
     one_second.added_ns = t0;
     wheel_timer_init(&one_second.timer, on_one_second, 0);
-    one_second.expires = timers_wheel_add(&one_second.timer, ti->hz);
+    one_second.expires = timers_wheel_add(&one_second.timer, ti->hz, WHEEL_EXACT);
 
     /* The tick wakes the HLT every period, the backup one-shot at the latest every 50 ms;
      * the TSC bounds the whole wait. */
@@ -49,7 +49,7 @@ void tick_check_run(uint64_t run_ms)
     halt_backup_stop();
     uint64_t elapsed = time_ns() - t0;
     if (!one_second.fired)
-        wheel_del(&kernel_wheel, &one_second.timer);
+        timers_wheel_del(&one_second.timer);
     irq_restore(flags);
 
     uint64_t ticks = ti->ticks - ticks0;
@@ -66,8 +66,8 @@ void tick_check_run(uint64_t run_ms)
     json_u64(&r.j, "late", ti->late - late0);
     json_u64(&r.j, "early", ti->early - early0);
     json_u64(&r.j, "jiffies_start", j0);
-    json_u64(&r.j, "jiffies_end", kernel_tick.jiffies);
-    json_bool(&r.j, "crossed_32bit_wrap", (j0 >> 32) != (kernel_tick.jiffies >> 32));
+    json_u64(&r.j, "jiffies_end", timers_jiffies());
+    json_bool(&r.j, "crossed_32bit_wrap", (j0 >> 32) != (timers_jiffies() >> 32));
     json_bool(&r.j, "wheel_1s_fired", one_second.fired);
     json_u64(&r.j, "backup_wakes", halt_backup_wakes() - wakes0);
     if (one_second.fired) {
@@ -98,7 +98,7 @@ static struct {
 static void on_half_way(struct wheel_timer *t, void *ctx)
 {
     (void)t, (void)ctx;
-    half_way.fired_jiffies = kernel_tick.jiffies;
+    half_way.fired_jiffies = timers_jiffies();
     half_way.fired_ns = time_ns();
     half_way.fired = true;
 }
@@ -108,45 +108,46 @@ static void on_half_way(struct wheel_timer *t, void *ctx)
 static uint64_t next_wake_ns(uint64_t end_ns)
 {
     uint64_t e;
-    if (!wheel_next_expiry(&kernel_wheel, &e))
+    if (!timers_wheel_next(&e))
         return end_ns;
-    if ((int64_t)(e - kernel_tick.jiffies) <= 0)
+    if ((int64_t)(e - timers_jiffies()) <= 0)
         return 0;
-    uint64_t at = tick_jiffies_ns(&kernel_tick, e);
+    uint64_t at = timers_jiffy_ns(e);
     return at < end_ns ? at : end_ns;
 }
 
 void idle_check_run(uint64_t run_ms, bool nohz)
 {
-    const struct tick_info *ti = tick_info(&kernel_tick);
-    if (!run_ms || !tick_running(&kernel_tick))
+    const struct tick_info *ti = timers_tick_info();
+    if (!run_ms || !timers_tick_running())
         return;
     unsigned long flags = irq_save();
-    tick_sync(&kernel_tick);
+    uint64_t j0 = timers_jiffies_sync();
     uint64_t t0 = time_ns(), end = t0 + run_ms * 1000000ull, ticks0 = ti->ticks;
-    uint64_t j0 = kernel_tick.jiffies, stops0 = ti->nohz_stops, skipped0 = ti->idle_skipped;
+    uint64_t stops0 = ti->nohz_stops, skipped0 = ti->idle_skipped;
     uint64_t half_ns = run_ms * 500000ull;
     half_way.fired = false;
     wheel_timer_init(&half_way.timer, on_half_way, 0);
     half_way.expires = timers_wheel_add(&half_way.timer,
-                                        (half_ns + ti->period_ns - 1) / ti->period_ns);
+                                        (half_ns + ti->period_ns - 1) / ti->period_ns,
+                                        WHEEL_EXACT);
 
     uint64_t c0 = rdtsc(), bound_cyc = tsc_ns_to_cyc(run_ms * 2000000ull + 100000000ull);
     halt_backup_start(ti->dev);
     uint64_t wakes0 = halt_backup_wakes();
     while (time_ns() < end && rdtsc() - c0 < bound_cyc) {
-        if (nohz && !tick_nohz_stopped(&kernel_tick)) {
+        if (nohz && !timers_tick_nohz_stopped()) {
             uint64_t until = next_wake_ns(end);
             if (until)
-                tick_nohz_stop(&kernel_tick, until);
+                timers_tick_nohz_stop(until);
         }
         halt_once();
     }
-    tick_nohz_restart(&kernel_tick);
+    timers_tick_nohz_restart();
     halt_backup_stop();
     uint64_t elapsed = time_ns() - t0;
     if (!half_way.fired)
-        wheel_del(&kernel_wheel, &half_way.timer);
+        timers_wheel_del(&half_way.timer);
     irq_restore(flags);
 
     struct rec r;
@@ -156,7 +157,7 @@ void idle_check_run(uint64_t run_ms, bool nohz)
     json_str(&r.j, "clock", "time_ns");
     json_u64(&r.j, "run_ns", elapsed);
     json_u64(&r.j, "tick_interrupts", ti->ticks - ticks0);
-    json_u64(&r.j, "jiffies_advanced", kernel_tick.jiffies - j0);
+    json_u64(&r.j, "jiffies_advanced", timers_jiffies() - j0);
     json_u64(&r.j, "expected_jiffies", elapsed / ti->period_ns);
     json_u64(&r.j, "nohz_stops", ti->nohz_stops - stops0);
     json_u64(&r.j, "idle_skipped", ti->idle_skipped - skipped0);
@@ -172,6 +173,6 @@ void idle_check_run(uint64_t run_ms, bool nohz)
     rec_emit(&r);
     kprintf("  idle check  nohz=%s: %llu tick interrupts in %llu ns idle, jiffies +%llu; "
             "wheel timer %s\n", nohz ? "on" : "off", (unsigned long long)(ti->ticks - ticks0),
-            (unsigned long long)elapsed, (unsigned long long)(kernel_tick.jiffies - j0),
+            (unsigned long long)elapsed, (unsigned long long)(timers_jiffies() - j0),
             half_way.fired ? "fired" : "did NOT fire");
 }

@@ -23,7 +23,7 @@
 struct acpi_info acpi_facts;
 
 /* Below 4 GiB the direct map already covers everything; above, phys_map() maps on demand. */
-static const void *kernel_map(void *ctx, uint64_t phys, size_t len)
+const void *firmware_map(void *ctx, uint64_t phys, size_t len)
 {
     (void)ctx;
     if (len == 0 || phys > UINT64_MAX - len)
@@ -33,7 +33,7 @@ static const void *kernel_map(void *ctx, uint64_t phys, size_t len)
     return phys_map(phys, len);
 }
 
-static const struct acpi_mem kernel_mem = { kernel_map, NULL };
+static const struct acpi_mem kernel_mem = { firmware_map, NULL };
 
 static const char *rsdp_source_name(const struct boot_info *boot, enum acpi_rsdp_source s)
 {
@@ -423,7 +423,7 @@ static void dump_records(const struct boot_info *boot, const struct acpi_info *a
     if (a->rsdp.source == ACPI_RSDP_LOADER)
         p = boot->rsdp;
     else if (a->rsdp.source != ACPI_RSDP_NONE)
-        p = kernel_map(NULL, a->rsdp.phys, a->rsdp.length);
+        p = firmware_map(NULL, a->rsdp.phys, a->rsdp.length);
     if (p)
         dump_region("RSDP", a->rsdp.phys, p, a->rsdp.length);
     for (unsigned i = 0; i < a->n_tables; i++) {
@@ -431,10 +431,10 @@ static void dump_records(const struct boot_info *boot, const struct acpi_info *a
         size_t len = dump_length(t);
         if (t->phys == 0)
             continue;
-        p = kernel_map(NULL, t->phys, len);
+        p = firmware_map(NULL, t->phys, len);
         if (!p) {
             len = ACPI_HEADER_BYTES;
-            p = kernel_map(NULL, t->phys, len);
+            p = firmware_map(NULL, t->phys, len);
         }
         if (p)
             dump_region(t->sig, t->phys, p, len);

@@ -10,6 +10,10 @@
  * ports are); read-only afterwards. */
 extern struct acpi_info acpi_facts;
 
+/* The bytes of firmware tables at [phys, phys + len) (a struct acpi_mem's or smbios_mem's
+ * map; ctx unused), or NULL when they cannot be mapped. */
+const void *firmware_map(void *ctx, uint64_t phys, size_t len);
+
 /* Parses the firmware's tables (the loader's RSDP copy in boot, else the BIOS areas) into
  * *out, silently. Never fails: what is missing or broken is described in *out. */
 void acpi_tables_parse(const struct boot_info *boot, struct acpi_info *out);

@@ -1,6 +1,8 @@
 /* kernel/discover/cpu_report.c - see cpu_report.h. */
 #include "kernel/discover/cpu_report.h"
 
+#include "ticklab/amd_de_cfg.h"
+
 #include "kernel/report/console.h"
 #include "kernel/report/record.h"
 
@@ -100,4 +102,32 @@ void cpu_inventory(void)
             c->tsc_deadline ? "yes" : "no", c->x2apic ? "yes" : "no", c->arat ? "yes" : "no");
     kprintf("  cpuid 0x15  %s\n", c->leaf15_valid ? "valid" : c->leaf15_reason);
     kprintf("  cpuid 0x16  %s\n", c->leaf16_valid ? "valid" : c->leaf16_reason);
+}
+
+static const char *const lfence_state_names[] = { "always", "already", "set", "unreadable",
+                                                   "not_taken" };
+
+void cpu_lfence_fix(bool report)
+{
+    struct lfence_fix f;
+    lfence_make_serialising(&cpu_facts, &f);
+    if (!report)
+        return;
+    struct rec r;
+    rec_begin(&r, "lfence");
+    json_str(&r.j, "vendor", cpu_facts.vendor);
+    json_u64(&r.j, "family", cpu_facts.family);
+    json_bool(&r.j, "applies", f.applies);
+    json_str(&r.j, "state", lfence_state_names[f.state]);
+    if (f.known)
+        json_bool(&r.j, "serialising", f.serialising);
+    else
+        json_null(&r.j, "serialising");
+    if (f.applies && f.state != LFENCE_UNREADABLE) {
+        json_hex(&r.j, "de_cfg_before", f.before);
+        json_hex(&r.j, "de_cfg_after", f.after);
+    }
+    json_str(&r.j, "reason", f.reason);
+    rec_emit(&r);
+    kprintf("  lfence      %s\n", f.reason);
 }

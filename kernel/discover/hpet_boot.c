@@ -3,6 +3,8 @@
 
 #include "kernel/arch/paging.h"
 #include "kernel/discover/acpi_report.h"
+#include "kernel/discover/topology_acpi.h"
+#include "kernel/intr/intr.h"
 #include "kernel/report/console.h"
 #include "kernel/report/record.h"
 
@@ -15,6 +17,7 @@
 #define MAX_FSB_LISTED 8
 
 static struct hpet_boot_state found;
+static unsigned ioapic_unmasked;    /* IOAPIC entries masked first */
 
 static void fsb_list(struct json *j, const struct hpet_boot_state *s)
 {
@@ -63,6 +66,7 @@ static void record(uint64_t addr, const struct hpet_boot_state *s)
         fsb_list(&r.j, s);
         json_u64(&r.j, "left_armed", s->left_armed);
         json_bool(&r.j, "quieted", s->quieted);
+        json_u64(&r.j, "ioapic_entries_masked_first", ioapic_unmasked);
     }
     rec_emit(&r);
 }
@@ -93,6 +97,13 @@ void hpet_boot_check(void)
     const struct acpi_hpet_info *t = &acpi_facts.hpet;
     if (!t->present)
         return;     /* the hpet_table record says why; there is nothing to quiet */
+    /* Every IOAPIC entry masked first: clearing LEG_RT_CNF can raise a spurious interrupt
+     * on some chipsets (Intel PCH datasheets, the HPET's "Interrupt Mapping"), and an entry
+     * the firmware left unmasked would deliver it to a vector nobody handles yet. */
+    static struct intr_topology topo;
+    unsigned dropped;
+    topology_from_acpi(&acpi_facts, &topo, &dropped);
+    ioapic_unmasked = intr_mask_ioapics(&topo);
     void *mmio = phys_map(t->addr, HPET_MMIO_BYTES);
     if (!mmio) {
         found = (struct hpet_boot_state){ .reason = "cannot map the HPET block" };

@@ -4,7 +4,6 @@
 #include <stdarg.h>
 
 #include "ticklab/io.h"
-#include "kernel/config.h"
 #include "kernel/report/console.h"
 #include "kernel/report/console_report.h"
 #include "kernel/report/klog.h"
@@ -16,6 +15,7 @@
 #include "kernel/timers/idle.h"
 #include "ticklab/tick.h"
 #include "kernel/timers/timers.h"
+#include "kernel/timers/window.h"
 #include "ticklab/wheel.h"
 #include "ticklab/fmt.h"
 #include "ticklab/kstring.h"
@@ -33,6 +33,21 @@ static uint64_t main_spurious(void)
     return b ? b->stats.spurious : 0;
 }
 
+/* The run's settings the harness keeps for every experiment (exp_harness_init). */
+static enum profile run_profile;
+static bool tick_oneshot;
+/* A poll's step under TCG: NOP blocks, not PAUSE, which leaves the translated code every
+ * time (twelve polled series of 1000 wake-ups took 78 s of host time with PAUSE under
+ * -icount, 5 s with NOPs). Known once: cpu_probe() is thousands of instructions. */
+static bool poll_with_nops;
+
+void exp_harness_init(enum profile profile, bool oneshot)
+{
+    run_profile = profile;
+    tick_oneshot = oneshot;
+    poll_with_nops = clocks_under_tcg();
+}
+
 /* The tick as the boot left it, taken before the first experiment changes it. */
 static struct {
     bool saved, running;
@@ -45,78 +60,11 @@ static void save_boot_tick(void)
     if (boot_tick.saved)
         return;
     boot_tick.saved = true;
-    boot_tick.running = tick_running(&kernel_tick);
+    boot_tick.running = timers_tick_running();
     if (boot_tick.running) {
-        boot_tick.device = tick_info(&kernel_tick)->dev;
-        boot_tick.period_ns = tick_info(&kernel_tick)->period_ns;
+        boot_tick.device = timers_tick_info()->dev;
+        boot_tick.period_ns = timers_tick_info()->period_ns;
     }
-}
-
-/* A measurement window: no console output until it ends (klog.h). Before one opens, the
- * log is drained, and the window starts from a known phase (exp_align_grid_ns): a drain
- * takes what the line takes (a paced UART: 86.8 us a byte), and no figure may depend on it. */
-uint64_t exp_align_grid_ns = EXP_ALIGN_GRID_NS;
-
-/* Where the grid point's work may end past its target: the wait loop's few instructions,
- * the fold (timekeeping_accumulate: ~150, a compare or two more or less by the run's
- * history), or an interrupt taken just before the end. Beyond this the pad is not made
- * (that window then starts a little late, and exact mode may differ from run to run). */
-#define ALIGN_PAD_NS 255
-
-/* The tick is stopped (with interrupts on, so that nothing of it stays pending), the TSC
- * waited for up to its next grid point, and the tick started again there, on its device
- * and rate: every window starts on the same phase of the tick, of the HPET and of the RTC
- * (EXP_ALIGN_GRID_NS says which clocks are whole in the grid). Under QEMU -icount
- * (shift=0) the few ns by which the wait overshoots are padded to a constant with NOPs. */
-static void start_from_known_phase(void)
-{
-    bool tick = tick_running(&kernel_tick) && !wheel_pending(&kernel_wheel);
-    const struct tick_info *ti = tick_info(&kernel_tick);
-    struct clockevent *dev = ti->dev;
-    uint64_t period_ns = ti->period_ns;
-    bool oneshot = !ti->periodic;
-    unsigned long flags = irq_save();
-    if (tick)
-        tick_stop(&kernel_tick);
-    irq_enable();
-    /* The tick folds the clocksource into time_ns() once so many cycles have passed since
-     * the last fold (timekeeping_tick_ns), and that fold costs the tick it falls in some
-     * instructions: so the last fold must stand at a known place too. One here (it leaves a
-     * short delta for the next), and one at the grid point, inside the padded stretch. */
-    timekeeping_accumulate();
-    uint64_t grid = tsc_ns_to_cyc(exp_align_grid_ns);
-    uint64_t target = (rdtsc() / grid + 1) * grid;
-    /* NOPs, not PAUSE: under the emulator a PAUSE leaves the CPU loop, and few TSC reads
-     * (each ends a translation block); the last stretch reads it on every pass. */
-    while ((int64_t)(rdtsc() - (target - 2 * ALIGN_PAD_NS)) < 0)
-        cpu_nop_block();
-    while ((int64_t)(rdtsc() - target) < 0)
-        ;
-    irq_disable();
-    timekeeping_accumulate();
-    uint64_t late = rdtsc() - target;
-    if (clock_facts.virtual_time && late < ALIGN_PAD_NS)
-        cpu_nops((unsigned)(ALIGN_PAD_NS - late));
-    if (tick) {
-        char why[128];
-        if (tick_start_ns(&kernel_tick, period_ns, dev, oneshot, why, sizeof(why)) != 0)
-            rec_error("tick", "the tick could not be restarted at a window's start");
-        timers_wheel_restart();
-    }
-    irq_restore(flags);
-}
-
-void exp_window_begin(void)
-{
-    klog_drain_point();
-    if (exp_align_grid_ns && clock_facts.tsc_hz)
-        start_from_known_phase();
-    klog_window_begin();
-}
-
-void exp_window_end(void)
-{
-    klog_window_end();
 }
 
 void exp_begin(const char *name, const char *summary, uint64_t budget_ns, unsigned k,
@@ -137,18 +85,18 @@ void exp_begin(const char *name, const char *summary, uint64_t budget_ns, unsign
     rec_begin(&r, "exp_start");
     json_str(&r.j, "exp", name);
     json_str(&r.j, "summary", summary);
-    json_str(&r.j, "profile", profile_name(cfg.profile));
+    json_str(&r.j, "profile", profile_name(run_profile));
     json_u64(&r.j, "budget_ns", budget_ns);
     json_str(&r.j, "clock", "tsc");
     json_u64(&r.j, "k", k);
     json_u64(&r.j, "of", n);
     rec_emit(&r);
-    exp_window_begin();
+    window_begin();
 }
 
 void exp_end(void)
 {
-    exp_window_end();
+    window_end(current, phase);
     exp_tick_restore();
     struct rec r;
     rec_begin(&r, "exp_end");
@@ -180,7 +128,7 @@ void exp_phase(const char *fmt, ...)
     va_start(ap, fmt);
     fmt_vsnprintf(buf, sizeof(buf), fmt, ap);
     va_end(ap);
-    exp_window_end();
+    window_end(current, current ? phase : 0);
     console_phase_report(exp_current(), phase);
     k_strlcpy(phase_buf, buf, sizeof(phase_buf));
     phase = phase_buf;
@@ -190,7 +138,7 @@ void exp_phase(const char *fmt, ...)
             what, (unsigned long long)(in_ns / NSEC_PER_SEC),
             (unsigned long long)(in_ns / 100000000ull % 10),
             (unsigned long long)(budget_ns_now / NSEC_PER_SEC));
-    exp_window_begin();
+    window_begin();
 }
 
 /* The budget is counted on the TSC, which no experiment programs. */
@@ -224,32 +172,31 @@ bool exp_budget_left(void)
 void exp_tick_off(void)
 {
     save_boot_tick();
-    tick_stop(&kernel_tick);
+    timers_tick_stop();
 }
 
 static bool tick_is(const struct clockevent *device, uint64_t period_ns)
 {
-    const struct tick_info *ti = tick_info(&kernel_tick);
-    return tick_running(&kernel_tick) && ti->dev == device &&
+    const struct tick_info *ti = timers_tick_info();
+    return timers_tick_running() && ti->dev == device &&
            (ti->period_ns == period_ns || ti->hz == tick_hz_of_period(period_ns));
 }
 
 bool exp_tick_set(uint64_t period_ns, struct clockevent *device)
 {
     save_boot_tick();
-    struct clockevent *here = tick_running(&kernel_tick) ? tick_info(&kernel_tick)->dev
-                              : boot_tick.running    ? boot_tick.device
-                                                     : 0;
+    struct clockevent *here = timers_tick_running() ? timers_tick_info()->dev
+                              : boot_tick.running   ? boot_tick.device
+                                                    : 0;
     struct clockevent *want = device ? device : here;
     if (want && tick_is(want, period_ns))
         return true;
-    if (wheel_pending(&kernel_wheel)) {
+    if (timers_wheel_pending()) {
         rec_error(exp_current(), "the tick cannot change rate with wheel timers pending");
         return false;
     }
-    tick_stop(&kernel_tick);
     char why[128] = "";
-    int rc = tick_start_ns(&kernel_tick, period_ns, want, cfg.tick_oneshot, why, sizeof(why));
+    int rc = timers_tick_restart(period_ns, want, tick_oneshot, why, sizeof(why));
     if (rc) {
         struct rec r;
         rec_begin(&r, "error");
@@ -261,7 +208,6 @@ bool exp_tick_set(uint64_t period_ns, struct clockevent *device)
         rec_emit(&r);
         return false;
     }
-    timers_wheel_restart();
     return true;
 }
 
@@ -270,19 +216,17 @@ void exp_tick_restore(void)
     if (!boot_tick.saved)
         return;
     if (!boot_tick.running) {
-        tick_stop(&kernel_tick);
+        timers_tick_stop();
         return;
     }
     if (tick_is(boot_tick.device, boot_tick.period_ns) &&
-        tick_info(&kernel_tick)->periodic == !cfg.tick_oneshot)
+        timers_tick_info()->periodic == !tick_oneshot)
         return;
-    tick_stop(&kernel_tick);
+    /* On a new jiffies count; experiments leave no wheel timers behind. */
     char why[128];
-    if (tick_start_ns(&kernel_tick, boot_tick.period_ns, boot_tick.device, cfg.tick_oneshot, why,
-                      sizeof(why)) != 0)
+    if (timers_tick_restart(boot_tick.period_ns, boot_tick.device, tick_oneshot, why,
+                            sizeof(why)) != 0)
         rec_error("tick", "the boot tick could not be restored after an experiment");
-    /* On the new jiffies count; experiments leave no wheel timers behind. */
-    timers_wheel_restart();
 }
 
 #define WAIT_FROZEN_CAP_NS (2 * HALT_BACKUP_NS)   /* a gap longer: the CPU was stopped */
@@ -318,8 +262,12 @@ static bool wait_common(volatile bool *done, volatile unsigned *count, unsigned 
         if (exp_poll_waits) {
             /* interrupts on across a loop (an emulator takes them between blocks) */
             irq_enable();
-            for (unsigned i = 0; i < 64 && !(done ? *done : count ? *count >= want : false); i++)
-                cpu_relax();
+            for (unsigned i = 0; i < 64 && !(done ? *done : count ? *count >= want : false); i++) {
+                if (poll_with_nops)
+                    cpu_nop_block();
+                else
+                    cpu_relax();
+            }
             irq_disable();
         } else {
             halt_once();
@@ -440,5 +388,5 @@ void exp_invalid_begin(struct rec *r, const char *reason)
 
 uint64_t exp_size(uint64_t quick, uint64_t full, uint64_t soak)
 {
-    return cfg.profile == PROFILE_QUICK ? quick : cfg.profile == PROFILE_FULL ? full : soak;
+    return run_profile == PROFILE_QUICK ? quick : run_profile == PROFILE_FULL ? full : soak;
 }

@@ -11,10 +11,10 @@
  * Nothing is printed while a measurement is in flight: every phase (from exp_begin() or
  * exp_phase() to the next exp_phase() or exp_end()) is a measurement window of the console
  * log (kernel/report/klog.h): records and text made inside it wait in RAM and are written at
- * its end, between phases, where progress lines are printed too. Each window starts from a
- * known phase: on the next multiple of exp_align_grid_ns (1/16 s) of the TSC, with the
- * tick restarted there (when no wheel timer is pending), so that figures depend as little
- * as they can on how long the output before it took (a paced UART, uart_pace=1). */
+ * its end, between phases, where progress lines are printed too. Each phase is a measurement
+ * window (kernel/timers/window.h): it starts from a known phase of the TSC, the tick, the
+ * HPET and the RTC, so that figures depend as little as they can on how long the output
+ * before it took (a paced UART, uart_pace=1). */
 #ifndef TICKLAB_EXP_HARNESS_H
 #define TICKLAB_EXP_HARNESS_H
 #include <stdbool.h>
@@ -22,6 +22,7 @@
 
 #include "ticklab/clockevent.h"
 
+#include "kernel/config.h"
 #include "kernel/report/record.h"
 
 struct clockevent;
@@ -31,26 +32,13 @@ struct clockevent;
  * common), so that a late interrupt is counted as late, not replaced by a rescue. */
 #define EXP_RESCUE_GRACE_NS 100000000ull
 
-/* The grid a window's start is put on: 1/16 s, a whole number of ns, of HPET clocks (10 ns
- * under QEMU), of the RTC's 32768 Hz clocks (2048) and of periodic-jitter's default deadline
- * grids (5000 and 800 ns, rounded on time_ns itself). The PIT's and the PM timer's clocks
- * are not whole in it (1/2 s and 1/5 s would be): a window whose code reads them (the
- * boot's device measurements) can start on another phase of theirs, and under -icount a
- * paced run's figures are not yet always an unpaced one's (docs/experiments.md, "Output
- * and measurement windows"). The wait costs 31 ms a window on average. 0: no alignment,
- * no tick restart. */
-#define EXP_ALIGN_GRID_NS 62500000ull
-extern uint64_t exp_align_grid_ns;
-
+/* The run's profile (exp_size) and whether the tick re-arms a one-shot every period
+ * (tickmode=oneshot: kept when an experiment changes the tick's rate). Before exp_begin. */
+void exp_harness_init(enum profile profile, bool tick_oneshot);
 
 /* Called by experiments_run around each experiment: the `exp_start` / `exp_end` records,
  * the budget (budget_ns of TSC time from now), the experiment's place in the plan (k of
  * n, for the progress lines), and putting the tick back as it was at boot. */
-/* A measurement window outside the experiments (the boot's checks): the log drained, the
- * start put on the grid as for a phase, no output until exp_window_end(). */
-void exp_window_begin(void);
-void exp_window_end(void);
-
 void exp_begin(const char *name, const char *summary, uint64_t budget_ns, unsigned k,
                unsigned n);
 void exp_end(void);

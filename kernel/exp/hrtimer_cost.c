@@ -2,23 +2,28 @@
  * operations, on every one-shot device (an hrtimer base on each in turn; the tick is stopped
  * so that its device can be measured too). Two variants, side by side:
  *
- * `batch` (the source's way: NuttX's figures are means over 1e6 operations with one clock
- * read pair around them). A loop of the operation runs in chunks, each timed by one pair of
- * ordered TSC reads, each chunk long enough (CHUNK_NS) that the pair's own cost, measured
- * and subtracted, is a small fraction of a cycle per operation; BATCHES batches of up to
- * 1e6 / BATCHES operations each (fewer where one operation is a device write that takes
- * microseconds, cut at batch_ns). `mean_cyc` is the mean of the batches' means and
- * `uncertainty_cyc` half their spread; a mean within its uncertainty of zero says so
- * (`below_resolution`) instead of printing a number it cannot support. Because the clock is
- * read once a chunk, this gives real cycle counts even where a clock read costs thousands
- * (a hypervisor that traps RDTSC). Rows:
- *   queue_insert        tq_insert() alone, deadlines in increasing order (the source's 13)
- *   restart             hrtimer_start() of a queued timer, behind the head (the source's 48)
- *   cancel_restart      hrtimer_cancel() then hrtimer_start(), behind the head (73)
+ * `batch` (the source's way: NuttX's figures are averages over a million operations). A
+ * loop of the operation runs in chunks, each timed by one pair of ordered TSC reads, each
+ * chunk long enough (CHUNK_NS) that the pair's own cost, measured and subtracted, is a small
+ * fraction of a cycle per operation; BATCHES batches of up to 1e6 / BATCHES operations each
+ * (fewer where one operation is a device write that takes microseconds, cut at batch_ns).
+ * `mean_cyc` is the mean of the batches' means and `uncertainty_cyc` half their spread; a
+ * mean within its uncertainty of zero says so (`below_resolution`) instead of printing a
+ * number it cannot support. Because the clock is read once a chunk, this gives real cycle
+ * counts even where a clock read costs thousands (a hypervisor that traps RDTSC). Rows:
+ *   queue_insert        tq_insert() alone, deadlines in increasing order
+ *   restart             hrtimer_start() of a queued timer, behind the head (no interrupt
+ *                       pair: ticklab's hrtimer calls take none; NuttX's "about 13")
+ *   restart_irqsave     the same inside irq_save() / irq_restore(), as NuttX's restart
+ *                       takes its interrupt pair (its 48)
+ *   cancel_restart      hrtimer_cancel() then hrtimer_start(), behind the head, no pair
+ *   cancel_restart_irqsave  the two inside one irq_save() / irq_restore() pair (NuttX's 73,
+ *                       "including the synchronization")
  *   restart_reprogram   hrtimer_start() of the head timer to a new earliest deadline: the
  *                       device is reprogrammed every time (the source: over 1000)
  *   program_device      clockevent_program_ns() alone: one device write
- * and once, device-independent, irq_save_restore.
+ * and once, device-independent, irq_save_restore (NuttX's 35). The experiment runs with
+ * interrupts off, so the pair's restore sets nothing back on: the same pair in every row.
  *
  * `per_op` (ticklab's: the spread, not just the mean). Each operation timed alone between
  * two ordered TSC reads with interrupts off; the pair's cost is included and reported beside
@@ -61,6 +66,7 @@
 static uint64_t cost[MAX_OPS];
 static struct hrtimer head, t;
 static struct hrtimer_base tmp_base;
+static bool virtual_time;              /* the TSC counts instructions (QEMU -icount) */
 static struct tq insert_q;
 static struct hrtimer insert_nodes[INSERT_SLOTS];
 static uint64_t pair_cyc;              /* median cost of the ordered TSC pair, measured here */
@@ -89,7 +95,7 @@ static uint64_t measure_pair(void)
  * ns at shift 0), on a CPU it counts cycles; NuttX's published figures are cycles. */
 static const char *unit_word(void)
 {
-    return clock_facts.virtual_time ? "instructions" : "cycles";
+    return virtual_time ? "instructions" : "cycles";
 }
 
 /* A result row's first keys, the same for both variants: op, device, variant, clock, n. */
@@ -103,7 +109,7 @@ static void row_begin(struct rec *r, const char *op, const char *device, const c
     json_str(&r->j, "clock", "tsc");
     /* What a "cycle" is here: under QEMU's -icount the TSC counts guest instructions (one
      * per ns at shift 0), on a CPU it counts cycles; NuttX's published figures are cycles. */
-    json_str(&r->j, "unit", clock_facts.virtual_time ? "instructions" : "tsc_cycles");
+    json_str(&r->j, "unit", virtual_time ? "instructions" : "tsc_cycles");
     json_u64(&r->j, "n", n);
 }
 
@@ -114,13 +120,28 @@ static void per_op_record(const char *op, const char *device, unsigned n)
     struct rec r;
     row_begin(&r, op, device, "per_op", n);
     json_u64(&r.j, "pair_cyc", pair_cyc);
-    json_u64(&r.j, "min_cyc", (uint64_t)st.min);
-    json_u64(&r.j, "median_cyc", (uint64_t)st.median);
-    json_u64(&r.j, "p99_cyc", (uint64_t)st.p99);
-    json_u64(&r.j, "max_cyc", (uint64_t)st.max);
+    json_stats(&r.j, "%s_cyc", "min median p99 max", &st);
     rec_emit(&r);
-    kprintf("  %-20s %-13s per_op  %9llu %9llu %9llu\n", op, device, (unsigned long long)st.min,
+    kprintf("  %-22s %-13s per_op  %9llu %9llu %9llu\n", op, device, (unsigned long long)st.min,
             (unsigned long long)st.median, (unsigned long long)st.p99);
+}
+
+/* n starts of t at deadline_ns + i, each timed and then cancelled, and n cancels, each
+ * timed after its start: with a deadline behind the head (no reprogramming) or ahead of
+ * every other timer (each start and cancel reprograms the device). */
+static void start_and_cancel(struct hrtimer_base *b, uint64_t deadline_ns, unsigned n,
+                             const char *start_op, const char *cancel_op)
+{
+    for (unsigned i = 0; i < n; i++) {
+        cost[i] = TIME(hrtimer_start(b, &t, deadline_ns + i, HRTIMER_MODE_ABS));
+        hrtimer_cancel(b, &t);
+    }
+    per_op_record(start_op, b->dev->name, n);
+    for (unsigned i = 0; i < n; i++) {
+        hrtimer_start(b, &t, deadline_ns + i, HRTIMER_MODE_ABS);
+        cost[i] = TIME(hrtimer_cancel(b, &t));
+    }
+    per_op_record(cancel_op, b->dev->name, n);
 }
 
 static void per_op(struct hrtimer_base *b, unsigned n)
@@ -128,32 +149,14 @@ static void per_op(struct hrtimer_base *b, unsigned n)
     const char *dev = b->dev->name;
     uint64_t now = time_ns();
     uint64_t ahead = now + AHEAD_NS, behind = now + BEHIND_NS;
-    for (unsigned i = 0; i < n; i++) {
-        cost[i] = TIME(hrtimer_start(b, &t, behind + i, HRTIMER_MODE_ABS));
-        hrtimer_cancel(b, &t);
-    }
-    per_op_record("start_no_reprogram", dev, n);
-    for (unsigned i = 0; i < n; i++) {
-        hrtimer_start(b, &t, behind + i, HRTIMER_MODE_ABS);
-        cost[i] = TIME(hrtimer_cancel(b, &t));
-    }
-    per_op_record("cancel_no_reprogram", dev, n);
+    start_and_cancel(b, behind, n, "start_no_reprogram", "cancel_no_reprogram");
     hrtimer_start(b, &t, behind, HRTIMER_MODE_ABS);
     for (unsigned i = 0; i < n; i++)
         cost[i] = TIME(hrtimer_cancel(b, &t); hrtimer_start(b, &t, behind + i, HRTIMER_MODE_ABS));
     per_op_record("cancel_restart", dev, n);
     hrtimer_cancel(b, &t);
     uint64_t programs0 = b->stats.reprograms;
-    for (unsigned i = 0; i < n; i++) {
-        cost[i] = TIME(hrtimer_start(b, &t, ahead + i, HRTIMER_MODE_ABS));
-        hrtimer_cancel(b, &t);
-    }
-    per_op_record("start_reprogram", dev, n);
-    for (unsigned i = 0; i < n; i++) {
-        hrtimer_start(b, &t, ahead + i, HRTIMER_MODE_ABS);
-        cost[i] = TIME(hrtimer_cancel(b, &t));
-    }
-    per_op_record("cancel_reprogram", dev, n);
+    start_and_cancel(b, ahead, n, "start_reprogram", "cancel_reprogram");
     if (b->stats.reprograms - programs0 != 4ull * n)
         rec_error(exp_current(), "the reprogramming starts and cancels did not each reprogram "
                                  "the device once");
@@ -164,7 +167,8 @@ static void per_op(struct hrtimer_base *b, unsigned n)
 
 /* ---- batch ----------------------------------------------------------------------------- */
 
-enum batch_op { B_INSERT, B_RESTART, B_CANCEL_RESTART, B_RESTART_REPROGRAM, B_PROGRAM, B_IRQ };
+enum batch_op { B_INSERT, B_RESTART, B_RESTART_IRQ, B_CANCEL_RESTART, B_CANCEL_RESTART_IRQ,
+                B_RESTART_REPROGRAM, B_PROGRAM, B_IRQ };
 
 static struct hrtimer_base *bb;         /* the base the batch ops run on */
 
@@ -197,6 +201,29 @@ static uint64_t chunk(enum batch_op op, uint64_t n)
         c0 = rdtsc_ordered();
         for (uint64_t i = 0; i < n; i++)
             hrtimer_start(bb, &t, behind + i, HRTIMER_MODE_ABS);
+        c1 = rdtsc_ordered();
+        hrtimer_cancel(bb, &t);
+        break;
+    case B_RESTART_IRQ:
+        hrtimer_start(bb, &t, behind, HRTIMER_MODE_ABS);
+        c0 = rdtsc_ordered();
+        for (uint64_t i = 0; i < n; i++) {
+            unsigned long f = irq_save();
+            hrtimer_start(bb, &t, behind + i, HRTIMER_MODE_ABS);
+            irq_restore(f);
+        }
+        c1 = rdtsc_ordered();
+        hrtimer_cancel(bb, &t);
+        break;
+    case B_CANCEL_RESTART_IRQ:
+        hrtimer_start(bb, &t, behind, HRTIMER_MODE_ABS);
+        c0 = rdtsc_ordered();
+        for (uint64_t i = 0; i < n; i++) {
+            unsigned long f = irq_save();
+            hrtimer_cancel(bb, &t);
+            hrtimer_start(bb, &t, behind + i, HRTIMER_MODE_ABS);
+            irq_restore(f);
+        }
         c1 = rdtsc_ordered();
         hrtimer_cancel(bb, &t);
         break;
@@ -282,11 +309,11 @@ static void batch(enum batch_op op, const char *name, const char *device, uint64
     rec_emit(&r);
     if (below) {
         char u[24];
-        kprintf("  %-20s %-13s batch   below resolution (+-%s) over %llu\n", name,
+        kprintf("  %-22s %-13s batch   below resolution (+-%s) over %llu\n", name,
                 device, fmt_fixed(u, sizeof(u), unc_e2, 2, false), (unsigned long long)ops);
     } else {
         char m[24], u[24];
-        kprintf("  %-20s %-13s batch   %9s +- %s %s (mean of %llu)\n", name, device,
+        kprintf("  %-22s %-13s batch   %9s +- %s %s (mean of %llu)\n", name, device,
                 fmt_fixed(m, sizeof(m), st.mean, 2, false), fmt_fixed(u, sizeof(u), unc_e2, 2, false),
                 unit_word(), (unsigned long long)ops);
     }
@@ -303,7 +330,9 @@ static void measure(struct hrtimer_base *b, unsigned n, uint64_t batch_ns)
     hrtimer_start(b, &head, now + HEAD_AHEAD_NS, HRTIMER_MODE_ABS);
     bb = b;
     batch(B_RESTART, "restart", dev, batch_ns);
+    batch(B_RESTART_IRQ, "restart_irqsave", dev, batch_ns);
     batch(B_CANCEL_RESTART, "cancel_restart", dev, batch_ns);
+    batch(B_CANCEL_RESTART_IRQ, "cancel_restart_irqsave", dev, batch_ns);
     batch(B_RESTART_REPROGRAM, "restart_reprogram", dev, batch_ns);
     batch(B_PROGRAM, "program_device", dev, batch_ns);
     /* the head again, afresh: the batches moved the device */
@@ -327,20 +356,21 @@ static void skip(const char *device, const char *reason)
     rec_emit(&r);
 }
 
-static void run(void)
+static void run(const struct exp_env *env)
 {
+    virtual_time = env->clocks->virtual_time;
     unsigned n = (unsigned)exp_size(1000, MAX_OPS, MAX_OPS);
     uint64_t batch_ns = exp_size(50, 200, 500) * 1000000ull;
-    struct hrtimer_base *main_base = timers_base();
+    struct hrtimer_base *main_base = env->base;
     exp_tick_off();
     pair_cyc = measure_pair();
     kprintf("\nhrtimer-cost: TSC counts per operation (%s%s); batch: the mean over up to %llu "
             "operations (%u batches, one TSC pair a chunk, its %llu subtracted), "
             "per_op: %u each timed alone (the pair included)\n", unit_word(),
-            clock_facts.virtual_time ? " under virtual time, not the cycles NuttX's figures are"
+            virtual_time ? " under virtual time, not the cycles NuttX's figures are"
                                      : "",
             (unsigned long long)BATCH_TOTAL_OPS, BATCHES, (unsigned long long)pair_cyc, n);
-    kprintf("  op                   device        variant       min    median       p99\n");
+    kprintf("  op                     device        variant       min    median       p99\n");
     unsigned long flags = irq_save();
     batch(B_INSERT, "queue_insert", "none", batch_ns);
     batch(B_IRQ, "irq_save_restore", "none", batch_ns);
@@ -376,6 +406,7 @@ const struct experiment exp_hrtimer_cost = {
     .summary = "TSC cycles to start, cancel and restart an hrtimer, with and without "
                "reprogramming each device: means over 1e6 operations (batch) and each "
                "operation alone (per_op)",
+    .rows = "op device variant",
     .run = run,
     .budget_s = { 20, 150, 1800 },
 };

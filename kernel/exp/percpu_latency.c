@@ -67,6 +67,7 @@ static volatile bool woke[CPU_MAX];
 static uint64_t woke_ns[CPU_MAX];
 static volatile bool stop_jitter[CPU_MAX];
 static struct hrtimer_base bsp_base;
+static struct hrtimer_base *main_base;   /* the boot CPU's (its HPET comparator 0) */
 static volatile uint64_t busy_until_tsc;
 static volatile uint64_t busy_sink[CPU_MAX * 8];
 
@@ -131,7 +132,7 @@ static void measure(void *arg)
         b = c ? timers_lapic_base(&j->why) : &bsp_base;
     } else {
         /* the boot CPU's own comparator is comparator 0: the main base's when it is there */
-        b = c ? timers_hpet_base(&j->why) : timers_base();
+        b = c ? timers_hpet_base(&j->why) : main_base;
         if (!c && b && b->dev != ce_devices_hpet_of(0, &j->why))
             b = 0;
     }
@@ -225,10 +226,7 @@ static void report(const struct job *j, const char *load)
         jit_n += j->jit_samples[i];
     }
     json_u64(&r.j, "samples", j->got);
-    json_i64(&r.j, "min_ns", st.min);
-    json_i64(&r.j, "p50_ns", st.median);
-    json_i64(&r.j, "p99_ns", st.p99);
-    json_i64(&r.j, "max_ns", st.max);
+    json_stats(&r.j, "%s_ns", "min p50 p99 max", &st);
     json_u64(&r.j, "jitter_timers", JIT_TIMERS);
     json_u64(&r.j, "jitter_intervals", jit_n);
     json_u64(&r.j, "jitter_stddev_max_ns", sd_max);
@@ -242,8 +240,9 @@ static void report(const struct job *j, const char *load)
         rec_error(exp_current(), "a wake-up never came on this CPU: series ended");
 }
 
-static void run(void)
+static void run(const struct exp_env *env)
 {
+    main_base = env->base;
     unsigned wakes = (unsigned)exp_size(200, MAX_WAKES, MAX_WAKES);
     uint64_t jitter_ns = exp_size(200, 2000, 2000) * 1000000ull;
     uint64_t bound_ns = (uint64_t)wakes * 10000000ull + jitter_ns * 2 + NSEC_PER_SEC;
@@ -311,6 +310,7 @@ const struct experiment exp_percpu_latency = {
     .name = "percpu-latency",
     .summary = "wakeup latency and periodic jitter on each CPU's own LAPIC timer, idle and "
                "with the other CPUs busy",
+    .rows = "cpu device load",
     .run = run,
     .budget_s = { 30, 150, 1800 },
 };

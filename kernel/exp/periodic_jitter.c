@@ -4,18 +4,19 @@
  * the interval between consecutive callbacks (time_ns) and its spread around T. ticklab adds
  * the finest resolution the device allows (one device cycle) with the 800 ns sets; hres_ns=
  * on the command line replaces the two resolutions by one. The published figures (Linux
- * 2.6.16 high-resolution timers on a Pentium 4): a standard deviation of 4.6-4.7 us with ten
- * tasks at 5000 ns, 4.2-4.4 us at 800 ns, 1.66 us alone.
+ * 2.6.16.28 high-resolution timers on a Pentium 4): a standard deviation of 4.587-4.760 us
+ * with ten tasks at 5000 ns, 4.177-4.379 us at 800 ns, 1.663 us alone.
  *
  * The resolution as a kernel of that time applied it: a clock event device is armed with a
  * delay counted in its own units from the moment it is programmed, so each re-arm's delay
- * (ideal expiry - now) is rounded up to whole hres_ns units. The rounding follows the phase
- * of each re-arm, not a fixed grid of absolute times (which would make the figures follow
- * T mod hres_ns). Each timer keeps its ideal expiries start + k*T, so the resolution shows
- * as jitter (up to hres_ns) and never as drift. A callback that finds its next expiry
- * already past skips whole periods and counts them as overruns. Deviation kept: under
- * -icount every path takes the same time, so the alone row is exact where the source had
- * a real machine's noise (1.66 us). */
+ * (ideal expiry - now) is rounded up to whole hres_ns units. Each timer keeps its ideal
+ * expiries start + k*T, so the resolution shows as jitter (an expiry late by less than
+ * hres_ns) and never as drift. The figures still follow T mod hres_ns: where every callback
+ * comes the same L ns after its expiry (under -icount), the rounding's phase moves by
+ * (L - T) mod hres_ns each period, and the stddev is hres_ns * sqrt(p(1 - p)) with p that
+ * phase step over hres_ns (at 5000 ns lowest where T mod 5 us is 0, never above hres_ns / 2).
+ * A real machine's varying L spreads the phase instead. A callback that finds its next
+ * expiry already past skips whole periods and counts them as overruns. */
 #include "kernel/exp/experiment.h"
 
 #include "ticklab/io.h"
@@ -161,9 +162,16 @@ static void run_set(struct hrtimer_base *base, const char *set, const uint64_t *
         report(set, i, hres_ns, base->dev->name);
 }
 
-static void run(void)
+/* hres_ns=: one deadline grid instead of the source's two (0: 5000 and 800 ns). */
+static uint64_t hres_word_ns;
+static struct cmdline_opt options[] = {
+    { .key = "hres_ns", .type = CMDLINE_UINT, .dest = &hres_word_ns, .min = 1, .max = 1000000,
+      .accepted = "1..1000000 (ns: periodic-jitter's deadline grid)" },
+};
+
+static void run(const struct exp_env *env)
 {
-    struct hrtimer_base *base = timers_base();
+    struct hrtimer_base *base = env->base;
     if (!base) {
         struct rec r;
         exp_skip_begin(&r, "no hrtimer device (a one-shot device apart from the tick's)");
@@ -178,8 +186,8 @@ static void run(void)
         { 5000, 500, false }, { 800, 600, true }, { 0, 600, true },
     };
     unsigned n_sets = 3;
-    if (cfg.hres_ns) {
-        sets[0].hres = cfg.hres_ns;
+    if (hres_word_ns) {
+        sets[0].hres = hres_word_ns;
         sets[0].first_us = 600;
         sets[0].alone = true;
         sets[1] = sets[2];
@@ -207,6 +215,9 @@ static void run(void)
 const struct experiment exp_periodic_jitter = {
     .name = "periodic-jitter",
     .summary = "ten concurrent periodic hrtimers, then one alone: interval spread per timer",
+    .rows = "set timer hres_ns grid period_ns",
+    .options = options,
+    .n_options = sizeof(options) / sizeof(options[0]),
     .run = run,
     .budget_s = { 20, 200, 3600 },
 };

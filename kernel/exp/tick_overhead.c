@@ -53,14 +53,14 @@ static unsigned n_split;
 static uint64_t busy_loop(uint64_t n, uint64_t *ticks)
 {
     unsigned long flags = irq_save();
-    uint64_t t0_ticks = tick_info(&kernel_tick)->ticks;
+    uint64_t t0_ticks = timers_tick_info()->ticks;
     irq_enable();
     uint64_t t0 = rdtsc_ordered();
     for (uint64_t i = 0; i < n; i++)
         __asm__ volatile("" ::: "memory");
     uint64_t t1 = rdtsc_ordered();
     irq_disable();
-    *ticks = tick_info(&kernel_tick)->ticks - t0_ticks;
+    *ticks = timers_tick_info()->ticks - t0_ticks;
     irq_restore(flags);
     return tsc_cyc_to_ns(t1 - t0);
 }
@@ -296,8 +296,16 @@ static void report_row(const char *variant, uint64_t period_ns, const struct tic
         *lo_out = below || per_tick <= unc_tick ? 0 : per_tick - unc_tick;
 }
 
-static void run(void)
+/* What the verdict takes: one tick's cost at each tick size with a valid figure. */
+static struct {
+    const char *device;
+    struct verdict_tick at[VERDICT_MAX_TICKS];
+    unsigned n;
+} found;
+
+static void run(const struct exp_env *env)
 {
+    (void)env;
     uint64_t target_ns = exp_size(50, 500, 2000) * 1000000ull;
     unsigned repeats = (unsigned)exp_size(5, 9, MAX_REPEATS);
     exp_tick_off();
@@ -310,7 +318,7 @@ static void run(void)
             repeats);
     kprintf("  variant   tick ns    ticks  overhead +- unc   per tick +- unc  entry handler eoi "
             "return (median TSC cycles)\n");
-    findings.n_tick = 0;
+    found.n = 0;
     for (unsigned t = 0; t < N_TICKS && exp_budget_left(); t++) {
         exp_phase("tick %llu ns", (unsigned long long)ticks_ns[t]);
         static struct rounds rs;
@@ -320,7 +328,7 @@ static void run(void)
                 break;
         if (!rs.n || !exp_tick_set(ticks_ns[t], 0))
             continue;
-        const struct tick_info *ti = tick_info(&kernel_tick);
+        const struct tick_info *ti = timers_tick_info();
         n_split = 0;
         uint64_t split_ticks0 = ti->ticks;
         split_loop(tsc_ns_to_cyc(target_ns));
@@ -334,22 +342,32 @@ static void run(void)
         if (ticks_ns[t] != FAITHFUL_BASE_NS)
             report_row("faithful", ti->period_ns, ti, n, &rs, rs.base10_ns, 0, 0, &ppm_f,
                        &per_tick_f, &bound_f, 0);
-        if (per_tick >= 0 && findings.n_tick < FINDINGS_MAX_TICKS) {
-            findings.tick_device = ti->dev->name;
-            findings.tick[findings.n_tick].tick_ns = ti->period_ns;
-            findings.tick[findings.n_tick].overhead_ppm = ppm;
-            findings.tick[findings.n_tick].per_tick_ns = per_tick;
-            findings.tick[findings.n_tick].per_tick_bound_ns = bound;
-            findings.tick[findings.n_tick].per_tick_lo_ns = lo;
-            findings.n_tick++;
+        if (per_tick >= 0 && found.n < VERDICT_MAX_TICKS) {
+            found.device = ti->dev->name;
+            found.at[found.n++] = (struct verdict_tick){ .tick_ns = ti->period_ns,
+                                                         .overhead_ppm = ppm,
+                                                         .per_tick_ns = per_tick,
+                                                         .per_tick_bound_ns = bound,
+                                                         .per_tick_lo_ns = lo };
         }
     }
+}
+
+static void summarize(struct verdict_input *v)
+{
+    v->tick.from = "tick-overhead";
+    v->tick.device = found.device;
+    for (unsigned i = 0; i < found.n; i++)
+        v->tick.at[i] = found.at[i];
+    v->tick.n = found.n;
 }
 
 const struct experiment exp_tick_overhead = {
     .name = "tick-overhead",
     .summary = "CPU lost to the periodic tick at 100 us .. 10 ms (against no tick, and against "
                "the 10 ms tick as the 1998 source), and one tick's cost split",
+    .rows = "variant tick_ns mode",
     .run = run,
+    .summarize = summarize,
     .budget_s = { 30, 200, 1800 },
 };

@@ -23,6 +23,13 @@
 #define MSR_TSC_ADJUST 0x3Bu
 
 static uint64_t warps_seen, worst_step;
+/* What the verdict takes: the IPI pairs' figures, summed over the pairs (summarize). */
+static struct {
+    bool done;
+    unsigned pairs;
+    uint64_t backward, max_backward_cyc, offset_uncertainty_cyc;
+    int64_t max_abs_offset_cyc;
+} found;
 
 static void pair(unsigned a, unsigned b, enum tsc_warp_mode m, unsigned rounds)
 {
@@ -45,16 +52,16 @@ static void pair(unsigned a, unsigned b, enum tsc_warp_mode m, unsigned rounds)
     if (pp.max_backward_cyc > worst_step)
         worst_step = pp.max_backward_cyc;
     if (m == TSC_WARP_IPI && pp.rounds) {
-        findings.tsc_sync_done = true;
-        findings.tsc_pairs++;
-        findings.tsc_backward += pp.backward;
-        if (pp.max_backward_cyc > findings.tsc_max_backward_cyc)
-            findings.tsc_max_backward_cyc = pp.max_backward_cyc;
+        found.done = true;
+        found.pairs++;
+        found.backward += pp.backward;
+        if (pp.max_backward_cyc > found.max_backward_cyc)
+            found.max_backward_cyc = pp.max_backward_cyc;
         int64_t abs_off = pp.offset_cyc < 0 ? -pp.offset_cyc : pp.offset_cyc;
-        if (abs_off > findings.tsc_max_abs_offset_cyc)
-            findings.tsc_max_abs_offset_cyc = abs_off;
-        if (pp.rtt_min_cyc / 2 > findings.tsc_offset_uncertainty_cyc)
-            findings.tsc_offset_uncertainty_cyc = pp.rtt_min_cyc / 2;
+        if (abs_off > found.max_abs_offset_cyc)
+            found.max_abs_offset_cyc = abs_off;
+        if (pp.rtt_min_cyc / 2 > found.offset_uncertainty_cyc)
+            found.offset_uncertainty_cyc = pp.rtt_min_cyc / 2;
     }
     if (pp.timed_out)
         rec_error(exp_current(), "a ping-pong round did not complete within its bound");
@@ -67,8 +74,9 @@ static void read_adjust(void *arg)
         out[1] = 1;
 }
 
-static void run(void)
+static void run(const struct exp_env *env)
 {
+    (void)env;
     unsigned online[CPU_MAX], n = 0;
     for (unsigned i = 0; i < CPU_MAX; i++)
         if (cpu_locals[i].online)
@@ -125,9 +133,23 @@ static void run(void)
     }
 }
 
+static void summarize(struct verdict_input *v)
+{
+    v->tsc.from = "tsc-sync";
+    v->tsc.topic = "tsc_sync";
+    v->tsc.done = found.done;
+    v->tsc.pairs = found.pairs;
+    v->tsc.backward = found.backward;
+    v->tsc.max_backward_cyc = found.max_backward_cyc;
+    v->tsc.max_abs_offset_cyc = found.max_abs_offset_cyc;
+    v->tsc.offset_uncertainty_cyc = found.offset_uncertainty_cyc;
+}
+
 const struct experiment exp_tsc_sync = {
     .name = "tsc-sync",
     .summary = "TSC ping-pong between every pair of CPUs: backward steps and offsets",
+    .rows = "cpu cpu_a cpu_b mode",
     .run = run,
+    .summarize = summarize,
     .budget_s = { 15, 60, 600 },
 };

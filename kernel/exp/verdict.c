@@ -5,7 +5,6 @@
 
 #include "ticklab/tick.h"
 
-#include "kernel/config.h"
 #include "kernel/discover/cpu_report.h"
 #include "kernel/report/console.h"
 #include "kernel/report/record.h"
@@ -20,8 +19,6 @@
 #include "ticklab/lapic_timer.h"
 #include "ticklab/stats.h"
 
-struct findings findings;
-
 /* The claims as sent, for the on-screen summary. */
 #define MAX_CLAIMS 10
 static char claims[MAX_CLAIMS][240];
@@ -30,7 +27,7 @@ static unsigned n_claims;
 
 /* What a comparative claim rests on: whether it decided, by which method, the intervals of
  * the figures compared, and for the tick rate the rates its cost bounds give. */
-#define MAX_INTERVALS FINDINGS_MAX_DEVICES
+#define MAX_INTERVALS VERDICT_MAX_DEVICES
 struct basis {
     bool comparative;
     bool decided;
@@ -48,14 +45,14 @@ static const char METHOD_P99[] =
     "standard deviations either side of 0.99 n); decided only when the intervals do not "
     "overlap";
 
-static void basis_add(struct basis *b, const struct clockevent *dev, int i)
+static void basis_add(struct basis *b, const struct verdict_wake *w)
 {
     if (b->n >= MAX_INTERVALS)
         return;
-    fmt_snprintf(b->iv[b->n].what, sizeof(b->iv[0].what), "%s callback p99", dev->name);
-    b->iv[b->n].value = findings.wake[i].cb_p99_ns;
-    b->iv[b->n].lo = findings.wake[i].cb_p99_lo_ns;
-    b->iv[b->n].hi = findings.wake[i].cb_p99_hi_ns;
+    fmt_snprintf(b->iv[b->n].what, sizeof(b->iv[0].what), "%s callback p99", w->dev->name);
+    b->iv[b->n].value = w->cb_p99_ns;
+    b->iv[b->n].lo = w->cb_p99_lo_ns;
+    b->iv[b->n].hi = w->cb_p99_hi_ns;
     b->n++;
 }
 
@@ -107,19 +104,17 @@ static void claim(const char *topic, const char *choice, const char *text, const
 
 /* Where device i's callback p99 stands against device k's: -1 wholly below (faster), +1
  * wholly above, 0 too close to call. */
-static int order(int i, int k)
+static int order(const struct verdict_wake *a, const struct verdict_wake *b)
 {
-    return stats_interval_order(findings.wake[i].cb_p99_lo_ns, findings.wake[i].cb_p99_hi_ns,
-                                findings.wake[k].cb_p99_lo_ns, findings.wake[k].cb_p99_hi_ns);
+    return stats_interval_order(a->cb_p99_lo_ns, a->cb_p99_hi_ns, b->cb_p99_lo_ns,
+                                b->cb_p99_hi_ns);
 }
 
 /* "p99 2924872 ns [2801000, 3050000]" */
-static size_t p99_text(char *t, size_t len, int i)
+static size_t p99_text(char *t, size_t len, const struct verdict_wake *w)
 {
-    return (size_t)fmt_snprintf(t, len, "p99 %lld ns [%lld, %lld]",
-                                (long long)findings.wake[i].cb_p99_ns,
-                                (long long)findings.wake[i].cb_p99_lo_ns,
-                                (long long)findings.wake[i].cb_p99_hi_ns);
+    return (size_t)fmt_snprintf(t, len, "p99 %lld ns [%lld, %lld]", (long long)w->cb_p99_ns,
+                                (long long)w->cb_p99_lo_ns, (long long)w->cb_p99_hi_ns);
 }
 
 unsigned verdict_claims(const char **topic, const char **text, unsigned max)
@@ -132,12 +127,34 @@ unsigned verdict_claims(const char **topic, const char **text, unsigned max)
     return n;
 }
 
-static int find_wake(const struct clockevent *dev)
+/* The wake-up figures of the last report, for verdict_wake_cb_p99(). */
+static struct verdict_wake last_wake[VERDICT_MAX_DEVICES];
+static unsigned n_last_wake;
+
+int64_t verdict_wake_cb_p99(const char *name, size_t len)
 {
-    for (unsigned i = 0; dev && i < findings.n_wake; i++)
-        if (findings.wake[i].measured && findings.wake[i].dev == dev)
+    for (unsigned i = 0; i < n_last_wake; i++) {
+        const struct clockevent *d = last_wake[i].dev;
+        if (last_wake[i].measured && d && k_strlen(d->name) == len &&
+            !k_strncmp(d->name, name, len))
+            return last_wake[i].cb_p99_ns;
+    }
+    return -1;
+}
+
+static int find_wake(const struct verdict_input *in, const struct clockevent *dev)
+{
+    for (unsigned i = 0; dev && i < in->wake.n; i++)
+        if (in->wake.dev[i].measured && in->wake.dev[i].dev == dev)
             return (int)i;
     return -1;
+}
+
+/* "result:NAME" and more words, for the evidence of a claim from an experiment's part. */
+static const char *evidence(char *buf, size_t len, const char *from, const char *more)
+{
+    fmt_snprintf(buf, len, "result:%s%s", from ? from : "?", more ? more : "");
+    return buf;
 }
 
 /* What a TSC count is here: a cycle on a CPU, a guest instruction under virtual time. */
@@ -185,7 +202,7 @@ static void environment_claim(void)
           "clocksource");
 }
 
-static void clocksource_claim(void)
+static void clocksource_claim(const char *asked)
 {
     struct clocksource *cs = clocksource_current();
     char text[200];
@@ -195,7 +212,7 @@ static void clocksource_claim(void)
     }
     fmt_snprintf(text, sizeof(text),
                  "%s: %s (rating %d), read in %u %s (median); time_ns() runs on it",
-                 cs->name, cfg.clocksource[0] ? "chosen by clocksource= on the command line"
+                 cs->name, asked && asked[0] ? "chosen by clocksource= on the command line"
                                               : "the highest-rated usable source",
                  cs->rating, cs->read_cost_cyc, tsc_counts());
     char ev[48];
@@ -205,51 +222,51 @@ static void clocksource_claim(void)
 
 /* The device whose hrtimer callback p99 is lowest, decided only when its interval lies
  * below every other device's. */
-static void claim_clockevent(void)
+static void claim_clockevent(const struct verdict_input *in)
 {
+    const struct verdict_wake *w = in->wake.dev;
     int best = -1;
-    for (unsigned i = 0; i < findings.n_wake; i++)
-        if (findings.wake[i].measured &&
-            (best < 0 || findings.wake[i].cb_p99_ns < findings.wake[best].cb_p99_ns))
+    for (unsigned i = 0; i < in->wake.n; i++)
+        if (w[i].measured && (best < 0 || w[i].cb_p99_ns < w[best].cb_p99_ns))
             best = (int)i;
+    char text[300], ev[64];
     if (best < 0) {
-        claim("clockevent", 0, "not measured: wakeup-latency did not run or found no device",
-              0, 0);
+        fmt_snprintf(text, sizeof(text), "not measured: %s did not run or found no device",
+                     in->wake.from ? in->wake.from : "no experiment");
+        claim("clockevent", 0, text, 0, 0);
         return;
     }
     struct basis b = { .comparative = true, .decided = true, .method = METHOD_P99 };
-    basis_add(&b, findings.wake[best].dev, best);
+    basis_add(&b, &w[best]);
     int close = -1;                   /* a device best cannot be told from */
-    for (unsigned i = 0; i < findings.n_wake; i++) {
-        if ((int)i == best || !findings.wake[i].measured)
+    for (unsigned i = 0; i < in->wake.n; i++) {
+        if ((int)i == best || !w[i].measured)
             continue;
-        basis_add(&b, findings.wake[i].dev, (int)i);
-        if (order(best, (int)i) != -1 && close < 0)
+        basis_add(&b, &w[i]);
+        if (order(&w[best], &w[i]) != -1 && close < 0)
             close = (int)i;
     }
     b.decided = close < 0;
-    char text[300], ev[64];
     size_t n;
     if (b.decided) {
         n = (size_t)fmt_snprintf(text, sizeof(text), "%s wakes fastest here: hrtimer callback "
-                                 "p50 %lld ns, ", findings.wake[best].dev->name,
-                                 (long long)findings.wake[best].cb_p50_ns);
-        n += p99_text(text + n, sizeof(text) - n, best);
+                                 "p50 %lld ns, ", w[best].dev->name,
+                                 (long long)w[best].cb_p50_ns);
+        n += p99_text(text + n, sizeof(text) - n, &w[best]);
         fmt_snprintf(text + n, sizeof(text) - n, " after the deadline (interrupt entry p99 "
-                     "%lld ns)%s", (long long)findings.wake[best].irq_p99_ns,
+                     "%lld ns)%s", (long long)w[best].irq_p99_ns,
                      b.n > 1 ? "; below every other device's interval" : "; the only one");
     } else {
         n = (size_t)fmt_snprintf(text, sizeof(text), "too close to call here: %s ",
-                                 findings.wake[best].dev->name);
-        n += p99_text(text + n, sizeof(text) - n, best);
+                                 w[best].dev->name);
+        n += p99_text(text + n, sizeof(text) - n, &w[best]);
         n += (size_t)fmt_snprintf(text + n, sizeof(text) - n, " against %s ",
-                                  findings.wake[close].dev->name);
-        n += p99_text(text + n, sizeof(text) - n, close);
+                                  w[close].dev->name);
+        n += p99_text(text + n, sizeof(text) - n, &w[close]);
         fmt_snprintf(text + n, sizeof(text) - n, ": the 95 %% intervals overlap");
     }
-    fmt_snprintf(ev, sizeof(ev), "result:wakeup-latency:path=callback");
-    claim_on("clockevent", b.decided ? findings.wake[best].dev->name : "too_close", text, ev, 0,
-             &b);
+    claim_on("clockevent", b.decided ? w[best].dev->name : "too_close", text,
+             evidence(ev, sizeof(ev), in->wake.from, ":path=callback"), 0, &b);
 }
 
 /* text + note (NULL: nothing), within size. */
@@ -262,37 +279,42 @@ static void add_note(char *text, size_t size, const char *note)
 
 /* Would `dev` (the boot CPU's HPET comparator, its TSC-deadline timer) help against the best
  * of the others: by how much at p99. note: a sentence appended to the claim, or NULL. */
-static void helps_claim(const char *topic, const struct clockevent *dev, const char *note)
+static void helps_claim(const struct verdict_input *in, const char *topic,
+                        const struct clockevent *dev, const char *note)
 {
-    char text[460], route[64], on[80];
+    const struct verdict_wake *w = in->wake.dev;
+    char text[460], route[64], on[80], ev[64];
     ce_devices_route_text(dev, route, sizeof(route));
     fmt_snprintf(on, sizeof(on), "%s%s%s%s", dev ? dev->name : "", route[0] ? " (" : "", route,
                  route[0] ? ")" : "");
-    int d = find_wake(dev);
+    int d = find_wake(in, dev);
     if (d < 0) {
-        fmt_snprintf(text, sizeof(text), "not measured: %s",
-                     !dev ? "no usable clock event device of that kind (its clockevent record "
-                            "says why)"
-                          : !dev->usable && dev->unusable_reason ? dev->unusable_reason
-                                                                 : "wakeup-latency has no samples from it");
+        if (!dev)
+            fmt_snprintf(text, sizeof(text), "not measured: no usable clock event device of "
+                         "that kind (its clockevent record says why)");
+        else if (!dev->usable && dev->unusable_reason)
+            fmt_snprintf(text, sizeof(text), "not measured: %s", dev->unusable_reason);
+        else
+            fmt_snprintf(text, sizeof(text), "not measured: %s has no samples from it",
+                         in->wake.from ? in->wake.from : "no experiment");
         add_note(text, sizeof(text), note);
         claim(topic, "unknown", text, "clockevent", 0);
         return;
     }
+    evidence(ev, sizeof(ev), in->wake.from, ":path=callback");
     /* Helps when its interval lies below every other device's; does not when another's
      * lies wholly below its own; otherwise too close to call. */
     struct basis b = { .comparative = true, .method = METHOD_P99 };
-    basis_add(&b, dev, d);
+    basis_add(&b, &w[d]);
     int other = -1, beaten_by = -1, close = -1;
-    for (unsigned i = 0; i < findings.n_wake; i++) {
-        if ((int)i == d || !findings.wake[i].measured)
+    for (unsigned i = 0; i < in->wake.n; i++) {
+        if ((int)i == d || !w[i].measured)
             continue;
-        basis_add(&b, findings.wake[i].dev, (int)i);
-        if (other < 0 || findings.wake[i].cb_p99_ns < findings.wake[other].cb_p99_ns)
+        basis_add(&b, &w[i]);
+        if (other < 0 || w[i].cb_p99_ns < w[other].cb_p99_ns)
             other = (int)i;
-        int o = order(d, (int)i);
-        if (o == 1 && (beaten_by < 0 || findings.wake[i].cb_p99_ns <
-                                            findings.wake[beaten_by].cb_p99_ns))
+        int o = order(&w[d], &w[i]);
+        if (o == 1 && (beaten_by < 0 || w[i].cb_p99_ns < w[beaten_by].cb_p99_ns))
             beaten_by = (int)i;
         if (o == 0 && close < 0)
             close = (int)i;
@@ -301,7 +323,7 @@ static void helps_claim(const char *topic, const struct clockevent *dev, const c
         fmt_snprintf(text, sizeof(text), "%s is the only one-shot device measured: nothing to "
                      "compare with", on);
         add_note(text, sizeof(text), note);
-        claim(topic, "only", text, "result:wakeup-latency:path=callback", 0);
+        claim(topic, "only", text, ev, 0);
         return;
     }
     const char *choice;
@@ -321,21 +343,21 @@ static void helps_claim(const char *topic, const struct clockevent *dev, const c
         n = (size_t)fmt_snprintf(text, sizeof(text), "too close to call here: hrtimer callback ");
     }
     b.decided = choice[0] != 't';
-    n += p99_text(text + n, sizeof(text) - n, d);
+    n += p99_text(text + n, sizeof(text) - n, &w[d]);
     n += (size_t)fmt_snprintf(text + n, sizeof(text) - n, " on %s against ", on);
-    n += p99_text(text + n, sizeof(text) - n, vs);
-    n += (size_t)fmt_snprintf(text + n, sizeof(text) - n, " on %s", findings.wake[vs].dev->name);
+    n += p99_text(text + n, sizeof(text) - n, &w[vs]);
+    n += (size_t)fmt_snprintf(text + n, sizeof(text) - n, " on %s", w[vs].dev->name);
     if (!b.decided)
         fmt_snprintf(text + n, sizeof(text) - n, ": the 95 %% intervals overlap");
     add_note(text, sizeof(text), note);
-    claim_on(topic, choice, text, "result:wakeup-latency:path=callback", 0, &b);
+    claim_on(topic, choice, text, ev, 0, &b);
 }
 
 /* TSC-deadline on a CPU that Linux's errata table names (lapic_timer.h): with a microcode
  * below the fix, its interrupts may come late or not at all, so the device was not used and
  * no latency of it is published; under a hypervisor (or with the revision unreadable) the
  * microcode is unknown, and the measured figures carry that note. */
-static void deadline_claim(void)
+static void deadline_claim(const struct verdict_input *in)
 {
     struct lapic_deadline_erratum e;
     char text[240], note[160];
@@ -353,28 +375,33 @@ static void deadline_claim(void)
                      "microcode 0x%x (Linux's table) and the microcode here is %s", e.min_microcode,
                      cpu_facts.hypervisor ? "the hypervisor's: whether it applies is unknown"
                                           : "unreadable: whether it applies is unknown");
-    helps_claim("tsc_deadline", ce_devices_deadline(0),
+    helps_claim(in, "tsc_deadline", ce_devices_deadline(0),
                 cpu_facts.tsc_deadline && e.unknown ? note : NULL);
 }
 
-static void tick_claim(void)
+static void tick_claim(const struct verdict_input *in)
 {
-    if (!findings.n_tick) {
-        claim("tick_rate", 0, "not measured: tick-overhead did not run, or none of its rows "
-                           "was valid (ticks went missing: its results say how many)", 0, 0);
+    const char *device = in->tick.device ? in->tick.device : "?";
+    char text[260], choice[24], ev[48];
+    if (!in->tick.n) {
+        fmt_snprintf(text, sizeof(text), "not measured: %s did not run, or none of its rows was "
+                     "valid (ticks went missing: its results say how many)",
+                     in->tick.from ? in->tick.from : "no experiment");
+        claim("tick_rate", 0, text, 0, 0);
         return;
     }
+    evidence(ev, sizeof(ev), in->tick.from, 0);
     /* One tick's cost, as an interval: at each tick size the repeats bound it to the
      * estimate +- their spread; the median over the tick sizes of the upper ends, and of
      * the lower ends. The upper end gives the rate that surely keeps the tick under 1 % of
      * the CPU (hz_safe), the lower end, when above zero, the rate beyond which it surely
      * costs more (hz_over). */
-    int64_t hi[FINDINGS_MAX_TICKS], lo[FINDINGS_MAX_TICKS], est[FINDINGS_MAX_TICKS];
-    unsigned n = findings.n_tick;
+    int64_t hi[VERDICT_MAX_TICKS], lo[VERDICT_MAX_TICKS], est[VERDICT_MAX_TICKS];
+    unsigned n = in->tick.n;
     for (unsigned i = 0; i < n; i++) {
-        hi[i] = findings.tick[i].per_tick_bound_ns;
-        lo[i] = findings.tick[i].per_tick_lo_ns;
-        est[i] = findings.tick[i].per_tick_ns;
+        hi[i] = in->tick.at[i].per_tick_bound_ns;
+        lo[i] = in->tick.at[i].per_tick_lo_ns;
+        est[i] = in->tick.at[i].per_tick_ns;
     }
     sort_i64(hi, n);
     sort_i64(lo, n);
@@ -384,21 +411,19 @@ static void tick_claim(void)
                        .method = "the spread of the repeats: at each tick size one tick's "
                                  "cost lies within the estimate +- the range of the repeats' "
                                  "differences; the median over the tick sizes of each end" };
-    fmt_snprintf(b.iv[0].what, sizeof(b.iv[0].what), "one tick on %s",
-                 findings.tick_device ? findings.tick_device : "?");
+    fmt_snprintf(b.iv[0].what, sizeof(b.iv[0].what), "one tick on %s", device);
     b.iv[0].value = est[n / 2];
     b.iv[0].lo = floor;
     b.iv[0].hi = cost;
     b.n = 1;
-    char text[260], choice[24];
     if (cost >= 1000000) {
         /* A tick that may cost a whole millisecond: the repeats disagree too much (a VM's
          * exits, a loaded host) for any rate to be claimed from them. */
         fmt_snprintf(text, sizeof(text),
                      "not supported by the evidence: the repeats on %s bound one tick's cost "
                      "only by %lld ns, a whole period at HZ=1000 or more, so no rate is claimed",
-                     findings.tick_device ? findings.tick_device : "?", (long long)cost);
-        claim_on("tick_rate", "unknown", text, "result:tick-overhead", 0, &b);
+                     device, (long long)cost);
+        claim_on("tick_rate", "unknown", text, ev, 0, &b);
         return;
     }
     b.decided = true;
@@ -415,7 +440,7 @@ static void tick_claim(void)
     size_t m = (size_t)fmt_snprintf(text, sizeof(text),
                  "one tick on %s costs %lld ns, within [%lld, %lld] (the repeats' spread): at "
                  "most %s %% of the CPU at HZ=1000; HZ=%llu%s or less keeps it under 1 %%",
-                 findings.tick_device ? findings.tick_device : "?", (long long)est[n / 2],
+                 device, (long long)est[n / 2],
                  (long long)floor, (long long)cost,
                  fmt_fixed(pct, sizeof(pct), ppm_1000, 4, false),
                  (unsigned long long)hz_safe, capped ? " (ticklab's fastest tick)" : "");
@@ -423,55 +448,64 @@ static void tick_claim(void)
         fmt_snprintf(text + m, sizeof(text) - m, "; from HZ=%llu on it surely costs more",
                      (unsigned long long)b.hz_over);
     fmt_snprintf(choice, sizeof(choice), "%llu", (unsigned long long)hz_safe);
-    claim_on("tick_rate", choice, text, "result:tick-overhead", 0, &b);
+    claim_on("tick_rate", choice, text, ev, 0, &b);
 }
 
-static void tsc_claim(void)
+static void tsc_claim(const struct verdict_input *in)
 {
-    char text[360], cpus[96];
-    if (!findings.tsc_sync_done) {
-        claim("tsc_sync", 0, "not measured: tsc-sync did not run or one CPU is online", 0, 0);
+    char text[360], cpus[96], ev[48];
+    if (!in->tsc.done) {
+        fmt_snprintf(text, sizeof(text), "not measured: %s did not run or one CPU is online",
+                     in->tsc.from ? in->tsc.from : "no experiment");
+        claim(in->tsc.topic ? in->tsc.topic : "tsc", 0, text, 0, 0);
         return;
     }
     smp_coverage(cpus, sizeof(cpus));
-    bool synced = findings.tsc_backward == 0 &&
-                  (uint64_t)findings.tsc_max_abs_offset_cyc <= findings.tsc_offset_uncertainty_cyc;
+    bool synced = in->tsc.backward == 0 &&
+                  (uint64_t)in->tsc.max_abs_offset_cyc <= in->tsc.offset_uncertainty_cyc;
     fmt_snprintf(text, sizeof(text),
                  "%s: %llu backward steps over %u CPU pairs (largest %llu cycles); largest "
                  "offset %lld cycles, to within %llu; covered: %s", synced
                  ? "one clock on every CPU started" : "the CPUs' TSCs differ",
-                 (unsigned long long)findings.tsc_backward, findings.tsc_pairs,
-                 (unsigned long long)findings.tsc_max_backward_cyc,
-                 (long long)findings.tsc_max_abs_offset_cyc,
-                 (unsigned long long)findings.tsc_offset_uncertainty_cyc, cpus);
-    claim("tsc_sync", synced ? "synchronized" : "warped", text, "result:tsc-sync:mode=ipi", 0);
+                 (unsigned long long)in->tsc.backward, in->tsc.pairs,
+                 (unsigned long long)in->tsc.max_backward_cyc,
+                 (long long)in->tsc.max_abs_offset_cyc,
+                 (unsigned long long)in->tsc.offset_uncertainty_cyc, cpus);
+    claim(in->tsc.topic ? in->tsc.topic : "tsc", synced ? "synchronized" : "warped", text,
+          evidence(ev, sizeof(ev), in->tsc.from, ":mode=ipi"), 0);
 }
 
-static void hwlat_claim(void)
+static void stalls_claim(const struct verdict_input *in)
 {
-    if (!findings.hwlat_done) {
-        claim("stalls", 0, "not measured: hwlat did not run", 0, 0);
+    char text[200], ev[48];
+    if (!in->stalls.done) {
+        fmt_snprintf(text, sizeof(text), "not measured: %s did not run",
+                     in->stalls.from ? in->stalls.from : "no experiment");
+        claim("stalls", 0, text, 0, 0);
         return;
     }
-    char text[200];
     fmt_snprintf(text, sizeof(text), "%llu gaps with interrupts off in %llu ms, the longest "
-                 "%llu ns%s", (unsigned long long)findings.hwlat_gaps,
-                 (unsigned long long)(findings.hwlat_window_ns / 1000000ull),
-                 (unsigned long long)findings.hwlat_max_gap_ns,
-                 findings.hwlat_gaps ? ": latency figures include the machine's own stalls"
-                                     : ": the machine does not steal time");
-    claim("stalls", findings.hwlat_gaps ? "stalls" : "quiet", text, "result:hwlat", 0);
+                 "%llu ns%s", (unsigned long long)in->stalls.gaps,
+                 (unsigned long long)(in->stalls.window_ns / 1000000ull),
+                 (unsigned long long)in->stalls.max_gap_ns,
+                 in->stalls.gaps ? ": latency figures include the machine's own stalls"
+                                 : ": the machine does not steal time");
+    claim("stalls", in->stalls.gaps ? "stalls" : "quiet", text,
+          evidence(ev, sizeof(ev), in->stalls.from, 0), 0);
 }
 
-void verdict_report(void)
+void verdict_report(const struct verdict_input *in, const char *clocksource_asked)
 {
+    n_last_wake = in->wake.n < VERDICT_MAX_DEVICES ? in->wake.n : VERDICT_MAX_DEVICES;
+    for (unsigned i = 0; i < n_last_wake; i++)
+        last_wake[i] = in->wake.dev[i];
     kprintf("\nVerdict (each line from this run's figures)\n");
     environment_claim();
-    clocksource_claim();
-    claim_clockevent();
-    helps_claim("hpet", ce_devices_hpet_of(0, 0), NULL);
-    deadline_claim();
-    tick_claim();
-    hwlat_claim();
-    tsc_claim();
+    clocksource_claim(clocksource_asked);
+    claim_clockevent(in);
+    helps_claim(in, "hpet", ce_devices_hpet_of(0, 0), NULL);
+    deadline_claim(in);
+    tick_claim(in);
+    stalls_claim(in);
+    tsc_claim(in);
 }

@@ -52,6 +52,9 @@
 #include "ticklab/stats.h"
 
 #define MAX_SAMPLES 20000u
+/* A p99.9 from fewer samples is the nearest rank of under one sample: the series' max, or
+ * next to it. Below this it is not written. */
+#define P999_MIN_SAMPLES 1000u
 #define HIST_LO_SHIFT 4u          /* buckets 0, 16, 32, ... ns */
 #define HIST_N 22u                /* ... the last from 2^24 ns = 16.8 ms up */
 #define MIN_DELAY_NS 2000ull
@@ -65,6 +68,7 @@ static unsigned n_done, n_stale, n_lost, n_early_fires, n_map_disagree;
 static uint64_t early_max_ns;
 static struct hrtimer_base *cur_base;     /* the hrtimer series' base, NULL: direct */
 static struct clockevent *cur_dev;
+static const struct clocksource *tsc_cs;   /* the TSC, whose stamps are mapped */
 static uint64_t res_ns;          /* one count of time_ns()'s clocksource, in ns (rounded up) */
 #define MAX_LOST_IN_A_ROW 3u
 #define MAX_LOST(n) ((n) / 20 + 10)     /* a series loses at most 5 % + 10 */
@@ -114,7 +118,7 @@ static __attribute__((noinline)) void sample(uint64_t here)
             break;
         for (unsigned k = 0; k < i * 7 % 10; k++)   /* a wait: the next pair's phase */
             __asm__ volatile("" ::: "memory");
-        uint64_t a, c, ti = time_ns_bracket(clock_facts.tsc, &a, &c);
+        uint64_t a, c, ti = time_ns_bracket(tsc_cs, &a, &c);
         if (i == 0)
             t = ti;
         stampmap_add(&m, ti, res_ns ? res_ns : 1, tsc_cyc_to_ns(a - here),
@@ -189,7 +193,25 @@ static HOT_PATH enum hrtimer_restart on_timer(struct hrtimer *t)
     return HRTIMER_NORESTART;
 }
 
-static bool findings_series;       /* this series' hrtimer rows feed the findings */
+/* What the verdict takes: each device's hrtimer path, from the series that counts (the HLT
+ * series, or the poll series when this run never halts). */
+static struct {
+    struct verdict_wake dev[VERDICT_MAX_DEVICES];
+    unsigned n;
+} found;
+static bool verdict_series;        /* this series' hrtimer rows feed `found` */
+
+/* samples=: per device and path (0: the profile's); raw_samples=on|off: the samples records
+ * (an index into onoff: 0 is on). */
+static uint64_t samples_word;
+static unsigned raw_samples_word;
+static const char *const onoff[] = { "on", "off", NULL };
+static struct cmdline_opt options[] = {
+    { .key = "raw_samples", .type = CMDLINE_ENUM, .dest = &raw_samples_word, .choices = onoff,
+      .accepted = "on or off" },
+    { .key = "samples", .type = CMDLINE_UINT, .dest = &samples_word, .min = 10, .max = 20000,
+      .accepted = "10..20000 (wakeup-latency samples per device)" },
+};
 
 /* A sample below zero whose interval still holds zero is "0, below resolution"; one whose
  * whole interval is before the deadline came early: a defect of the kit (the run fails). */
@@ -310,14 +332,12 @@ static void report(const char *device, const char *path, const char *wait, int64
     json_u64(&r.j, "resolution_max_ns", (uint64_t)rs.max);
     json_u64(&r.j, "map_disagreements", n_map_disagree);
     json_u64(&r.j, "below_resolution", below);
-    json_i64(&r.j, "min_ns", st.min);
-    json_i64(&r.j, "p50_ns", st.median);
-    json_i64(&r.j, "p99_ns", st.p99);
+    json_stats(&r.j, "%s_ns", "min p50 p99", &st);
     json_i64(&r.j, "p99_lo_ns", p99_lo);
     json_i64(&r.j, "p99_hi_ns", p99_hi);
-    json_i64(&r.j, "p999_ns", st.p999);
-    json_i64(&r.j, "max_ns", st.max);
-    json_i64(&r.j, "mean_ns", st.mean);
+    if (n >= P999_MIN_SAMPLES)
+        json_stats(&r.j, "%s_ns", "p999", &st);
+    json_stats(&r.j, "%s_ns", "max mean", &st);
     json_obj_open(&r.j, "hist");
     json_arr_open(&r.j, "edges_ns");
     for (unsigned k = 0; k < HIST_N; k++)
@@ -329,27 +349,30 @@ static void report(const char *device, const char *path, const char *wait, int64
     json_arr_close(&r.j);
     json_obj_close(&r.j);
     rec_emit(&r);
-    if (cfg.raw_samples)
+    if (raw_samples_word == 0)
         send_samples(device, path, wait, v, n);
-    kprintf("  %-13s %-12s %-4s %6u %8lld %8lld %8lld %8lld %9lld  +-%llu\n", device, path, wait,
-            n, (long long)st.min, (long long)st.median, (long long)st.p99, (long long)st.p999,
+    char p999[24] = "       -";
+    if (n >= P999_MIN_SAMPLES)
+        fmt_snprintf(p999, sizeof(p999), "%8lld", (long long)st.p999);
+    kprintf("  %-13s %-12s %-4s %6u %8lld %8lld %8lld %s %9lld  +-%llu\n", device, path, wait,
+            n, (long long)st.min, (long long)st.median, (long long)st.p99, p999,
             (long long)st.max, (unsigned long long)rs.p99);
     if (early)
         exp_defect("a timer fired before its deadline (beyond the clock's resolution)",
                    device);
 
-    if (hrt && n && findings_series && findings.n_wake &&
-        findings.wake[findings.n_wake - 1].dev == cur_dev) {
+    struct verdict_wake *vw = found.n ? &found.dev[found.n - 1] : 0;
+    if (hrt && n && verdict_series && vw && vw->dev == cur_dev) {
         if (callback) {
-            findings.wake[findings.n_wake - 1].cb_p50_ns = st.median;
-            findings.wake[findings.n_wake - 1].cb_p99_ns = st.p99;
-            findings.wake[findings.n_wake - 1].cb_p99_lo_ns = p99_lo;
-            findings.wake[findings.n_wake - 1].cb_p99_hi_ns = p99_hi;
-            findings.wake[findings.n_wake - 1].samples = n;
-            findings.wake[findings.n_wake - 1].measured = true;
+            vw->cb_p50_ns = st.median;
+            vw->cb_p99_ns = st.p99;
+            vw->cb_p99_lo_ns = p99_lo;
+            vw->cb_p99_hi_ns = p99_hi;
+            vw->samples = n;
+            vw->measured = true;
         } else {
-            findings.wake[findings.n_wake - 1].irq_p50_ns = st.median;
-            findings.wake[findings.n_wake - 1].irq_p99_ns = st.p99;
+            vw->irq_p50_ns = st.median;
+            vw->irq_p99_ns = st.p99;
         }
     }
 }
@@ -451,28 +474,30 @@ static void skip(const char *device, const char *reason)
     kprintf("  %-13s skip: %s\n", device, reason);
 }
 
-static void run(void)
+static void run(const struct exp_env *env)
 {
-    unsigned n = cfg.samples ? (unsigned)cfg.samples : (unsigned)exp_size(500, 10000, MAX_SAMPLES);
+    tsc_cs = env->clocks->tsc;
+    unsigned n = samples_word ? (unsigned)samples_word : (unsigned)exp_size(P999_MIN_SAMPLES, 10000, MAX_SAMPLES);
     uint64_t seed = 0x77616b65ull;     /* "wake" */
-    struct hrtimer_base *main_base = timers_base();
+    struct hrtimer_base *main_base = env->base;
     const struct clocksource *cs = clocksource_current();
     res_ns = cs && cs->freq_hz ? (NSEC_PER_SEC + cs->freq_hz - 1) / cs->freq_hz : 0;
     exp_tick_off();
     kprintf("\nwakeup-latency: deadline -> interrupt entry / handler, ns by time_ns, %u "
             "samples each\n", n);
     kprintf("  device        path         wait samples      min      p50      p99     p999       max\n");
-    findings.n_wake = 0;
+    found.n = 0;
     irq_probe.on = true;                 /* entry times from the stub */
     for (unsigned w = 0; w < 2; w++) {
       exp_poll_waits = w == 1;
       const char *wait = exp_poll_waits ? "poll" : "hlt";
-      /* The findings come from the HLT series, or from the poll series when this run never
-       * halts (idle=, idle.h): an HLT series there would be a poll by another name. */
-      findings_series = idle_polls() ? w == 1 : w == 0;
+      /* The verdict's figures come from the HLT series, or from the poll series when this
+       * run never halts (idle=, idle.h): an HLT series there would be a poll by another
+       * name. */
+      verdict_series = idle_polls() ? w == 1 : w == 0;
       for (struct clockevent *ce = clockevent_list(); ce && exp_budget_left(); ce = ce->next) {
         if (ce->cpu != 0)
-            continue;                  /* another CPU's own: percpu-latency measures those */
+            continue;                  /* another CPU's own: measured on that CPU */
         if (!exp_poll_waits && idle_polls()) {
             struct rec r;
             exp_skip_begin(&r, idle_reason());
@@ -514,8 +539,8 @@ static void run(void)
         if (!is_main && (hrtimer_base_init(&tmp_base, ce, &hrtimer_clock_time_ns, 2) != 0 ||
                          timers_watch(&tmp_base) != 0))
             continue;
-        if (findings_series && findings.n_wake < FINDINGS_MAX_DEVICES)
-            findings.wake[findings.n_wake++].dev = ce;
+        if (verdict_series && found.n < VERDICT_MAX_DEVICES)
+            found.dev[found.n++] = (struct verdict_wake){ .dev = ce };
         got = collect(ce, b, n, &seed);
         if (!is_main) {
             timers_unwatch(&tmp_base);
@@ -530,9 +555,21 @@ static void run(void)
     irq_probe.on = false;
 }
 
+static void summarize(struct verdict_input *v)
+{
+    v->wake.from = "wakeup-latency";
+    for (unsigned i = 0; i < found.n; i++)
+        v->wake.dev[i] = found.dev[i];
+    v->wake.n = found.n;
+}
+
 const struct experiment exp_wakeup_latency = {
     .name = "wakeup-latency",
     .summary = "deadline to interrupt entry and to the callback, per one-shot device",
+    .rows = "device path wait",
+    .options = options,
+    .n_options = sizeof(options) / sizeof(options[0]),
     .run = run,
+    .summarize = summarize,
     .budget_s = { 60, 300, 3600 },
 };

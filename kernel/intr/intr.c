@@ -5,6 +5,7 @@
 #include "ticklab/io.h"
 #include "ticklab/ioapic.h"
 #include "ticklab/pic8259.h"
+#include "kernel/arch/machine_events.h"
 #include "kernel/arch/paging.h"
 #include "kernel/report/console.h"
 #include "kernel/report/record.h"
@@ -33,6 +34,10 @@ static struct {
     volatile uint32_t selftest_hits;
     int learned_gsi[16];             /* an ISA IRQ's GSI proved by a test (irq_check), +1;
                                         0: the MADT's route holds */
+    uint32_t unhandled_gsi[256];     /* GSI + 1 of an IOAPIC entry found unmasked at a vector
+                                        nobody handles (then masked); 0: none */
+    unsigned firmware_unmasked;      /* IOAPIC entries left unmasked, masked before anything
+                                        else (intr_mask_ioapics) */
 } st;
 
 static void on_lapic_spurious(unsigned vector, void *ctx)
@@ -66,6 +71,39 @@ static void on_pic_irq7_15(unsigned vector, void *ctx)
     pic_eoi(irq);
 }
 
+/* An IOAPIC entry delivering `vector` with no handler: masked (nobody routed it; a level
+ * line would re-fire at every EOI). Cold: it scans every entry of every IOAPIC. */
+static void mask_unhandled_entries(unsigned vector)
+{
+    for (unsigned i = 0; i < st.n_ioapics; i++)
+        for (unsigned pin = 0; pin < st.ioapics[i].pins; pin++) {
+            uint64_t e = ioapic_read_entry(&st.ioapics[i], pin);
+            if ((e & 0xFF) != vector || (e & IOAPIC_ENTRY_MASKED))
+                continue;
+            ioapic_mask(&st.ioapics[i], pin);
+            st.unhandled_gsi[vector] = st.ioapics[i].gsi_base + pin + 1;
+        }
+}
+
+/* irq_unhandled's acknowledgement (trap.c): the interrupt is ended where it is in service.
+ * An 8259 IRQ (the 8259s deliver, or a masked one got through) at the 8259s, when their ISR
+ * says it is theirs; anything the local APIC delivered (an IOAPIC entry, a message, an IPI,
+ * a request left from before the run) by an EOI when its ISR bit is set; the spurious vector
+ * and ExtINT deliveries set none and need none (SDM 11.8.5, 11.9). Linux acknowledges a
+ * vector without a handler the same way ("No irq handler for vector"). */
+static void ack_unhandled(unsigned vector)
+{
+    if (vector >= VEC_PIC_BASE && vector < VEC_PIC_BASE + 16 &&
+        !pic_is_spurious(vector - VEC_PIC_BASE)) {
+        pic_eoi(vector - VEC_PIC_BASE);
+        return;
+    }
+    if (!st.lapic_up || !lapic_in_service(&st.apic, (uint8_t)vector))
+        return;
+    lapic_eoi(&st.apic);
+    mask_unhandled_entries(vector);
+}
+
 static void on_selftest(unsigned vector, void *ctx)
 {
     (void)vector, (void)ctx;
@@ -92,7 +130,21 @@ static void report_lapic(const struct intr_topology *topo)
     json_bool(&r.j, "dmar_x2apic_opt_out", st.dmar_opt_out);
     if (topo->valid)
         json_bool(&r.j, "base_matches_madt", topo->lapic_addr == st.lapic.base_phys);
+    json_hex(&r.j, "firmware_svr", st.lapic.firmware_svr);
+    json_obj_open(&r.j, "firmware_lvt");
+    for (unsigned i = 0; i < LAPIC_LVTS; i++)
+        if (st.lapic.lvt_present[i])
+            json_hex(&r.j, lapic_lvt_names[i], st.lapic.firmware_lvt[i]);
+    json_obj_close(&r.j);
+    json_u64(&r.j, "stale_in_service", st.lapic.stale_in_service);
+    json_bool(&r.j, "stale_drained", st.lapic.stale_drained);
+    json_u64(&r.j, "stale_requested", st.lapic.stale_requested);
     rec_emit(&r);
+    if (st.lapic.stale_in_service || st.lapic.stale_requested || !st.lapic.stale_drained)
+        kprintf("  lapic       %u interrupt(s) left in service ended by EOI%s, %u request(s) "
+                "left waiting\n", st.lapic.stale_in_service,
+                st.lapic.stale_drained ? "" : " (NOT all: the bound ran out)",
+                st.lapic.stale_requested);
     kprintf("  lapic       %s, id %u, version %#x, %u LVT entries, base %#llx (%s)\n",
             st.lapic.x2apic ? "x2APIC" : "xAPIC", st.lapic.id, st.lapic.version,
             st.lapic.max_lvt, (unsigned long long)st.lapic.base_phys, st.mode_reason);
@@ -183,6 +235,7 @@ int intr_init(const struct intr_topology *topo, const struct cpu_info *cpu,
     irq_set_handler(VEC_PIC_BASE + 15, on_pic_irq7_15, NULL);
     irq_set_handler(VEC_SPURIOUS, on_lapic_spurious, NULL);
     irq_set_handler(VEC_LAPIC_ERROR, on_lapic_error, NULL);
+    irq_set_unhandled_ack(ack_unhandled);
 
     if (!cpu->apic) {
         rec_error("lapic", "CPUID says there is no local APIC");
@@ -200,9 +253,17 @@ int intr_init(const struct intr_topology *topo, const struct cpu_info *cpu,
         rec_error("lapic", "the local APIC did not come up enabled");
         return rc;
     }
+    bool nmi_pin = false;
     for (unsigned i = 0; i < topo->n_nmis; i++)
-        if (topo->nmis[i].all_cpus)
+        if (topo->nmis[i].all_cpus) {
             lapic_set_nmi(&st.apic, topo->nmis[i].lint, topo->nmis[i].inti_flags);
+            nmi_pin = true;
+        }
+    /* No MADT entry: LINT1 is the NMI input on every PC since the first APICs (MP spec
+     * 3.6.2), and Linux sets it so on the boot CPU whatever the MADT says. lapic_init()
+     * masked it with the rest. */
+    if (!nmi_pin)
+        lapic_set_nmi(&st.apic, 1, 0);
     st.lapic_up = true;
     report_lapic(topo);
     probe_ioapics(topo);
@@ -211,6 +272,24 @@ int intr_init(const struct intr_topology *topo, const struct cpu_info *cpu,
         lapic_virtual_wire(&st.apic);   /* the 8259s reach this CPU through LINT0 */
     report_interrupts(selftest());
     return 0;
+}
+
+unsigned intr_mask_ioapics(const struct intr_topology *topo)
+{
+    unsigned unmasked = 0;
+    for (unsigned i = 0; i < topo->n_ioapics; i++) {
+        struct ioapic io;
+        void *mmio = map_mmio(topo->ioapics[i].addr, 0x20);
+        if (!mmio || ioapic_probe(&io, (uintptr_t)mmio, topo->ioapics[i].gsi_base))
+            continue;
+        for (unsigned pin = 0; pin < io.pins; pin++)
+            if (!(ioapic_read_entry(&io, pin) & IOAPIC_ENTRY_MASKED)) {
+                ioapic_mask(&io, pin);
+                unmasked++;
+            }
+    }
+    st.firmware_unmasked += unmasked;
+    return unmasked;
 }
 
 static int route_ioapic(uint32_t gsi, uint8_t vector, enum irq_trigger trig,
@@ -416,6 +495,33 @@ const struct intr_stats *intr_stats(void)
     return &st.stats;
 }
 
+/* What may have sent `vector`, from what the run knows of the machine. */
+static void unexpected_source(unsigned v, char *buf, size_t len)
+{
+    if (st.unhandled_gsi[v]) {
+        fmt_snprintf(buf, len, "an IOAPIC entry nobody routed (GSI %u), masked",
+                     st.unhandled_gsi[v] - 1);
+        return;
+    }
+    for (unsigned i = 0; i < LAPIC_LVTS; i++)
+        if (st.lapic.lvt_present[i] && (st.lapic.firmware_lvt[i] & 0xFF) == v &&
+            ((st.lapic.firmware_lvt[i] >> 8) & 7) == 0) {
+            fmt_snprintf(buf, len, "the local APIC's %s LVT entry as the firmware left it "
+                         "(masked since)", lapic_lvt_names[i]);
+            return;
+        }
+    if ((st.lapic.stale_irr[v / 32] >> (v % 32)) & 1) {
+        fmt_snprintf(buf, len, "a request left waiting in the local APIC from before the run");
+        return;
+    }
+    if (v >= VEC_PIC_BASE && v < VEC_PIC_BASE + 16) {
+        fmt_snprintf(buf, len, "8259 IRQ %u", v - VEC_PIC_BASE);
+        return;
+    }
+    fmt_snprintf(buf, len, "no entry names it: an IPI, a message (MSI), or an interrupt "
+                 "raised after its handler was removed");
+}
+
 void intr_report_stats(void)
 {
     struct rec r;
@@ -437,13 +543,22 @@ void intr_report_stats(void)
     json_u64(&r.j, "pic_spurious15", st.stats.pic_spurious15);
     json_u64(&r.j, "pic_unexpected", st.stats.pic_unexpected);
     rec_emit(&r);
+    machine_events_report();
     for (unsigned v = 32; v < 256; v++) {
         if (!irq_unexpected(v))
             continue;
+        char src[160];
+        unexpected_source(v, src, sizeof(src));
         rec_begin(&r, "error");
         json_str(&r.j, "what", "unexpected_interrupt");
         json_u64(&r.j, "vector", v);
         json_u64(&r.j, "count", irq_unexpected(v));
+        json_str(&r.j, "source", src);
+        json_bool(&r.j, "acknowledged", true);
+        if (st.unhandled_gsi[v])
+            json_u64(&r.j, "masked_gsi", st.unhandled_gsi[v] - 1);
         rec_emit(&r);
+        kprintf("  unexpected  vector %#x: %llu interrupt(s), no handler (%s): acknowledged, "
+                "counted\n", v, (unsigned long long)irq_unexpected(v), src);
     }
 }

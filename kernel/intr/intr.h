@@ -53,6 +53,11 @@ struct intr_stats {
 int intr_init(const struct intr_topology *topo, const struct cpu_info *cpu,
               bool dmar_x2apic_opt_out);
 
+/* Masks every entry of every IOAPIC the topology names, before anything else touches
+ * interrupts (kernel/discover/hpet_boot.c: before the HPET's legacy route is cleared, which
+ * can raise a spurious interrupt on some chipsets). Returns how many were left unmasked. */
+unsigned intr_mask_ioapics(const struct intr_topology *topo);
+
 /* Routes ISA IRQ irq (0..15) to vector and installs fn. Left masked. -EBUSY when its IOAPIC
  * pin is routed already (one owner per pin, until intr_release()). */
 int intr_route_isa(unsigned irq, uint8_t vector, irq_handler_fn fn, void *ctx,

@@ -31,7 +31,7 @@
 #define KBC_FULL    0x01        /* a byte waits in the output buffer */
 #define KBC_AUX     0x20        /* ... and it is the mouse's */
 #define KBC_RELEASE 0x80        /* scan code set 1 (translated): a key let go, an ACK */
-/* The full profile's raw samples (wakeup-latency's `samples` records, 1.16 of its 1.31 MB
+/* The full profile's raw samples (the `samples` records, 1.16 of its 1.31 MB
  * under TCG) are numbers that compress about 2:1: 300 codes; without them 12. */
 #define QR_MANY_PARTS 30
 #define INTRO_PARTS 2           /* the instructions page stays twice as long as a code */

@@ -27,6 +27,10 @@
 #include "ticklab/lapic.h"
 #include "ticklab/muldiv.h"
 #include "ticklab/units.h"
+#include "kernel/arch/machine_events.h"
+#include "kernel/arch/mce.h"
+
+_Static_assert(MACHINE_EVENTS_CPUS == CPU_MAX, "kernel/arch/machine_events.h counts per CPU");
 
 #define TRAMP_BASE SMP_START_PAGE       /* boot/trampoline.asm says the same */
 #define MSR_GS_BASE 0xC0000101u
@@ -151,6 +155,9 @@ void ap_entry(uint64_t index)
                    VEC_SPURIOUS, VEC_LAPIC_ERROR, &li) == 0) {
         c->apic_id = li.id;
         c->x2apic = li.x2apic;
+        paging_pat_init();
+        cpu_lfence_fix(false);
+        mce_init(&cpu_facts, false);
         if (c->index == slow_cpu) {
             /* the test aid: slow between taking its parameters and coming online, until the
              * boot CPU has given up on it (bounded: 2 s) */

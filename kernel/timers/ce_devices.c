@@ -1,6 +1,7 @@
 /* kernel/timers/ce_devices.c - see ce_devices.h. */
 #include "kernel/timers/ce_devices.h"
 
+#include "kernel/arch/machine_events.h"
 #include "kernel/smp/smp.h"
 #include "kernel/discover/acpi_report.h"
 #include "kernel/discover/cpu_report.h"
@@ -23,7 +24,7 @@
 /* A device's interrupt as the kernel routed it: the route, and the line ops the driver
  * masks and unmasks it through. An MSI route has no pin to mask: `masked` is then the mask,
  * kept by the kernel's handler, which drops what arrives while it is set. */
-struct routed {
+struct device_irq {
     struct intr_route route;
     struct clockevent_line line;
     bool masked;
@@ -31,19 +32,19 @@ struct routed {
 
 static void route_mask(void *ctx)
 {
-    struct routed *r = ctx;
+    struct device_irq *r = ctx;
     r->masked = true;
     intr_mask(&r->route);
 }
 
 static void route_unmask(void *ctx)
 {
-    struct routed *r = ctx;
+    struct device_irq *r = ctx;
     r->masked = false;
     intr_unmask(&r->route);
 }
 
-static const struct clockevent_line *line_of(struct routed *r)
+static const struct clockevent_line *line_of(struct device_irq *r)
 {
     r->line = (struct clockevent_line){ route_mask, route_unmask, r };
     return &r->line;
@@ -70,7 +71,7 @@ static bool add(struct clockevent *ce)
 
 static struct pit_clockevent pit;
 static bool pit_ok;
-static struct routed pit_irq_route;
+static struct device_irq pit_irq_route;
 
 /* Each handler passes the event on first and acknowledges the interrupt controller after:
  * the controller holds a new edge of this line meanwhile in its request register, and
@@ -188,11 +189,30 @@ static const char *const hpet_route_name[] = { "none", "fsb", "ioapic", "legacy"
 
 static struct hpet_slot {
     struct hpet_channel ch;
-    struct routed irq;
+    struct device_irq irq;
     enum hpet_route how;
     bool ready;
     const char *reason;
 } hpet_slots[CPU_MAX];
+
+/* Beside each slot, what its line's storm watch needs (kept apart: the slots' layout is what
+ * it was, and exact mode's figures have been seen to move with it). */
+static struct hpet_storm_state {
+    struct hpet_storm_watch watch;
+    unsigned cpu;
+    uint32_t apic_id;
+    volatile bool stormed;         /* its line was masked in a storm: to be moved */
+    uint32_t storm_gsi;            /* the GSI it stormed on */
+} hpet_storm_states[CPU_MAX];
+
+/* IOAPIC inputs a comparator stormed on: never used again for a comparator (the device that
+ * holds the line, or the polarity that does not match, stays). Bit g: GSI g. */
+static uint32_t hpet_bad_gsi;
+
+/* A run of foreign interrupts (hpet.h, HPET_STORM_BATCHES) ends at a batch of 64 that took
+ * longer than this: a held line re-fires within microseconds of each EOI (64 in well under a
+ * millisecond); a device that asserts now and then is far slower. */
+#define HPET_STORM_BATCH_NS 1000000ull
 
 /* Comparator 0 took IRQ0 by legacy replacement, which also gives IRQ8 to comparator 1. */
 static bool hpet_legacy_on;
@@ -250,7 +270,7 @@ static bool route_ioapic(struct hpet_slot *s, unsigned n, uint32_t route_cap, ui
 {
     struct hpet *h = clock_facts.hpet_block;
     for (unsigned gsi = 16; gsi < 32; gsi++) {
-        if (!(route_cap & (1u << gsi)))
+        if (!(route_cap & (1u << gsi)) || (hpet_bad_gsi & (1u << gsi)))
             continue;
         if (intr_route_gsi_to(gsi, TRIGGER_LEVEL, POLARITY_LOW, apic_id, hpet_level_irq, s,
                               &s->irq.route))
@@ -326,6 +346,85 @@ static const char *route_comparator(struct hpet_slot *s, unsigned cpu, unsigned 
     return why;
 }
 
+/* From the interrupt (hpet_channel_foreign): the line is masked at the IOAPIC at once, so
+ * that the EOI after this does not bring the same interrupt straight back; the comparator
+ * is moved in thread context (hpet_storm_service). Its own events are lost until then: the
+ * waits' backup wake-ups and the rescue of overdue hrtimers carry the run. */
+static void hpet_storm(struct hpet_channel *ch)
+{
+    struct hpet_slot *s = (struct hpet_slot *)(void *)ch;
+    if (s < hpet_slots || s >= hpet_slots + CPU_MAX)
+        return;
+    struct hpet_storm_state *st = &hpet_storm_states[s - hpet_slots];
+    if (!hpet_storm_batch(&st->watch))
+        return;
+    intr_mask(&s->irq.route);
+    st->storm_gsi = s->irq.route.gsi;
+    st->stormed = true;
+    machine_events_note(&machine_events[machine_events_cpu()].storms);
+}
+
+static void storm_record(const struct hpet_slot *s, const struct hpet_storm_state *st,
+                         const char *action, const char *why)
+{
+    struct rec r;
+    rec_begin(&r, "irq_storm");
+    json_str(&r.j, "device", s->ch.name);
+    json_u64(&r.j, "cpu", st->cpu);
+    json_u64(&r.j, "gsi", st->storm_gsi);
+    json_u64(&r.j, "foreign_irqs", hpet_channel_foreign_irqs(&s->ch));
+    json_u64(&r.j, "in_a_row", HPET_STORM_IRQS);
+    json_u64(&r.j, "batch_ns", HPET_STORM_BATCH_NS);
+    json_str(&r.j, "action", action);
+    if (s->how == HPET_ROUTE_IOAPIC && !why) {
+        json_u64(&r.j, "new_gsi", s->irq.route.gsi);
+        json_u64(&r.j, "new_vector", s->irq.route.vector);
+    }
+    json_str(&r.j, "reason", why);
+    rec_emit(&r);
+    if (why)
+        kprintf("  irq storm   %s: GSI %u kept firing without its status bit: masked; %s\n",
+                s->ch.name, st->storm_gsi, why);
+    else
+        kprintf("  irq storm   %s: GSI %u kept firing without its status bit: masked, moved "
+                "to GSI %u\n", s->ch.name, st->storm_gsi, s->irq.route.gsi);
+}
+
+static const char STORM_UNUSABLE[] = "its interrupt input kept firing without its status bit "
+                                     "(a shared line held asserted, or a polarity not as "
+                                     "routed): masked, and no other input it can drive is "
+                                     "free";
+
+/* Thread context, interrupts off (a machine-events poll): each comparator whose line stormed
+ * goes to another free input it can drive, or is made unusable with the reason. */
+static void hpet_storm_service(void)
+{
+    for (unsigned cpu = 0; cpu < CPU_MAX; cpu++) {
+        struct hpet_slot *s = &hpet_slots[cpu];
+        struct hpet_storm_state *st = &hpet_storm_states[cpu];
+        if (!st->stormed)
+            continue;
+        st->stormed = false;
+        hpet_bad_gsi |= 1u << (st->storm_gsi & 31);
+        bool want_unmasked = !s->irq.masked;
+        intr_release(&s->irq.route);       /* stays masked; its handler goes */
+        struct hpet_comparator_caps caps;
+        if (hpet_comparator_caps(clock_facts.hpet_block, s->ch.n, &caps) == 0 &&
+            route_ioapic(s, s->ch.n, caps.route_cap, st->apic_id)) {
+            if (want_unmasked)
+                intr_unmask(&s->irq.route);
+            storm_record(s, st, "moved", 0);
+            continue;
+        }
+        s->how = HPET_ROUTE_NONE;
+        s->irq.route.path = INTR_NONE;
+        hpet_comparator_stop(clock_facts.hpet_block, s->ch.n);
+        s->ch.ce.usable = false;
+        s->ch.ce.unusable_reason = STORM_UNUSABLE;
+        storm_record(s, st, "unusable", STORM_UNUSABLE);
+    }
+}
+
 static const char *hpet_setup(unsigned cpu, unsigned n, uint32_t apic_id)
 {
     struct hpet_comparator_caps caps;
@@ -344,6 +443,14 @@ static const char *hpet_setup(unsigned cpu, unsigned n, uint32_t apic_id)
     if (!add(&s->ch.ce)) {
         intr_release(&s->irq.route);
         return "the comparator could not be registered";
+    }
+    struct hpet_storm_state *st = &hpet_storm_states[cpu];
+    st->cpu = cpu;
+    st->apic_id = apic_id;
+    if (s->how == HPET_ROUTE_IOAPIC && clock_facts.tsc_hz) {
+        st->watch.batch_cyc = tsc_ns_to_cyc(HPET_STORM_BATCH_NS);
+        hpet_set_foreign_batch_hook(hpet_storm);
+        machine_events_add_poll(hpet_storm_service);
     }
     s->ready = true;
     return 0;
@@ -386,8 +493,10 @@ void ce_devices_describe(struct json *j, const struct clockevent *ce)
     if (s->how == HPET_ROUTE_LEGACY)
         json_u64(j, "isa_irq", 0);
     if (s->ch.level) {
-        json_u64(j, "foreign_irqs", s->ch.foreign_irqs);
+        json_u64(j, "foreign_irqs", hpet_channel_foreign_irqs(&s->ch));
         json_u64(j, "stale_cleared", s->ch.stale_cleared);
+        if (hpet_storm_states[s - hpet_slots].watch.storms)
+            json_u64(j, "storms", hpet_storm_states[s - hpet_slots].watch.storms);
     }
     json_u64(j, "etime_margin_cyc", h->cmp_margin_cyc);
     json_bool(j, "etime_margin_measured", h->margin.measured);
@@ -438,7 +547,7 @@ struct clockevent *ce_devices_hpet_of(unsigned cpu, const char **why)
 /* ---- CMOS RTC -------------------------------------------------------------------------------- */
 
 static struct rtc_clockevent rtc;
-static struct routed rtc_irq_route;
+static struct device_irq rtc_irq_route;
 
 static void rtc_irq(unsigned vector, void *ctx)
 {
@@ -499,8 +608,8 @@ int ce_devices_mask_irq(struct clockevent *ce)
 {
     if (!ce || !ce->line)
         return -ENODEV;       /* a LAPIC's: no line of its own to mask */
-    struct routed *r = (struct routed *)(void *)((char *)ce->line -
-                                                 __builtin_offsetof(struct routed, line));
+    struct device_irq *r = (struct device_irq *)(void *)((char *)ce->line -
+                                                 __builtin_offsetof(struct device_irq, line));
     if (r->route.path == INTR_NONE)
         return -ENODEV;
     route_mask(r);

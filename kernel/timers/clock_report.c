@@ -53,6 +53,8 @@ void clock_report_calibration(const struct cal_result *c)
         json_u64(&r.j, "freq_hz", c->freq_hz);
         json_u64(&r.j, "uncertainty_ppb", c->uncertainty_ppb);
         json_bool(&r.j, "chosen", c->chosen);
+        if (c->chosen)
+            json_u64(&r.j, "applied_hz", c->applied_hz);
         json_i64(&r.j, "disagreement_ppb", c->disagreement_ppb);
         json_bool(&r.j, "agrees", c->agrees);
     }
@@ -77,6 +79,9 @@ void clock_report_calibration(const struct cal_result *c)
     format_ppb_as_ppm(dis, sizeof(dis), c->disagreement_ppb);
     kprintf("  calibrate %-5s by %-8s %12llu Hz  +-%s ppm  vs chosen %s ppm%s\n", c->target,
             c->ref, (unsigned long long)c->freq_hz, unc + 1, dis, c->chosen ? "  (chosen)" : "");
+    if (c->chosen && c->applied_hz != c->freq_hz)
+        kprintf("  %-5s rate applied: %llu Hz, the roundest within the chosen one's +-%s ppm\n",
+                c->target, (unsigned long long)c->applied_hz, unc + 1);
 }
 
 static void wrap_members(struct json *j, const struct wrap_result *w)

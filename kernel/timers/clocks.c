@@ -7,6 +7,7 @@
 #include "ticklab/lapic_timer.h"
 #include "ticklab/pit8254.h"
 #include "ticklab/tsc.h"
+#include "kernel/arch/machine_events.h"
 #include "kernel/arch/paging.h"
 #include "kernel/config.h"
 #include "kernel/discover/acpi_report.h"
@@ -70,7 +71,7 @@ uint64_t tsc_ns_to_cyc(uint64_t ns)
  * whatever the boot took to get here: a record printed a few instructions dearer earlier
  * (a CRC with one hex digit fewer) would otherwise move the HPET's phase, and with it
  * every HPET-counted figure of measurement windows that start on TSC grid points
- * (exp_window_begin). Elsewhere it is just enabled (and firmware may have done it). */
+ * (window_begin). Elsewhere it is just enabled (and firmware may have done it). */
 static void enable_on_tsc_phase(struct hpet *h, uint32_t period_fs)
 {
     uint64_t period_ns = period_fs / 1000000u;
@@ -212,7 +213,8 @@ static void calibrate_tsc_all(void)
         calibrate_from_user("tsc", cfg.tsc_hz, &tsc_cal[n++]);
     int idx = calibrate_choose(tsc_cal, n);
     if (idx >= 0) {
-        c->tsc_hz = tsc_cal[idx].freq_hz;
+        c->tsc_hz = tsc_cal[idx].applied_hz;
+        machine_events_set_tsc_hz(c->tsc_hz);
         c->tsc_uncertainty_ppb = tsc_cal[idx].uncertainty_ppb;
         c->tsc_method_ref = tsc_cal[idx].ref;
         if (c->tsc)
@@ -245,9 +247,9 @@ static void calibrate_lapic(void)
         calibrate_from_user("lapic", cfg.lapic_hz, &r[n++]);
     int idx = calibrate_choose(r, n);
     if (idx >= 0) {
-        c->lapic_hz = r[idx].freq_hz;
+        c->lapic_hz = r[idx].applied_hz;
         c->lapic_uncertainty_ppb = r[idx].uncertainty_ppb;
-        clocksource_set_freq(c->lapic, r[idx].freq_hz);
+        clocksource_set_freq(c->lapic, r[idx].applied_hz);
     } else {
         c->lapic->usable = false;
         c->lapic->unusable_reason = r[0].reason;
@@ -398,6 +400,8 @@ void clocks_report_environment(void)
     json_u64(&r.j, "rdtsc_cost_ns", tsc_cyc_to_ns((uint64_t)st.median));
     json_bool(&r.j, "rdtsc_trapped", trapped);
     json_bool(&r.j, "virtual_time_likely", clock_facts.virtual_time);
+    if (clock_facts.off_virtual_time)
+        json_str(&r.j, "off_virtual_time", clock_facts.off_virtual_time);
     json_str(&r.j, "idle", idle_name());
     json_str(&r.j, "idle_reason", idle_reason());
     json_obj_open(&r.j, "clock_read_cost_ns");
@@ -409,5 +413,10 @@ void clocks_report_environment(void)
     kprintf("  environment %s%s: RDTSC %llu TSC cycles (%llu ns)%s\n",
             !k_strcmp(hv, "none") ? "no hypervisor" : "hypervisor ", !k_strcmp(hv, "none") ? "" : hv,
             (unsigned long long)st.median, (unsigned long long)tsc_cyc_to_ns((uint64_t)st.median),
-            trapped ? ": trapped by the hypervisor, every TSC read is a VM exit" : "");    kprintf("  idle        %s: %s\n", idle_name(), idle_reason());
+            trapped ? ": trapped by the hypervisor, every TSC read is a VM exit" : "");
+    if (clock_facts.off_virtual_time)
+        kprintf("  environment the %s's events do not follow virtual time (QEMU -icount without "
+                "-rtc clock=vm?): it is not used, and what counted its events at boot may "
+                "differ from run to run\n", clock_facts.off_virtual_time);
+    kprintf("  idle        %s: %s\n", idle_name(), idle_reason());
 }

@@ -24,6 +24,11 @@ struct clock_facts {
     bool virtual_time;               /* TCG with a TSC of exactly 1 GHz: QEMU's -icount, so
                                         every figure is an instruction count (a guess the
                                         record names as one) */
+    /* A clock event device whose events do not follow virtual time (the RTC under QEMU
+     * -icount without -rtc clock=vm: it runs on the host's clock), found by
+     * kernel/checks/ce_measure.c; NULL: none. It is not used, and the environment record
+     * names it: what counted its events may differ from run to run. */
+    const char *off_virtual_time;
 };
 
 extern struct clock_facts clock_facts;

@@ -14,83 +14,6 @@
 #include "ticklab/io.h"
 #include "ticklab/tick.h"
 
-struct wheel kernel_wheel;
-struct tick kernel_tick;
-
-/* ---- the tick and its wheel ------------------------------------------------------------------ */
-
-void timers_wheel_restart(void)
-{
-    wheel_init(&kernel_wheel, kernel_tick.jiffies);
-    kernel_tick.wheel = &kernel_wheel;
-}
-
-uint64_t timers_wheel_add(struct wheel_timer *t, uint64_t ticks)
-{
-    unsigned long flags = irq_save();
-    tick_sync(&kernel_tick);
-    uint64_t expires = kernel_tick.jiffies + ticks;
-    wheel_add(&kernel_wheel, t, expires);
-    irq_restore(flags);
-    return expires;
-}
-
-static void tick_error(const char *requested, const char *reason, const char *action)
-{
-    struct rec r;
-    rec_begin(&r, "error");
-    json_str(&r.j, "what", "clockevent");
-    json_str(&r.j, "requested", requested);
-    json_str(&r.j, "reason", reason);
-    json_str(&r.j, "action", action);
-    rec_emit(&r);
-}
-
-struct clockevent *timers_device_named(const char *name, const char *what)
-{
-    if (!name || !name[0])
-        return 0;
-    struct clockevent *ce = clockevent_find(name, 0);
-    if (!ce) {
-        char names[96], why[192];
-        clockevent_names(0, names, sizeof(names));
-        fmt_snprintf(why, sizeof(why), "%s=%s: no such device here (%s%s)", what, name,
-                     names[0] ? "registered: " : "none registered", names);
-        tick_error(name, why, "the best usable device is used");
-    }
-    return ce;
-}
-
-int timers_tick_start(uint64_t *hz, const char *device, bool oneshot)
-{
-    char why[128] = "";
-    struct clockevent *prefer = timers_device_named(device, "clockevent");
-    kernel_tick.cpu = 0;
-    halt_set_tick(&kernel_tick);
-    int rc = tick_start(&kernel_tick, *hz, prefer, oneshot, why, sizeof(why));
-    if (prefer && why[0])
-        tick_error(prefer->name, why, rc ? "no tick" : "best usable device used");
-    if (rc && *hz != TICK_DEFAULT_HZ) {
-        /* hz outside what any device makes: say so, tick at the default. */
-        struct rec r;
-        rec_begin(&r, "error");
-        json_str(&r.j, "what", "hz");
-        json_u64(&r.j, "requested", *hz);
-        json_i64(&r.j, "err", rc);
-        json_str(&r.j, "action", "default " TICK_DEFAULT_HZ_TEXT " used");
-        rec_emit(&r);
-        *hz = TICK_DEFAULT_HZ;
-        rc = tick_start(&kernel_tick, *hz, prefer, oneshot, why, sizeof(why));
-    }
-    if (rc) {
-        rec_error("tick", "no clock event device can drive the tick");
-        return rc;
-    }
-    timers_wheel_restart();
-    tick_report_start(&kernel_tick);
-    return 0;
-}
-
 /* ---- the main hrtimer base ------------------------------------------------------------------- */
 
 static struct hrtimer_base main_base;
@@ -103,7 +26,7 @@ struct hrtimer_base *timers_base(void)
 
 void timers_base_init(void)
 {
-    const struct clockevent *tick_dev = tick_running(&kernel_tick) ? tick_info(&kernel_tick)->dev : 0;
+    const struct clockevent *tick_dev = timers_tick_running() ? timers_tick_info()->dev : 0;
     struct clockevent *dev = clockevent_select(0, CE_ONESHOT, 0, tick_dev, 0, 0);
     struct rec r;
     rec_begin(&r, "hrtimer_base");

@@ -19,5 +19,9 @@ int memcmp(const void *a, const void *b, size_t n);
  * return -1 for any MSR it is not sure of. The ticklab kernel's is in kernel/arch/isr.asm
  * (its fault handler skips the RDMSR, kernel/arch/fault.c). */
 int rdmsr_safe(uint32_t msr, uint64_t *val);
+/* WRMSR that may fault: 0, or non-zero instead of the #GP (an MSR the CPU or its hypervisor
+ * lacks, or a value it refuses). Used to set AMD's DE_CFG (drivers/amd_de_cfg.c); a kernel
+ * without #GP recovery may return -1. The ticklab kernel's is beside rdmsr_safe. */
+int wrmsr_safe(uint32_t msr, uint64_t val);
 
 #endif

@@ -422,6 +422,7 @@ int calibrate_choose(struct cal_result *results, size_t n)
     for (size_t i = 0; i < n; i++) {
         struct cal_result *r = &results[i];
         r->chosen = (int)i == best;
+        r->applied_hz = r->chosen ? calibrate_roundest(r->freq_hz, r->uncertainty_ppb) : 0;
         r->disagreement_ppb = 0;
         r->agrees = false;
         if (best < 0 || r->status != CAL_OK)
@@ -433,4 +434,22 @@ int calibrate_choose(struct cal_result *results, size_t n)
         r->agrees = mag <= sat_add(r->uncertainty_ppb, c->uncertainty_ppb);
     }
     return best < 0 ? -ENODEV : best;
+}
+
+uint64_t calibrate_roundest(uint64_t freq_hz, uint64_t uncertainty_ppb)
+{
+    uint64_t d = mul_div_u64(freq_hz, uncertainty_ppb, NSEC_PER_SEC);
+    if (!d)
+        return freq_hz;
+    uint64_t lo = freq_hz > d ? freq_hz - d : 1, hi = freq_hz + d < freq_hz ? UINT64_MAX
+                                                                           : freq_hz + d;
+    /* the largest power of ten with a multiple in [lo, hi]: 1 always has one */
+    uint64_t p = 1;
+    while (p <= hi / 10 && (hi / (p * 10)) * (p * 10) >= lo)
+        p *= 10;
+    uint64_t below = (freq_hz / p) * p, above = below + p;
+    bool below_ok = below >= lo, above_ok = above <= hi && above > below;
+    if (below_ok && (!above_ok || freq_hz - below <= above - freq_hz))
+        return below;
+    return above;
 }

@@ -140,6 +140,8 @@ struct cal_result {
 
     /* filled by calibrate_choose() */
     bool chosen;
+    uint64_t applied_hz;        /* the chosen one: the rate applied, calibrate_roundest() of
+                                   freq_hz and its uncertainty; 0 for the others */
     int64_t disagreement_ppb;   /* (freq - chosen) / chosen, status CAL_OK only */
     bool agrees;                /* |disagreement| <= own + chosen uncertainty */
 };
@@ -192,6 +194,7 @@ int calibrate_from_user(const char *target, uint64_t freq_hz, struct cal_result 
  * A measurement is preferred even when its bound is wider than a CPUID value's, because it is
  * evidence about this machine, while CPUID is a claim that firmware and hypervisors are known
  * to get wrong (QEMU TCG: leaves absent; some VMs: zeros or the host's values).
+ * The chosen one's applied_hz is calibrate_roundest() of it (the rate to apply).
  * Then, for every CAL_OK result: chosen, disagreement_ppb = round((freq - chosen_freq) * 1e9
  * / chosen_freq), halves away from zero, saturated to the int64 range, and agrees; results
  * not CAL_OK get chosen = false, disagreement_ppb = 0, agrees = false.
@@ -201,5 +204,15 @@ int calibrate_choose(struct cal_result *results, size_t n);
 /* round((freq_hz - ref_hz) * 1e9 / ref_hz), halves away from zero, saturated; ref_hz 0
  * gives 0. Exposed for the report and for tests. */
 int64_t calibrate_ppb_diff(uint64_t freq_hz, uint64_t ref_hz);
+
+/* The rate to apply from a measurement of freq_hz +- uncertainty_ppb: the roundest one the
+ * measurement cannot tell from it. The interval [freq - d, freq + d], d = freq x
+ * uncertainty / 1e9 (rounded down), holds multiples of some largest power of ten; of those,
+ * the one nearest freq_hz (the lower on a tie). Any rate in the interval is as well founded
+ * as freq_hz itself; the roundest does not move with the phase at which the measurement
+ * happened to start, so two runs on one machine apply the same rate whenever their
+ * intervals share it (under QEMU -icount, where the TSC runs at exactly 1 GHz, always).
+ * uncertainty 0: freq_hz itself. */
+uint64_t calibrate_roundest(uint64_t freq_hz, uint64_t uncertainty_ppb);
 
 #endif

@@ -189,7 +189,7 @@ size_t wheel_pending(const struct wheel *w);
  * ticks), and the timer runs on the first multiple of that level's granularity (8^n ticks)
  * after expires, so never early and up to a granularity late. This wheel runs timers on
  * their exact jiffy; adding a timer at wheel_linux_expiry() reproduces Linux's rounding
- * (period-compare's jiffies_linux timer). Levels beyond 8 are treated as level 8. */
+ * (timers_wheel_add's WHEEL_LINUX, kernel/timers). Levels beyond 8 are treated as level 8. */
 uint64_t wheel_linux_expiry(uint64_t clk, uint64_t expires);
 
 #endif

@@ -32,76 +32,63 @@
 #endif
 
 #if TQ_IMPL == TQ_IMPL_RBTREE
-#include "ticklab/tq_rbtree.h"
-#define TQ_IMPL_NAME "rbtree"
-#define TQ_FN(op) tq_rb_##op
-struct bq_node { struct tq_rb_node impl; };
-struct bq { struct tq_rb impl; };
+/* The library's queue itself, under the benchmark's names. */
+#include "ticklab/tqueue.h"
 struct bq_slot { uint8_t unused; };         /* the tree needs no storage of its own */
-
-static inline void bq_init(struct bq *q, struct bq_slot *slots, uint32_t capacity)
-{
-    (void)slots;
-    tq_rb_init(&q->impl, capacity);
-}
+#define bq tq
+#define bq_node tq_node
+#define bq_init(q, slots, capacity) ((void)(slots), tq_init((q), (capacity)))
+#define bq_insert tq_insert
+#define bq_remove tq_remove
+#define bq_requeue tq_requeue
+#define bq_first tq_first
+#define bq_pop_first tq_pop_first
+#define bq_pop_head tq_pop_head
+#define bq_empty tq_empty
+#define bq_queued tq_queued
+#define bq_deadline_ns tq_deadline_ns
+#define bq_count tq_count
 
 #elif TQ_IMPL == TQ_IMPL_HEAP
 #include "tests/bench/tq_heap.h"
 #define TQ_IMPL_NAME "heap"
-#define TQ_FN(op) tq_heap_##op
 struct bq_node { struct tq_heap_node impl; };
 struct bq { struct tq_heap impl; };
 struct bq_slot { struct tq_heap_slot impl; };
 _Static_assert(sizeof(struct bq_slot) == sizeof(struct tq_heap_slot),
                "a bq_slot array must be a tq_heap_slot array");
+/* The wrappers convert by cast: impl is the first member, so the pointers are equal. */
+_Static_assert(offsetof(struct bq_node, impl) == 0, "bq_node must start with impl");
 
 static inline void bq_init(struct bq *q, struct bq_slot *slots, uint32_t capacity)
 {
     tq_heap_init(&q->impl, &slots->impl, capacity);
 }
+static inline int bq_insert(struct bq *q, struct bq_node *n, uint64_t deadline_ns)
+{
+    return tq_heap_insert(&q->impl, &n->impl, deadline_ns);
+}
+static inline int bq_remove(struct bq *q, struct bq_node *n)
+{
+    return tq_heap_remove(&q->impl, &n->impl);
+}
+static inline int bq_requeue(struct bq *q, struct bq_node *n, uint64_t deadline_ns)
+{
+    return tq_heap_requeue(&q->impl, &n->impl, deadline_ns);
+}
+static inline struct bq_node *bq_first(const struct bq *q)
+{
+    return (struct bq_node *)tq_heap_first(&q->impl);
+}
+static inline struct bq_node *bq_pop_first(struct bq *q)
+{
+    return (struct bq_node *)tq_heap_pop_first(&q->impl);
+}
+static inline bool bq_queued(const struct bq_node *n) { return tq_heap_queued(&n->impl); }
+static inline uint64_t bq_deadline_ns(const struct bq_node *n) { return n->impl.deadline_ns; }
 
 #else
 #error "TQ_IMPL must be TQ_IMPL_RBTREE or TQ_IMPL_HEAP"
 #endif
-
-/* The wrappers convert by cast: impl is the first member, so the pointers are equal. */
-_Static_assert(offsetof(struct bq_node, impl) == 0, "bq_node must start with impl");
-
-static inline int bq_insert(struct bq *q, struct bq_node *n, uint64_t deadline_ns)
-{
-    return TQ_FN(insert)(&q->impl, &n->impl, deadline_ns);
-}
-static inline int bq_remove(struct bq *q, struct bq_node *n)
-{
-    return TQ_FN(remove)(&q->impl, &n->impl);
-}
-static inline int bq_requeue(struct bq *q, struct bq_node *n, uint64_t deadline_ns)
-{
-    return TQ_FN(requeue)(&q->impl, &n->impl, deadline_ns);
-}
-static inline struct bq_node *bq_first(const struct bq *q)
-{
-    return (struct bq_node *)TQ_FN(first)(&q->impl);
-}
-static inline struct bq_node *bq_pop_first(struct bq *q)
-{
-    return (struct bq_node *)TQ_FN(pop_first)(&q->impl);
-}
-/* bq_pop_first() for a caller that holds the first node, n (bq_first(q), not NULL): the
- * tree then need not load and test it again. */
-static inline void bq_pop_head(struct bq *q, struct bq_node *n)
-{
-#if TQ_IMPL == TQ_IMPL_RBTREE
-    tq_rb_pop_node(&q->impl, &n->impl);
-#else
-    (void)n;
-    tq_heap_pop_first(&q->impl);
-#endif
-}
-static inline bool bq_empty(const struct bq *q) { return TQ_FN(empty)(&q->impl); }
-static inline bool bq_queued(const struct bq_node *n) { return TQ_FN(queued)(&n->impl); }
-/* Valid while n is queued (and after, until n is queued again). */
-static inline uint64_t bq_deadline_ns(const struct bq_node *n) { return n->impl.deadline_ns; }
-static inline uint32_t bq_count(const struct bq *q) { return q->impl.count; }
 
 #endif

@@ -16,7 +16,6 @@
 
 #define FLAG_RSDP_COPY     1u
 #define FLAG_FIX_CHECKSUMS 2u
-#define REGION_HEAD_BYTES  6u
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -87,35 +86,13 @@ static void fix_checksums(struct fake_mem *fm)
         fake_fix_rsdp_checksums(fm->rsdp_copy, fm->rsdp_copy_len);
 }
 
-/* Splits the input into regions (see the top of the file). */
-static void load(struct fake_mem *fm, const uint8_t *data, size_t size)
-{
-    size_t pos = 1;
-    while (size - pos >= REGION_HEAD_BYTES && fm->n < FAKE_MAX_REGIONS) {
-        uint32_t phys;
-        uint16_t len;
-        memcpy(&phys, data + pos, 4);
-        memcpy(&len, data + pos + 4, 2);
-        pos += REGION_HEAD_BYTES;
-        size_t n = len < size - pos ? len : size - pos;
-        if ((data[0] & FLAG_RSDP_COPY) && !fm->rsdp_copy) {
-            fm->rsdp_copy = malloc(n ? n : 1);
-            memcpy(fm->rsdp_copy, data + pos, n);
-            fm->rsdp_copy_len = n;
-        } else {
-            fake_region_add(fm, phys, data + pos, n);
-        }
-        pos += n;
-    }
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     struct fake_mem fm;
     if (size < 1)
         return 0;
     memset(&fm, 0, sizeof(fm));
-    load(&fm, data, size);
+    fake_load_regions(&fm, data + 1, size - 1, data[0] & FLAG_RSDP_COPY);
     if (data[0] & FLAG_FIX_CHECKSUMS)
         fix_checksums(&fm);
     struct acpi_info *a = fake_parse(&fm);

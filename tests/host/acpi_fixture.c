@@ -163,3 +163,24 @@ struct acpi_info *fake_parse(struct fake_mem *fm)
     acpi_parse(&m, fm->rsdp_copy, fm->rsdp_copy_len, info);
     return info;
 }
+
+void fake_load_regions(struct fake_mem *fm, const uint8_t *data, size_t size, bool first_is_copy)
+{
+    size_t pos = 0;
+    while (size - pos >= FAKE_REGION_HEAD_BYTES && fm->n < FAKE_MAX_REGIONS) {
+        uint32_t phys;
+        uint16_t len;
+        memcpy(&phys, data + pos, 4);
+        memcpy(&len, data + pos + 4, 2);
+        pos += FAKE_REGION_HEAD_BYTES;
+        size_t n = len < size - pos ? len : size - pos;
+        if (first_is_copy && !fm->rsdp_copy) {
+            fm->rsdp_copy = malloc(n ? n : 1);
+            memcpy(fm->rsdp_copy, data + pos, n);
+            fm->rsdp_copy_len = n;
+        } else {
+            fake_region_add(fm, phys, data + pos, n);
+        }
+        pos += n;
+    }
+}

@@ -6,6 +6,7 @@
  * what it mapped is a heap overflow that ASan reports. Also used by tests/fuzz/fuzz_acpi.c. */
 #ifndef TICKLAB_TESTS_HOST_ACPI_FIXTURE_H
 #define TICKLAB_TESTS_HOST_ACPI_FIXTURE_H
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -41,6 +42,11 @@ struct fake_region *fake_find(struct fake_mem *fm, const char *sig);
 void fake_fix_table_checksum(struct fake_region *r);
 /* The same for an RSDP: byte 8 over 20 bytes, and byte 32 over its length when r has it. */
 void fake_fix_rsdp_checksums(uint8_t *rsdp, size_t len);
+/* Fuzzer input as fake memory: regions `u32 phys, u16 length, length bytes` (little-endian;
+ * the last may be cut short). With first_is_copy the first region is the loader's copy
+ * (rsdp_copy), not memory. */
+#define FAKE_REGION_HEAD_BYTES 6u
+void fake_load_regions(struct fake_mem *fm, const uint8_t *data, size_t size, bool first_is_copy);
 /* Parses fm (its loader copy included) into a heap-allocated acpi_info; free() it. */
 struct acpi_info *fake_parse(struct fake_mem *fm);
 

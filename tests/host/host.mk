@@ -23,6 +23,10 @@ HOST_HDRS += boot/efi/handoff.h kernel/boot/bootinfo.h
 HOST_LIB_SRCS += drivers/acpi.c drivers/spcr.c drivers/mcfg.c drivers/pci.c
 HOST_TEST_SRCS += tests/host/acpi_fixture.c tests/host/acpi_edit.c
 HOST_HDRS += drivers/acpi.h drivers/spcr.h drivers/mcfg.h drivers/pci.h
+# SMBIOS: the parser on tables made byte by byte (tests/host/smbios_build.c).
+HOST_LIB_SRCS += drivers/smbios.c
+HOST_TEST_SRCS += tests/host/smbios_build.c
+HOST_HDRS += drivers/smbios.h tests/host/smbios_build.h
 # The fake PC (tests/host/fake/README.md): lib/port/io.h primitives on device models.
 HOST_TEST_SRCS += $(wildcard tests/host/fake/*.c)
 HOST_HDRS += $(wildcard tests/host/fake/*.h) lib/port/io.h lib/port/port.h
@@ -67,6 +71,10 @@ HOST_HDRS += lib/time/hrtimer.h
 
 # The PIT (channel 2 as a clocksource, channel 0 as a clock event device), the 8259s, CPUID
 # decoding, the clocksource measurements and the jiffies tick, against the fake PC.
+# AMD's DE_CFG (LFENCE dispatch-serialising) and the machine-check banks.
+HOST_LIB_SRCS += drivers/amd_de_cfg.c drivers/mca.c drivers/tco.c drivers/amd_fch_wdt.c
+HOST_HDRS += drivers/amd_de_cfg.h drivers/mca.h drivers/tco.h drivers/amd_fch_wdt.h
+
 HOST_LIB_SRCS += drivers/pit8254.c drivers/pic8259.c drivers/cpuid.c \
                  lib/time/cs_measure.c lib/time/tick.c
 HOST_HDRS += drivers/pit8254.h drivers/pic8259.h \

@@ -1,7 +1,8 @@
 /* tests/host/main.c - runs the registered host tests.
  *
  * Usage: tests [substring]  runs the tests whose name contains substring (all without one).
- * One line per test, PASS or FAIL, and last a summary line that scripts and CI read:
+ * One line per test, PASS or FAIL (with the test's first failed check on the same line, so
+ * that a summary of FAIL lines says why), and last a summary line that scripts and CI read:
  * "host: N passed, N failed". The exit status is 0 only if nothing failed. */
 #include <stdarg.h>
 #include <stdlib.h>
@@ -11,6 +12,7 @@
 struct test_case test_cases[TEST_MAX];
 int test_count;
 bool test_failed;
+static char first_failure[200];      /* "file:line: what" of the running test's first */
 
 void test_register(const char *name, void (*fn)(void))
 {
@@ -30,6 +32,13 @@ bool test_fail(const char *file, int line, const char *fmt, ...)
     vprintf(fmt, ap);
     va_end(ap);
     printf("\n");
+    if (!test_failed) {
+        int n = snprintf(first_failure, sizeof(first_failure), "%s:%d: ", file, line);
+        va_start(ap, fmt);
+        if (n > 0 && (size_t)n < sizeof(first_failure))
+            vsnprintf(first_failure + n, sizeof(first_failure) - (size_t)n, fmt, ap);
+        va_end(ap);
+    }
     test_failed = true;
     return false;
 }
@@ -74,7 +83,10 @@ int main(int argc, char **argv)
         test_failed = false;
         fflush(stdout);
         test_cases[i].fn();
-        printf("%s %s\n", test_failed ? "FAIL" : "PASS", test_cases[i].name);
+        if (test_failed)
+            printf("FAIL %s  %s\n", test_cases[i].name, first_failure);
+        else
+            printf("PASS %s\n", test_cases[i].name);
         if (test_failed)
             failed++;
         else

@@ -550,3 +550,43 @@ TEST(efi_gop_mask_to_field)
     CHECK(!mask_to_field(0, &pos, &size));
     CHECK(!mask_to_field(0x0F0F, &pos, &size));
 }
+
+/* A loader that put the kernel above 16 MiB (GRUB by its relocatable tag, ticklab.efi where
+ * the firmware had pages) lists the image as available RAM: the record store's region (the
+ * largest available range above 16 MiB, high_ram) must leave it out, or the last screen's
+ * records would be written over the running kernel. */
+TEST(bootinfo_high_ram_leaves_out_the_kernel_image)
+{
+    static const struct { uint64_t base, len; uint32_t type; } e[] = {
+        { 0x0, 0x9FC00, 1 }, { 0x100000, 0x1FEE0000, 1 },       /* 1 MiB .. 511 MiB */
+    };
+    uint8_t map[2 * 24];
+    for (unsigned i = 0; i < 2; i++) {
+        uint32_t size = 20;
+        memcpy(map + i * 24, &size, 4);
+        memcpy(map + i * 24 + 4, &e[i].base, 8);
+        memcpy(map + i * 24 + 12, &e[i].len, 8);
+        memcpy(map + i * 24 + 20, &e[i].type, 4);
+    }
+    uint32_t flags = 1u << 6, len = sizeof(map), addr = 0x2000;
+    struct boot_info bi;
+    static const uint64_t at[][2] = {          /* kernel base, expected high_ram base..end */
+        { 0x100000, 0x1000000 },               /* at its link address: below 16 MiB */
+        { 0x8000000, 0x8000000 + 0x700000 },   /* at 128 MiB: the larger side, above it */
+        { 0x1C000000, 0x1000000 },             /* at 448 MiB: the larger side, below it */
+    };
+    for (unsigned k = 0; k < 3; k++) {
+        mb1_mmap = map;
+        uint8_t *blk = calloc(1, 116);
+        memcpy(blk, &flags, 4);
+        memcpy(blk + 44, &len, 4);
+        memcpy(blk + 48, &addr, 4);
+        bootinfo_reserve(at[k][0], 0x700000);
+        bootinfo_parse(MB1_BOOT_MAGIC, blk, 116, mb1_virt, &bi);
+        free(blk);
+        CHECK_EQ_U64(bi.high_ram_base, at[k][1]);
+        uint64_t end = bi.high_ram_base + bi.high_ram_len;
+        CHECK(end <= at[k][0] || bi.high_ram_base >= at[k][0] + 0x700000);
+    }
+    bootinfo_reserve(0, 0);
+}

@@ -767,3 +767,21 @@ TEST(calibrate_status_names)
     CHECK_EQ_STR(cal_status_name(CAL_SKIP), "skip");
     CHECK_EQ_STR(cal_status_name(CAL_FAIL), "fail");
 }
+
+/* The rate applied: the roundest the measurement cannot tell from what it measured. */
+TEST(calibrate_roundest_takes_the_roundest_rate_within_the_uncertainty)
+{
+    /* exact mode's TSC: the HPET's 1.36 ppm and the LAPIC's 99 ppm both hold 1 GHz */
+    CHECK_EQ_U64(calibrate_roundest(999999920ull, 1360), 1000000000ull);
+    CHECK_EQ_U64(calibrate_roundest(1000001180ull, 1360), 1000000000ull);
+    CHECK_EQ_U64(calibrate_roundest(999996357ull, 99191), 1000000000ull);
+    /* a PC's: +-2394 Hz holds 2394570000 (a multiple of 10^4) but no multiple of 10^5 */
+    CHECK_EQ_U64(calibrate_roundest(2394567890ull, 1000), 2394570000ull);
+    /* no uncertainty (the user's word): the value itself */
+    CHECK_EQ_U64(calibrate_roundest(2394567890ull, 0), 2394567890ull);
+    CHECK_EQ_U64(calibrate_roundest(1193182ull, 1), 1193182ull);
+    /* two multiples of the largest power: the nearer, the lower on a tie */
+    CHECK_EQ_U64(calibrate_roundest(17, 300000000), 20ull);
+    CHECK_EQ_U64(calibrate_roundest(15, 340000000), 10ull);
+    CHECK_EQ_U64(calibrate_roundest(5, 1000000000), 10ull);
+}

@@ -51,6 +51,34 @@ TEST(drv_lapic_xapic_init_and_id_layout)
     CHECK_EQ_U64(lapic_read(&the_apic, LAPIC_LVT_ERROR), ERRVEC);
 }
 
+/* What a PC's firmware leaves: the APIC enabled, LINT0 as ExtINT, LINT1 as NMI, the thermal
+ * and performance-counter entries armed at vectors ticklab never installs, and two interrupts
+ * it took and never ended. lapic_init() records every entry, masks every one, ends both
+ * in-service vectors with an EOI each (left in service, 0x3f would block the PIT's 0x30 and
+ * the RTC's 0x38 for the whole run) and counts the request still waiting. */
+TEST(lapic_init_masks_every_lvt_and_ends_stale_in_service_interrupts)
+{
+    machine(false);
+    const uint32_t fw[6] = { 0x20030, 0xFA, 0x400, 0x8700, 0x8400, 0xFE };
+    const unsigned isr[] = { 0x3F, 0x51, 0 }, irr[] = { 0x61, 0 };
+    fake_lapic_firmware_left(0x1FF, fw, isr, irr);
+    REQUIRE(lapic_init(&the_apic, FAKE_LAPIC_BASE, false, SPURIOUS, ERRVEC, &li) == 0);
+    CHECK_EQ_U64(li.firmware_svr, 0x1FF);
+    CHECK_EQ_U64(li.firmware_lvt[LVT_THERMAL_E], 0xFA);
+    CHECK_EQ_U64(li.firmware_lvt[LVT_PERF_E], 0x400);
+    CHECK_EQ_U64(li.firmware_lvt[LVT_LINT1_E], 0x8400);
+    CHECK(!li.lvt_present[LVT_CMCI_E]);          /* 6 entries: no CMCI register to touch */
+    for (unsigned i = 0; i < 5; i++)             /* timer, thermal, perf, LINT0, LINT1 */
+        CHECK_EQ_U64(fake_lapic_lvt(i) & LVT_MASKED, LVT_MASKED);
+    CHECK_EQ_U64(fake_lapic_lvt(5), ERRVEC);     /* the error entry, at its own vector */
+    CHECK_EQ_U64(li.stale_in_service, 2);
+    CHECK(li.stale_drained);
+    CHECK_EQ_U64(fake_lapic_highest_in_service(), (uint64_t)-1);
+    CHECK_EQ_U64(li.stale_requested, 1);
+    CHECK_EQ_U64(li.stale_irr[0x61 / 32], 1u << (0x61 % 32));
+    CHECK_EQ_U64(fake_stats.faults, 0);
+}
+
 /* x2APIC: the ID is the whole 32-bit register (IDs above 255 exist), every register is an
  * MSR at 0x800 + offset / 16, and the MMIO page is gone. */
 TEST(drv_lapic_x2apic_registers_are_msrs_and_id_is_32_bits)

@@ -14,6 +14,7 @@
 
 #include "ticklab/errno.h"
 #include "ticklab/json.h"
+#include "ticklab/stats.h"
 #include "test.h"
 
 /* ---- the Python side -------------------------------------------------------------------- */
@@ -154,6 +155,41 @@ TEST(json_member_types_exact_text)
     finish_is(&j, "{\"s\":\"hi\",\"n\":\"a\\u0000b\",\"nul\":null,"
                   "\"u\":18446744073709551615,\"i\":-9223372036854775808,\"h\":\"0x1f\","
                   "\"h0\":\"0x0\",\"t\":true,\"f\":false,\"z\":null,\"ppm\":-12.345}");
+}
+
+/* One block of statistics, keys in the order asked, every field word and both spellings of
+ * the median. */
+TEST(json_stats_writes_the_words_asked_in_their_order)
+{
+    struct json j;
+    struct stats st = { .n = 5, .min = -3, .max = 90, .median = 7, .p90 = 80, .p99 = 88,
+                        .p999 = 89, .mean = 12, .stddev = UINT64_MAX };
+
+    json_begin(&j, out, sizeof(out));
+    json_stats(&j, "late_%s_ns", "max min p50", &st);
+    json_stats(&j, "%s_cyc", "median p90 p99 p999 mean stddev", &st);
+    json_stats(&j, "%s", "  min  ", &st);
+    finish_is(&j, "{\"late_max_ns\":90,\"late_min_ns\":-3,\"late_p50_ns\":7,\"median_cyc\":7,"
+                  "\"p90_cyc\":80,\"p99_cyc\":88,\"p999_cyc\":89,\"mean_cyc\":12,"
+                  "\"stddev_cyc\":18446744073709551615,\"min\":-3}");
+}
+
+/* A word that names no statistic, a format without its hole, a key too long for the
+ * writer's buffer: the record is dropped (overflow), never written with a wrong key. */
+TEST(json_stats_refuses_what_it_cannot_name)
+{
+    struct json j;
+    struct stats st = { .n = 1 };
+    char long_fmt[64];
+    memset(long_fmt, 'k', sizeof(long_fmt));
+    memcpy(long_fmt + 44, "_%s", 4);
+    const char *bad[][2] = { { "%s_ns", "min p98" }, { "min_ns", "min" }, { long_fmt, "median" } };
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        json_begin(&j, out, sizeof(out));
+        json_stats(&j, bad[i][0], bad[i][1], &st);
+        CHECK(j.overflow);
+        CHECK_EQ_I64(json_finish(&j), -ENOSPC);
+    }
 }
 
 TEST(json_escapes_exact_text)

@@ -25,7 +25,7 @@ Every QEMU runs under a timeout, and is stopped (and the case failed) when the r
 record has come and QEMU has not exited within end_grace_s: the kernel writes the exit port
 right after the end record, so a QEMU still running then is a kernel that never reached it.
 
-Usage: boottest.py [-k SUBSTRING] [-j JOBS] [--kvm-jobs N] [--no-kvm] [--list]
+Usage: boottest.py [-k SUBSTRING]... [-j JOBS] [--kvm-jobs N] [--no-kvm] [--list]
 Prints one PASS/FAIL/SKIP line per case, then `qemu: N passed, N failed, N skipped`.
 """
 import argparse
@@ -63,8 +63,9 @@ class CaseFailed(Exception):
 
 def build_iso(case):
     iso = os.path.join(OUT, case.name + ".iso")
+    env = dict(os.environ, **(case.iso_env(case) if case.iso_env else {}))
     subprocess.run([os.path.join(ROOT, "scripts", "mkiso.sh"), iso, "0", case.args],
-                   cwd=ROOT, check=True, capture_output=True)
+                   cwd=ROOT, check=True, capture_output=True, env=env)
     return iso
 
 
@@ -473,7 +474,8 @@ def save_durations(times):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("-k", default="", help="only cases whose name contains this")
+    ap.add_argument("-k", action="append", default=[],
+                    help="only cases whose name contains this (repeat: any of them)")
     ap.add_argument("-j", type=int, default=max(1, min(4, os.cpu_count() or 1)),
                     help="TCG boots at once")
     ap.add_argument("--kvm-jobs", type=int, default=2,
@@ -484,7 +486,7 @@ def main():
                          "repeatability, about an hour)")
     ap.add_argument("--list", action="store_true")
     a = ap.parse_args()
-    selected = [c for c in (cases.LONG if a.long else cases.ALL) if a.k in c.name]
+    selected = [c for c in (cases.LONG if a.long else cases.ALL) if not a.k or any(k in c.name for k in a.k)]
     if a.list:
         for c in selected:
             print(c.name + (" [kvm]" if c.accel == "kvm" else ""), "-", c.doc)

@@ -51,6 +51,9 @@ class Case:
     # it was stopped or None), as boottest.run_qemu; harness: boottest.HARNESS.
     run: Optional[Callable] = None
     requires: Optional[Callable] = None   # () -> None, or why the case cannot run here (SKIP)
+    # boot="iso": (case) -> environment for scripts/mkiso.sh (KERNEL_ELF, GRUB_PRE), made
+    # before the image is built
+    iso_env: Optional[Callable] = None
 
 
 @dataclass
@@ -781,10 +784,20 @@ from cases_qr import QR_CASES, QR_LONG  # noqa: E402
 ALL += QR_CASES
 LONG += QR_LONG
 
+# Which PC this is: the SMBIOS tables from each place an entry point reaches the kernel
+# (cases_smbios.py).
+from cases_smbios import SMBIOS_CASES  # noqa: E402
+ALL += SMBIOS_CASES
+
 # Secure Boot left on: shim, MokManager, a signed ticklab.efi (cases_secureboot.py); SKIP
 # where their packages are not installed (make test-secureboot installs them).
 from cases_secureboot import SECUREBOOT_CASES  # noqa: E402
 ALL += SECUREBOOT_CASES
+
+# What a real PC sends that QEMU does not by itself: NMIs, stray and stuck interrupts,
+# machine checks, watchdogs, firmware memory (tests/qemu/cases_pc.py).
+from cases_pc import PC_CASES  # noqa: E402
+ALL += PC_CASES
 
 
 def pit_first_attempt(ctx):

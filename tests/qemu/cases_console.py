@@ -18,8 +18,10 @@ parser reads in the same instructions either way); the boot record that echoes t
 in its CRC, printed in a few instructions more or fewer, which is why every phase a window
 depends on is set against the TSC, never against the boot's own timeline (the HPET is
 enabled on a TSC phase, kernel/timers/clocks.c; windows start on TSC grid points,
-kernel/exp/harness.c). Both pin the TSC and LAPIC rates (tsc_hz=, lapic_hz=), as exact-mode
-comparisons do (docs/experiments.md, "How repeatable exact mode is").
+kernel/exp/harness.c). Both run with make run's defaults: the TSC and LAPIC rates are
+calibrated, and the rate applied is the roundest one inside the calibration's uncertainty
+(lib/time/calibrate.h, calibrate_roundest), so the phase at which calibration started does
+not move it (docs/experiments.md, "How repeatable exact mode is").
 """
 import concurrent.futures
 import json
@@ -29,7 +31,6 @@ from ticklablib import records
 from cases import Case, end_status, no_errors
 
 FIFO_NS_115200 = 16 * 86806          # one FIFO's worth of bytes on the line
-EXACT = "idle=poll tsc_hz=1000000000 lapic_hz=1000000000"
 # The long tier's pair: another first experiment (periodic-jitter's first phase differed
 # when it ran first, before the HPET's phase was set on the TSC) and a later one.
 PJ_FIRST = "exp=periodic-jitter,sleep-accuracy,itimer-error"
@@ -85,46 +86,52 @@ def _measured(runs):
     return out
 
 
-def unpaced_log(log):
-    return log + ".unpaced"
+def ref_log(log):
+    return log + ".ref"
 
 
-def run_beside_unpaced(unpaced_args):
-    """Case.run: the case's boot and the same boot with unpaced_args (uart_pace=0), at the
-    same time (exact mode does not depend on the host), the reference's serial log beside
-    the case's (unpaced_log). A reference that does not end as the case must is a failure."""
+def run_beside(ref_args, ref_extra=None):
+    """Case.run: the case's boot and a reference boot with ref_args (and ref_extra as its
+    QEMU arguments when given, else the case's), at the same time (exact mode does not
+    depend on the host), the reference's serial log beside the case's (ref_log). A
+    reference that does not end as the case must is a failure."""
     def run(case, log, h):
-        ref = replace(case, name=case.name + "-unpaced", args=unpaced_args, run=None, checks=[])
-        ref_log = unpaced_log(log)
-        h.fresh(ref_log)
+        ref = replace(case, name=case.name + "-ref", args=ref_args, run=None, checks=[],
+                      qemu_extra=case.qemu_extra if ref_extra is None else ref_extra)
+        rlog = ref_log(log)
+        h.fresh(rlog)
         with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
             mine = pool.submit(h.run_qemu, h.qemu_command(case, log), log, case.timeout_s,
                                case.end_grace_s)
-            theirs = pool.submit(h.run_qemu, h.qemu_command(ref, ref_log), ref_log,
+            theirs = pool.submit(h.run_qemu, h.qemu_command(ref, rlog), rlog,
                                  ref.timeout_s, ref.end_grace_s)
             out, ref_out = mine.result(), theirs.result()
         if ref_out[2] or ref_out[0] != case.exit_code:
-            return (out[0], out[1], "the unpaced reference boot: %s" % (
-                ref_out[2] or "QEMU exit %s" % ref_out[0]))
+            return (out[0], out[1], "the reference boot (%r): %s" % (ref_args, (
+                ref_out[2] or "QEMU exit %s" % ref_out[0])))
         return out
     return run
 
 
-def same_figures_unpaced(ctx):
-    """The `result` and `verdict` records equal, byte for byte, those of the same boot with
-    the UART not paced (run_beside_unpaced's reference)."""
+def reference_runs(ctx):
+    with open(ref_log(ctx.log), "rb") as f:
+        return records.parse_stream(f.read())
+
+
+def same_figures_as_reference(ctx):
+    """The `result` and `verdict` records equal, byte for byte, those of the reference boot
+    run beside it (run_beside)."""
     mine = _measured(ctx.runs)
-    with open(unpaced_log(ctx.log), "rb") as f:
-        theirs = _measured(records.parse_stream(f.read()))
+    theirs = _measured(reference_runs(ctx))
     if not mine:
         return "no result or verdict records"
     if mine != theirs:
         i = next((i for i, (a, b) in enumerate(zip(mine, theirs)) if a != b),
                  min(len(mine), len(theirs)))
-        return ("paced and unpaced runs differ at measured record %d of %d/%d:\n  paced   "
-                "%s\n  unpaced %s" % (i, len(mine), len(theirs),
-                                      mine[i][:400] if i < len(mine) else None,
-                                      theirs[i][:400] if i < len(theirs) else None))
+        return ("this run and the reference differ at measured record %d of %d/%d:\n  this "
+                "%s\n  ref  %s" % (i, len(mine), len(theirs),
+                                     mine[i][:400] if i < len(mine) else None,
+                                     theirs[i][:400] if i < len(theirs) else None))
 
 
 def sync_output_is_seen_long(ctx):
@@ -143,10 +150,10 @@ CONSOLE_CASES = [
          "beside the same boot unpaced: its result and verdict records equal the unpaced "
          "run's byte for byte; no console time inside a window, no full log, the output "
          "path's interrupts-off stretches under a FIFO's worth, the line's cost paid",
-         icount=0, timeout_s=1200, args=EXACT + " uart_pace=1",
-         run=run_beside_unpaced(EXACT + " uart_pace=0"),
+         icount=0, timeout_s=1200, args="uart_pace=1",
+         run=run_beside("uart_pace=0"),
          checks=[end_status("ok"), no_errors, output_stays_out_of_windows,
-                 same_figures_unpaced]),
+                 same_figures_as_reference]),
     Case("console-sync-paced-icount", "console_log=off, paced: written whole with interrupts "
          "off, a line's bytes keep them off (the way before the in-memory log)", icount=0,
          timeout_s=300, args="idle=poll exp=none console_log=off uart_pace=1",
@@ -157,8 +164,8 @@ CONSOLE_CASES = [
 LONG_CONSOLE = [
     Case("console-paced-same-figures-icount", "uart_pace=1 against uart_pace=0 under "
          "-icount, periodic-jitter first: equal result and verdict records", icount=0,
-         timeout_s=900, args=EXACT + " " + PJ_FIRST + " uart_pace=1",
-         run=run_beside_unpaced(EXACT + " " + PJ_FIRST + " uart_pace=0"),
+         timeout_s=900, args=PJ_FIRST + " uart_pace=1",
+         run=run_beside(PJ_FIRST + " uart_pace=0"),
          checks=[end_status("ok"), no_errors, output_stays_out_of_windows,
-                 same_figures_unpaced]),
+                 same_figures_as_reference]),
 ]

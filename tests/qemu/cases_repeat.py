@@ -10,6 +10,12 @@ time and polls by itself (idle=auto; no CPU halts, so QEMU's idle warp out of HL
 host-dependent path, never happens: kernel/timers/idle.h). docs/experiments.md ("How
 repeatable exact mode is") has the measurements behind it.
 
+Two more cases hold that the figures depend only on the measurement's own settings: the
+default command line against the same defaults spelled out in another order with other
+whitespace, and two runs without `-rtc clock=vm` (the RTC on the host's clock: the kernel
+finds its events off virtual time, does not use it, and says so in the environment record).
+Each boots its pair at the same time and compares their `result` and `verdict` records.
+
 REPEAT_CASES run in `make test` (the quick profile: about a minute a run). LONG holds the
 full profile's check, about 20 minutes a run under that load: `make test-long`
 (boottest.py --long) runs it, never `make test`.
@@ -17,6 +23,12 @@ full profile's check, about 20 minutes a run under that load: `make test-long`
 import subprocess
 
 from cases import Case, end_status, no_errors
+from cases_console import reference_runs, run_beside, same_figures_as_reference
+
+# make run's defaults, spelled out, in another order and with runs of spaces
+SPELLED_OUT = ("nohz=on   idle=auto hz=1000 exp=all profile=quick console_log=on    "
+               "uart_pace=0 qr=auto wrapcheck=auto hpet_access=auto raw_samples=on")
+RTC_ON_HOST = ("-rtc", "clock=host")
 
 
 def _tlr(data):
@@ -60,7 +72,42 @@ def repeatable(ctx):
     return None
 
 
+def _env_of(runs):
+    env = [r for r in runs[0].records if r.type == "environment"] if runs else []
+    return env[0] if env else {}
+
+
+def both_say_rtc_off_virtual_time(ctx):
+    """Both runs found the RTC's events off virtual time and said so (environment record)."""
+    for name, runs in (("this run", ctx.runs), ("the reference", reference_runs(ctx))):
+        env = _env_of(runs)
+        if env.get("off_virtual_time") != "rtc":
+            return ("%s: environment off_virtual_time is %r with the RTC on the host clock "
+                    "under -icount" % (name, env.get("off_virtual_time")))
+
+
+def says_nothing_off_virtual_time(ctx):
+    """With -rtc clock=vm nothing is off virtual time (the check does not fire on its own)."""
+    env = ctx.one("environment")
+    if "off_virtual_time" in env:
+        return "environment says %r is off virtual time under -rtc clock=vm" % (
+            env["off_virtual_time"],)
+
+
 REPEAT_CASES = [
+    Case("exp-quick-spelled-out-icount", "the quick profile with no words against make run's "
+         "defaults spelled out (another order, runs of spaces), booted at once: equal result "
+         "and verdict records", icount=0, timeout_s=600,
+         run=run_beside(SPELLED_OUT),
+         checks=[end_status("ok"), no_errors, says_nothing_off_virtual_time,
+                 same_figures_as_reference]),
+    Case("exp-quick-rtc-host-icount", "the quick profile under -icount with the RTC on the "
+         "host's clock, twice at once: both say the RTC is off virtual time and leave it "
+         "out; their result and verdict records are equal", icount=0, timeout_s=600,
+         qemu_extra=RTC_ON_HOST, run=run_beside(""),
+         checks=[end_status("ok"), no_errors, both_say_rtc_off_virtual_time,
+                 same_figures_as_reference]),
+
     Case("exp-quick-repeatable-icount", "the quick profile, every experiment: two more runs "
          "at once beside a busy loop give the same records byte for byte", icount=0,
          timeout_s=400, checks=[end_status("ok"), no_errors, polls_by_itself, repeatable]),

@@ -16,6 +16,9 @@ else:
 
 import pytest  # noqa: E402
 
+# The database tests' engines: a SQLite file, and a PostgreSQL server the session starts.
+from pgserver import db_target, pg_server  # noqa: E402,F401
+
 
 def wide_full_records():
     """The full synthetic run plus one record far wider than any screen, and one device

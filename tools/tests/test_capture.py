@@ -303,7 +303,7 @@ def test_status_counts_experiments_from_the_plan(tmp_path):
 
 def test_a_refused_word_or_an_experiment_that_did_not_run_is_named(tmp_path):
     """ARGS="exp=none,bogus" ran all ten experiments and ended "ok", exit 0, saying nothing
-    about the word (issue 27). The kernel's error record names it; capture repeats it last
+    about the word. The kernel's error record names it; capture repeats it last
     and exits 4. An experiment exp= named that sent nothing is named too."""
     from ticklablib import check, records
     refused = [{"type": "boot", "cmdline": "exp=none,bogus"},

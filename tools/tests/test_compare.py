@@ -262,7 +262,7 @@ def test_internal_values_are_not_ranked(real_logs):
 
 
 def test_a_verdict_too_close_to_call_contradicts_nothing(tmp_path):
-    """issue 26: "too close to call" may stand against any decided verdict; two decided
+    """A "too close to call" may stand against any decided verdict; two decided
     verdicts that differ still count."""
     base = small_run_records()
     close = copy.deepcopy(base)

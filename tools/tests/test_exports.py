@@ -1,4 +1,4 @@
-"""The exports as a data person loads them (issue 27), with Python's csv module alone: every
+"""The exports as a data person loads them, with Python's csv module alone: every
 raw sample of the run, as many as the kernel counted; no JSON in any cell of any CSV; a
 unit (or what is counted) in the name of every numeric column of the measurement tables;
 one value per row in results.csv; skip rows apart; the cyclictest -h layout."""

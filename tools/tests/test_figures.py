@@ -1,4 +1,4 @@
-"""The figures' faults of issue 19, each checked on the axes themselves, drawn from the
+"""The figures' faults once found, each checked on the axes themselves, drawn from the
 real icount and plain-emulation captures (fixtures/) without writing files."""
 import gzip
 import os

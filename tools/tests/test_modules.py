@@ -1,4 +1,4 @@
-"""The host tool's modules: no import circle (issue 30: plots.py <-> plots_exp.py /
+"""The host tool's modules: no import circle (plots.py <-> plots_exp.py /
 plots_latency.py, hidden by an import inside a function), and `check` and `capture` run on
 a machine without python3-matplotlib (exports.py imported it at module level)."""
 import ast
@@ -13,7 +13,7 @@ LIB = os.path.join(TOOLS, "ticklablib")
 TICKLAB = os.path.join(TOOLS, "ticklab")
 
 
-PACKAGES = ("experiments",)  # ticklablib's subpackages: their modules are "pkg.module"
+PACKAGES = ("experiments", "db")  # ticklablib's subpackages: their modules are "pkg.module"
 
 
 def imports_of(path, package=""):

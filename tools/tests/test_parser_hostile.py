@@ -1,4 +1,4 @@
-"""The parser against hostile captures (issue 19): each is one clear problem line, read in
+"""The parser against hostile captures: each is one clear problem line, read in
 time linear in its length, and never mixes two boots into one run."""
 import time
 

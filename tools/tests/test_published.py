@@ -8,13 +8,14 @@ resolution, its set of timers, its period); and the figures each table of the re
 are those. A checkout without the sources says SKIP with the reason.
 
 The checks on which row gets which figure that need no file run everywhere."""
+import gzip
 import os
 import re
 from pathlib import Path
 
 import pytest
 
-from ticklablib import experiments, published, tables
+from ticklablib import dataset, experiments, published, records, tables
 from ticklablib.published import About
 
 TABLE = experiments.published_entries()
@@ -211,17 +212,23 @@ def setup_holds(entry, key, words, rel):
 
 
 # the keys of a row that say which setting it measured: each needs the source's words
-SETTING_KEYS = {"period-compare": ("hz", "period_ns"),
+SETTING_KEYS = {"period-compare": ("period_ns",),  # its HZ: an example only (below)
                 "periodic-jitter": ("set", "hres_ns", "period_ns"),
                 "itimer-error": ("period_us", "tick_ns"),
                 "sleep-accuracy": ("tick_ns", "request_ns"),
                 "tick-overhead": ("tick_ns",)}
 # itimer-error: ticklab's whole-tick mode is the unpatched kernel, its ns mode the patched
-ITIMER_PARTS = {"tick": "for unpatched kernel", "ns": "after patches applied"}
-# hrtimer-cost: the operation the quoted words are about
-NUTTX_OPS = {"queue_insert": "queue insertion", "restart": "both implementation tests",
-             "cancel_restart": "cancel + restart", "restart_reprogram": "reprogramming",
-             "irq_save_restore": "up_irq_save"}
+ITIMER_PARTS = {"tick": "for unpatched kernel", "ns": "after patches applied",
+                "prof_tick": "for unpatched kernel", "prof_ns": "after patches applied"}
+# hrtimer-cost: the operation the quoted words are about, and whether the figure includes
+# NuttX's interrupt pair (None: not a restart). ticklab's hrtimer calls take no pair: a
+# figure with one stands on the `_irqsave` row (the same call inside irq_save/irq_restore),
+# one without on the plain row.
+NUTTX_OPS = {"restart": ("excluding synchronization", False),
+             "restart_irqsave": ("both implementation tests", True),
+             "cancel_restart_irqsave": ("(including the synchronization)", True),
+             "restart_reprogram": ("reprogramming", None),
+             "irq_save_restore": ("up_irq_save", None)}
 
 
 @needs_sources
@@ -238,10 +245,120 @@ def test_the_row_it_stands_on_is_the_setup_the_source_states(entry):
         assert key in stated, "%s: which %s the source ran is not shown from its words" % (
             entry_id(entry), key)
     if entry.exp == "itimer-error":  # the kernel's tick rounding is the unpatched one
-        assert ITIMER_PARTS[dict(entry.match)["mode"]] in entry.section, entry_id(entry)
+        mode = dict(entry.match)["mode"]
+        assert ITIMER_PARTS[mode] in entry.section, entry_id(entry)
+        # a count stands only beside a CPU-time row whose loop ran the source's real time,
+        # the one its own record gives
+        window = [w for k, w, _ in entry.setup if k == "window_ns"]
+        assert bool(window) == mode.startswith("prof_") == ("counted to" in entry.text)
+        assert all(w in entry.quote for w in window), (entry_id(entry), window)
     if entry.exp == "hrtimer-cost":
         op = dict(entry.match)["op"]
-        assert NUTTX_OPS[op] in " ".join(entry.quote), (op, entry.quote)
+        words, pair = NUTTX_OPS[op]
+        assert words in " ".join(entry.quote), (op, entry.quote)
+        if pair is not None:
+            assert op.endswith("_irqsave") == pair, (op, "with" if pair else "without")
+
+
+@needs_sources
+@pytest.mark.parametrize("entry", [e for e in TABLE if e.finding], ids=entry_id)
+def test_the_source_s_own_reading_is_quoted_word_for_word(entry):
+    text = file_text(entry.source.file)
+    for words in entry.finding:
+        assert flat(words) in text, (entry_id(entry), words)
+
+
+@pytest.mark.parametrize("entry", [e for e in TABLE if e.lo is not None and e.hi is not None],
+                         ids=entry_id)
+def test_a_range_stands_beside_a_range(entry):
+    """A figure that is the lowest and highest of the source's values is set beside the row's
+    lowest and highest, never beside its mean: keyed to the row's max, whose min the table
+    shows before it."""
+    if entry.exp == "periodic-jitter":
+        return
+    assert re.search(r"_max(_|$)", entry.key), (entry_id(entry), entry.key)
+    exp = experiments.get(entry.exp)
+    low = entry.key.replace("_max", "_min")
+    assert low in exp.columns and exp.columns.index(low) + 1 == exp.columns.index(entry.key)
+
+
+def linux_wheel_ticks(delta):
+    """Linux's timer wheel (4.8 and later, calc_wheel_index): a timer `delta` ticks ahead
+    goes to level n, the number of level starts (63 << 3(k-1), k >= 1) delta reaches; its
+    slot is (expires + 8^n) >> 3n, so one armed on a multiple of 8^n runs this many ticks
+    later."""
+    level = 0
+    while level < 8 and delta >= 63 << (3 * level):
+        level += 1
+    gran = 8 ** level
+    return (delta + gran) // gran * gran
+
+
+def test_period_compare_s_hz_is_a_rate_its_figure_fits():
+    """The article names HZ=250 as an example, not as its setting: the row's HZ condition
+    holds because Linux's wheel makes its +24 ms at that rate (and at 1000, which the note
+    says), not at 100 or 300."""
+    def late_ns(hz):
+        return round(linux_wheel_ticks(hz) * 1e9 / hz - 1e9)
+    assert (late_ns(250), late_ns(1000), late_ns(100), late_ns(300)) == \
+        (24000000, 24000000, 40000000, 13333333)
+    for e in TABLE:
+        if e.exp != "period-compare":
+            continue
+        assert not any(k == "hz" for k, _, _ in e.setup), entry_id(e)
+        hz = dict(e.match).get("hz")
+        if hz is None:
+            assert dict(e.match)["timer"] == "hrtimer"  # an hrtimer does not tick
+            continue
+        fits = [h for h in (100, 250, 300, 1000) if e.lo <= late_ns(h) <= e.hi]
+        assert hz in fits and fits == [250, 1000], (entry_id(e), fits)
+        assert "HZ=250" in e.note and "1000" in e.note and "example" in e.note
+
+
+def test_john_s_conclusions_stand_beside_the_runs_they_compare():
+    """"slightly better" is the 800 ns run against the 5000 ns one, "markedly better" one
+    task alone against ten: each quoted beside its own set, with ticklab's reading of what
+    its rows show instead (the rounding under virtual time)."""
+    said = {}
+    for e in TABLE:
+        if e.exp == "periodic-jitter":
+            m = dict(e.match)
+            said.setdefault((m["set"], m["hres_ns"]), set()).add((e.finding, e.note))
+    assert set(said) == {("ten", 5000), ("ten", 800), ("alone", 800)}
+    assert all(len(v) == 1 for v in said.values())
+    (finding, note), = said[("ten", 800)]
+    assert "slightly better" in finding[0] and "5 times better" in note
+    (finding, note), = said[("alone", 800)]
+    assert "markedly better" in finding[0] and "about the same as its ten" in note
+    (finding, note), = said[("ten", 5000)]
+    assert not finding and "T mod resolution" in note and "P(+-5 us) 1" in note
+    for (finding, note), in said.values():
+        assert "rounding" in note
+
+
+def test_koster_s_overhead_ratio_is_explained_from_his_figures():
+    """Beside Koster's 10.2 % and 3.1 %: their ratio, what a fixed cost per tick would give
+    against the 10 ms tick, and his cost per extra tick, each computed from the figures."""
+    value = {dict(e.match)["tick_ns"].value: e for e in TABLE if e.exp == "tick-overhead"}
+    fast, slow = value[100000], value[1000000]
+    assert fast.note == slow.note
+    extra = {t: 1e9 / t - 100 for t in (100000, 1000000)}   # ticks a second beyond 10 ms's
+    per_tick_us = {t: e.value / 100 / (1 + e.value / 100) / extra[t] * 1e6
+                   for t, e in ((100000, fast), (1000000, slow))}
+    words = ("%.1f times" % (fast.value / slow.value), "gives %d times" % round(
+        extra[100000] / extra[1000000]), "%.1f us at 100 us" % per_tick_us[100000],
+             "%.1f us at 1 ms" % per_tick_us[1000000])
+    for w in words:
+        assert w in fast.note, (w, fast.note)
+
+
+def test_nuttx_s_restart_is_its_queue_work_and_its_interrupt_pair():
+    """The row condition of NuttX's figures in numbers: its 48 is its 13 without the pair
+    plus the pair's 35, so 48 stands where ticklab adds the pair and 13 where it does not."""
+    value = {dict(e.match)["op"]: e.value for e in TABLE if e.exp == "hrtimer-cost"}
+    assert value["restart"] + value["irq_save_restore"] == value["restart_irqsave"]
+    assert value["cancel_restart_irqsave"] > value["restart_irqsave"]
+    assert "cancel_restart" not in value and "queue_insert" not in value
 
 
 # --- which row gets which figure (no file needed) ------------------------------------------
@@ -265,7 +382,7 @@ def test_periodic_jitter_figures_only_on_their_set_and_resolution():
     assert text_of("periodic-jitter", jitter_row("ten", 800, 600), "p_within_5us") == "0.8467"
     assert text_of("periodic-jitter", jitter_row("ten", 5000, 500), "p_within_10us") == \
         "0.9631"
-    # not the source's: the 5000 ns kernel at 600+13i (ticklab before issue 26), one alone
+    # not the source's: the 5000 ns kernel at 600+13i (an earlier ticklab), one alone
     # at 5000 ns, any set at the finest resolution (no grid), a period it did not run
     for row in (jitter_row("ten", 5000, 600), jitter_row("alone", 5000, 600),
                 jitter_row("ten", 10, 600, grid=False), jitter_row("alone", 10, 600, False),
@@ -321,6 +438,26 @@ def test_sleep_accuracy_about_2ms_only_under_1ms_at_a_1ms_tick():
                                                      variant="ticklab")) is None
 
 
+def test_itimer_counts_only_beside_a_loop_of_the_source_s_length():
+    def row(mode, period, window):
+        return {"mode": mode, "period_us": period, "tick_ns": 999847, "window_ns": window}
+    assert text_of("itimer-error", row("prof_tick", 10000, 7120004430)) == \
+        "-9.3 %: counted to 646 in 7.12 s (unpatched kernel)"
+    assert text_of("itimer-error", row("prof_tick", 1000, 7120004430)) == \
+        "-50.4 %: counted to 3563 in 7.19 s (unpatched kernel)"
+    assert text_of("itimer-error", row("prof_ns", 1000, 7120004430)) == \
+        "-0.1 %: counted to 7123 in 7.13 s (patches applied)"
+    short = row("prof_tick", 10000, 2000000000)
+    assert for_row("itimer-error", short) is None
+    entries = experiments.get("itimer-error").published
+    assert published.not_compared(entries, short) == "here the source ran a busy loop of 7.12 s"
+    # what the source's windows hold at whole-tick rounding, in ticklab's note beside them
+    note = for_row("itimer-error", row("prof_tick", 10000, 7120004430))["note"]
+    assert "gives 647, 712, 3,595 signals, the source counted 646, 710, 3,563" in note
+    note = for_row("itimer-error", row("prof_ns", 9998, 7120004430))["note"]
+    assert "gives 712, 711, 7,130 signals, the source counted 711, 710, 7,123" in note
+
+
 def test_itimer_before_and_after_the_fix():
     def row(mode, period):
         return {"mode": mode, "period_us": period, "tick_ns": 999847}
@@ -338,7 +475,7 @@ def test_ticklab_s_explanations_are_never_inside_a_quote():
     """period-compare's 256 jiffies, the 13 cycles' arithmetic, the select() formula's
     reading: ticklab's notes, labelled, never in `text` or `quote`."""
     for e in TABLE:
-        said = e.text + " ".join(e.quote)
+        said = e.text + " ".join(e.quote + e.finding)
         for own in ("256", "ticklab", "48 - 35", "level 1"):
             assert own not in said, (entry_id(e), own)
     pc = for_row("period-compare", {"timer": "jiffies_linux", "hz": 250,
@@ -430,3 +567,63 @@ def test_every_published_cell_of_the_report_is_quoted_from_its_file(exp):
             else said
         for s in numbers(said):
             assert any(made_of(s, quoted.get(m, [])) for m in marks), (c, s)
+
+
+# --- the rows a real run makes -------------------------------------------------------------
+
+# A quick run under -icount of the kernel that has every row a figure stands on
+# (fixtures/README.md).
+FIXTURE = Path(__file__).resolve().parent / "fixtures" / "icount0-quick-32fcd66.log.gz"
+
+
+@pytest.fixture(scope="module")
+def fixture_rows():
+    runs = records.parse_stream(gzip.open(FIXTURE, "rb").read())
+    assert len(runs) == 1 and runs[0].whole
+    data = dataset.group(runs[0], 1, FIXTURE.name)
+    return {exp: [r for r in rows if r.get("status") is None]
+            for exp, rows in data.results.items()}
+
+
+@pytest.mark.parametrize("entry", TABLE, ids=entry_id)
+def test_each_figure_stands_on_a_row_the_kernel_makes(entry, fixture_rows):
+    """The row condition of every quote holds for a row of a real run: some measured row
+    has every key and value the entry matches on, gets this figure for its key, and has
+    that key as a number."""
+    rows = [r for r in fixture_rows.get(entry.exp, ())
+            if published.for_row(experiments.get(entry.exp).published, r,
+                                 entry.key) == published._as_dict(entry)]
+    assert rows, "%s: no row of %s stands on it" % (entry_id(entry), FIXTURE.name)
+    assert all(published.num(r.get(entry.key)) is not None for r in rows), entry_id(entry)
+
+
+TIME_UNIT = re.compile(r"\d\s*(ns|us|ms|s)\b")
+
+
+def first_figure_ns(text):
+    """The text's first number in ns, in the first unit of time written after it (a range,
+    "-954,649 to +985,662 ns", names its unit once)."""
+    m = re.search(NUMBER, text)
+    unit = TIME_UNIT.search(text, m.start())
+    return float(m.group(0).replace(",", "")) * UNIT_NS[unit.group(1)]
+
+
+@pytest.mark.parametrize("entry", TABLE, ids=entry_id)
+def test_each_figure_is_in_the_unit_of_the_key_it_stands_beside(entry):
+    """A figure in ns beside an _ns key (its value, in ns, the text's first duration), a
+    percentage beside a _pct key, cycles beside a _cyc key, a share (0..1) beside a share."""
+    key, text = entry.key, entry.text
+    figure = entry.value if entry.value is not None else entry.lo
+    assert figure is not None, entry_id(entry)
+    if key.endswith("_ns"):
+        assert TIME_UNIT.search(text), (entry_id(entry), "no time unit")
+        first = first_figure_ns(text)
+        assert abs(first - figure) <= 0.01 * abs(figure), (entry_id(entry), first, figure)
+    elif key.endswith("_pct"):
+        assert "%" in text and numbers(text)[0] == figure, entry_id(entry)
+    elif key.endswith("_cyc"):
+        assert "cycles" in text and numbers(text)[0] == figure, entry_id(entry)
+    elif key.startswith("p_within_"):
+        assert 0 <= figure <= 1 and "%" not in text, entry_id(entry)
+    else:
+        raise AssertionError("%s: a key of no known unit" % entry_id(entry))

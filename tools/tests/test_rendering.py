@@ -1,4 +1,4 @@
-"""Every figure as it is rendered (issue 27): no TeX printed raw in any text of any figure
+"""Every figure as it is rendered: no TeX printed raw in any text of any figure
 (log axes printed `$\\mathdefault{10^{7}}$` while text.parse_math was off), and no two
 labels on top of each other (the tick-overhead and hrtimer-cost bar labels ran into each
 other). Checked on the figures of the synthetic full run and of the real exact-mode and
@@ -90,7 +90,7 @@ def test_record_dollars_stay_text(tmp_path):
 
 def test_below_resolution_is_drawn_as_its_bound():
     """The tick-overhead plot drew "below resolution" as 0 % while the table said "at most
-    118.96 %" (issue 27): such a row is a hollow triangle at its bound; an hrtimer-cost batch
+    118.96 %": such a row is a hollow triangle at its bound; an hrtimer-cost batch
     mean below resolution a hollow hatched bar to its uncertainty."""
     from streams import join, record
     from ticklablib import dataset, figdata, records

@@ -63,7 +63,10 @@ def test_page_opens_with_the_summary(full_report):
                                      "device and path", "Experiments", "Verdict")]
     assert order == sorted(order)
     assert "environment unknown: no capture record and the kernel named none" in head
-    assert "lapic irq - 250 500 2,250 20,000 1,000" in head  # device path wait min p50 p99 max n
+    # device path wait min p50 p99 p99.9 max n; a series of 50 has no p99.9
+    assert "lapic irq - 250 500 2,250 7,500 20,000 1,000" in head
+    assert "rtc irq - 4,000 5,000 9,000 n < 1000 12,000 50" in head
+    assert "p99.9 not computable for 2 series: fewer than 1000 samples" in head
     assert "irq: the device programmed directly: deadline to the interrupt entry stub" in head
     assert "callback: an hrtimer on the device" in head
     assert html.index('id="summary"') < html.index('id="experiments"') \
@@ -98,11 +101,17 @@ def test_published_beside_this_machine(full_report):
     text = page_of(full_report[0]).text
     # the published figure in the column right after the measured one, its source below,
     # ticklab's own explanation apart from it, labelled as ticklab's
-    assert "jiffies_linux 250 4 24,058,355 errors +23,009,118 to +24,653,903 ns [1] 10" in text
+    # (a range of the source's per-period errors beside the row's lowest and highest)
+    assert "jiffies_linux 250 4 24,058,355 10 24,058,340 24,058,360 errors +23,009,118 to " \
+        "+24,653,903 ns [1]" in text
     assert "[1] an article comparing Linux's low- and high-precision timers" in text
     assert "(shared/sources/hrtimer-vs-jiffies-1s.txt)" in text
-    assert "ticklab's note on [1], not the source's words: the article re-arms" in text
+    assert "ticklab's note on [1], not the source's words: the lowest and highest of the " \
+        "article's 31 per-period errors" in text
     assert "256 ticks later" in text and "(250 jiffies rounded up to 256" not in text
+    # the article's own explanation, quoted, beside ticklab's reading of it
+    assert "\u201cWe can find that the high priority timer is processed in the interrupt " \
+        "context" in text and "ticklab's rows contradict that" in text
     # the source's own words, word for word, folded away
     assert "\u201c[ 1815.080117] 2 : delta_ns 1000985662 error 985662\u201d" in text
     # a figure measured for scale is not a publication
@@ -137,8 +146,10 @@ def test_summary_json_like_cyclictest(full_report):
     assert doc["capture_verdict"] == "ok" and doc["capture"] is None
     assert doc["environment"]["how_started"].startswith("unknown")
     lapic = [r for r in doc["latency"] if r["device"] == "lapic"][0]
-    assert (lapic["min_ns"], lapic["p50_ns"], lapic["p99_ns"], lapic["max_ns"]) == \
-        (250, 500, 2250, 20000)
+    assert (lapic["min_ns"], lapic["p50_ns"], lapic["p99_ns"], lapic["p999_ns"],
+            lapic["max_ns"]) == (250, 500, 2250, 7500, 20000)
+    rtc = [r for r in doc["latency"] if r["device"] == "rtc"][0]
+    assert rtc["samples"] == 50 and rtc["p999_ns"] is None  # the record's 9000 is its max
     assert lapic["clock"] == "time_ns" and lapic["samples"] == 1000
     assert doc["settings"]["cpu"] == "Test CPU @ 3.00GHz" and doc["settings"]["hz"] == 1000
     assert [e["exp"] for e in doc["experiments"]][:2] == ["period-compare", "periodic-jitter"]
@@ -459,7 +470,8 @@ def test_kernel_keys_that_are_coming_are_shown(tmp_path):
     assert "no CPU halts (idle=poll, exact mode)" in page.text
     assert "lapic irq hlt ticklab 173" in page.text  # the variant column
     assert "+-: the resolution of each figure (measured cost of the clock reads (the record's " \
-        "own))" in page.text and "lapic irq hlt ticklab 173 182 191 191 500 0 0 12" in page.text
+        "own))" in page.text and "lapic irq hlt ticklab 173 182 191 n < 1000 191 500 0 0 12" \
+        in page.text
     assert "hrtimer 250 4 582 1000 ns [1] 26" in page.text  # the kernel's own published figure
     assert "[1] the kernel's own source table" in page.text
     assert "device  path      wait  variant  min" in text
@@ -512,10 +524,12 @@ KERNEL_ROWS = [
                        "overhead_pct": "1.0000"}),
     ("tick-overhead", {"variant": "faithful", "baseline": "tick_10ms", "tick_ns": 1000000,
                        "overhead_pct": "0.1000"}),
-    ("hrtimer-cost", {"op": "queue_insert", "device": "none", "variant": "batch",
-                      "mean_cyc": "55.00"}),
     ("hrtimer-cost", {"op": "restart", "device": "hpet", "variant": "batch",
-                      "mean_cyc": "110.00"}),
+                      "mean_cyc": "158.00"}),
+    ("hrtimer-cost", {"op": "restart_irqsave", "device": "hpet", "variant": "batch",
+                      "mean_cyc": "163.00"}),
+    ("hrtimer-cost", {"op": "cancel_restart_irqsave", "device": "hpet", "variant": "batch",
+                      "mean_cyc": "187.00"}),
 ]
 
 
@@ -537,7 +551,7 @@ def test_published_figures_go_to_the_faithful_variant_only():
     assert for_row("period-compare", {"timer": "jiffies"}) is None  # exact wheel
 
 
-# --- verdicts that carry their uncertainty (issue 26) ------------------------------------
+# --- verdicts that carry their uncertainty ------------------------------------
 
 METHOD = ("order-statistic 95 % interval of each p99 (distribution-free: ranks 1.96 binomial "
           "standard deviations either side of 0.99 n); decided only when the intervals do "
@@ -607,7 +621,7 @@ def test_an_older_kernel_s_verdicts_still_read(tmp_path):
 
 
 def test_a_tick_dearer_than_its_period_and_an_early_select_are_impossible(tmp_path):
-    """issue 26: under plain TCG a tick-overhead row passed with 1,113,385 ns per tick at a
+    """Under plain TCG a tick-overhead row passed with 1,113,385 ns per tick at a
     1 ms tick, and a select sleep ended 112 us early; the summary flags both."""
     extra = [{"type": "result", "exp": "tick-overhead", "variant": "ticklab",
               "tick_ns": 1000000, "per_tick_ns": 1113385, "overhead_pct": "111.3385",
@@ -658,7 +672,7 @@ def test_rows_the_kernel_marked_invalid_are_said_never_shown_as_figures(tmp_path
 
 
 def test_summary_says_what_the_output_cost(tmp_path):
-    """console_cost and screen_scroll (issue 24): one line on the terminal and the page,
+    """console_cost and screen_scroll: one line on the terminal and the page,
     marked bad when console time fell inside a measurement window."""
     from fullrun import small_run_records
     base = [r for r in small_run_records() if r["type"] != "end"]

@@ -23,7 +23,7 @@ SHARED_FILES = ("kernel/exp/harness.c",)
 HELPER_FILES = {"tsc_sync": ("kernel/checks/tsc_warp.c",)}
 REGISTRY_FILE = "kernel/exp/registry.c"
 
-STATS_FIELDS = ("min", "p50", "p99", "p999", "max", "mean", "stddev")
+STATS_FIELDS = ("min", "median", "p50", "p90", "p99", "p999", "max", "mean", "stddev")
 # json_<kind>(EXPR, "key" ...: EXPR is one argument (&r.j, j, &r->j), no comma in it
 JSON_CALL = re.compile(r'\bjson_(\w+)\s*\(\s*[^,;]*?,\s*"((?:[^"\\]|\\.)*)"'
                        r'(?:\s*,\s*"((?:[^"\\]|\\.)*)")?', re.S)
@@ -93,6 +93,19 @@ def test_the_host_and_the_kernel_list_the_same_experiments_in_one_order():
     assert [e.name for e in experiments.EXPERIMENTS] == kernel_registry_names()
 
 
+def kernel_row_keys(exp):
+    """The `.rows = "..."` of the experiment's object in its kernel file, as a tuple."""
+    m = re.search(r"\bstruct\s+experiment\s+exp_\w+\s*=\s*\{[^;]*?\.rows\s*=\s*"
+                  r"\"([^\"]*)\"", read(kernel_file(exp)), re.S)
+    return tuple(m.group(1).split()) if m else None
+
+
+@pytest.mark.parametrize("exp", experiments.EXPERIMENTS, ids=lambda e: e.name)
+def test_the_keys_that_name_a_row_are_the_same_on_both_sides(exp):
+    assert kernel_row_keys(exp) == tuple(exp.row_keys), \
+        "%s: the kernel's .rows against the host module's row_keys" % exp.name
+
+
 # --- the checker itself ------------------------------------------------------------------
 
 SYNTHETIC = r'''
@@ -116,6 +129,8 @@ def test_a_key_the_kernel_no_longer_emits_is_caught():
     """A kernel file without one of the keys the host reads: the checker names it."""
     exp = experiments.get("percpu-latency")
     renamed = read(kernel_file(exp)).replace('"p99_ns"', '"p99_renamed_ns"')
+    renamed = renamed.replace('"min p50 p99 max"', '"min p50 p90 max"')
+    assert renamed != read(kernel_file(exp))
     emitted = emitted_keys(renamed) | emitted_keys(read(SHARED_FILES[0]))
     assert missing_keys(exp, emitted) == ["p99_ns"]
 
@@ -131,4 +146,4 @@ def test_a_stats_key_list_is_expanded_and_checked():
     with pytest.raises(AssertionError):
         emitted_keys('json_stats(j, "late_ns", "min max", &st);')
     with pytest.raises(AssertionError):
-        emitted_keys('json_stats(j, "late_%s_ns", "min median", &st);')
+        emitted_keys('json_stats(j, "late_%s_ns", "min p98", &st);')

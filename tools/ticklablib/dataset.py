@@ -51,7 +51,7 @@ RECORD_ROW_KEYS = {
     "interrupts": (), "irq_check": (), "irq_stats": (), "acpi_summary": (), "fadt": (),
     "hpet_table": (), "hpet_boot_state": (), "madt": (), "environment": (), "clocksource_selected": (),
     "hrtimer_base": (), "cpu_plan": (), "dmar": (), "console_cost": (), "screen_scroll": (),
-    "serial_ports": (),
+    "serial_ports": (), "smbios": (),
 }
 # Keys that name a row whatever its type (the kernel's coming `variant`: faithful/ticklab).
 ALWAYS_ROW_KEYS = ("variant",)

@@ -17,13 +17,13 @@ histogram from the kernel (lo_ns, bucket_ns, counts) is drawn bucket for bucket.
 
 from .values import num
 from . import plots_samples
+from .samples import p999_computable
 from .figdata import Absent, clock_words, fmt_ns, parse_hist, partial_note, rows_of, text_of
 from .plots import Drawn, legend_beside, name_clock, new_figure, panel_axes
 from matplotlib.ticker import MaxNLocator  # noqa: E402  (plots set the backend first)
 
 COLOURS = ("tab:blue", "tab:orange", "tab:green", "tab:red", "tab:purple", "tab:brown")
 WIDE = 30  # a spread (max / min) beyond which the latency axis is logarithmic
-P999_SAMPLES = 1000  # fewer samples have no p99.9 of their own
 
 
 class Axis:
@@ -219,7 +219,7 @@ def cdf_points(row, hist):
     n = num(row.get("samples"))
     pts = [(num(row.get(k)), q) for k, q in (("p50_ns", 0.5), ("p99_ns", 0.99),
                                               ("p999_ns", 0.999))
-           if k != "p999_ns" or n is None or n >= P999_SAMPLES]
+           if k != "p999_ns" or p999_computable(num(row.get("samples")))]
     if mn is not None:
         pts.append((mn, 0.0))
     if mx is not None:
@@ -262,8 +262,8 @@ def cdf_figure(data, device, rows, options, stem, axis):
             n = num(row.get("samples"))
             for key, q, marker in CDF_MARKS:
                 v = num(row.get(key))
-                if key == "p999_ns" and n is not None and n < P999_SAMPLES:
-                    continue
+                if key == "p999_ns" and not p999_computable(num(row.get("samples"))):
+                    v = None
                 if v is not None and (v > 0 or not axis.log):
                     ax.plot([v], [q], marker=marker, color=colour[path], markersize=5,
                             linestyle="none")

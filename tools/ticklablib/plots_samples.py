@@ -19,7 +19,6 @@ from .plots import Drawn, declutter, legend_beside, name_clock, new_figure, pane
 COLOURS = ("tab:blue", "tab:orange", "tab:green", "tab:red", "tab:purple", "tab:brown")
 PCTS = ((500, "p50", ":"), (990, "p99", "--"), (999, "p99.9", "-."))
 WIDE = 30  # a spread (max / min) beyond which an axis is logarithmic
-P999_SAMPLES = 1000  # fewer samples have no p99.9 of their own (it would be their max)
 
 
 def grouped(rows, key):
@@ -99,7 +98,7 @@ def distribution_figure(data, device, rows, options, got, stem, axis):
     caption = ("Every wake-up on %s (raw samples), a row per wait, the paths in colour: "
                "histogram on a log count axis (a single late wake-up shows), and the same on "
                "a percentile axis, circle p50, triangle p99%s; the latency axis is the same "
-               "for every device." % (device, ", square p99.9" if n_max >= P999_SAMPLES
+               "for every device." % (device, ", square p99.9" if samples_mod.p999_computable(n_max)
                                       else " (p99.9 needs 1000 samples: not marked)"))
     if left_out:
         caption += " %d sample(s) at or below 0 ns cannot sit on the log axis." % left_out
@@ -119,7 +118,7 @@ def percentile_curve(ax, series, colour, log):
     ax.step([p[0] for p in pts], [p[1] for p in pts], where="post", color=colour,
             linewidth=1.2)
     for (per_mille, _, _), marker in zip(PCTS, ("o", "^", "s")):
-        if per_mille == 999 and n < P999_SAMPLES:
+        if per_mille == 999 and not samples_mod.p999_computable(n):
             continue
         x = series.percentile(per_mille)
         if x > 0 or not log:

@@ -7,7 +7,8 @@ The publications are in `shared/sources/` beside the checkout (its README lists 
 Every entry names its source and file and carries the exact words of that file its figure
 comes from (`quote`), the words that open the part of the file they are in (`section`),
 and the words that state the setup of the row it stands on (`setup`: the tick, the
-resolution, the period). tools/tests/test_published.py checks each against the file: the
+resolution, the period); where the source explains its figures, those words too
+(`finding`), so that ticklab's own reading (`note`) stands beside them. tools/tests/test_published.py checks each against the file: the
 words occur there, in that part, the figure shown is made of the quoted numbers, and the
 row's keys are the setup the source states.
 
@@ -65,6 +66,9 @@ class Published:
     #                       the quoted block (first quote .. last quote); the quote also
     #                       holds the lines with the lowest and the highest
     note: str = ""        # ticklab's own reading, shown as ticklab's
+    finding: tuple = ()   # the source's own reading of its figures (why it thinks they are
+    #                       so, what it concludes), its exact words: shown as quotations
+    #                       beside the figure, `note` then saying what ticklab's rows show
     near: tuple = ()      # keys a row may differ in and still be told why it is not compared
     setting: str = ""     # then: what the source ran, in ticklab's words ("ten timers ...")
 
@@ -90,7 +94,8 @@ def _matches(entry, row, skip=()):
 
 def _as_dict(entry):
     return {"source": entry.source.name, "text": entry.text, "key": entry.key,
-            "value": entry.value, "lo": entry.lo, "hi": entry.hi, "quote": entry.quote,
+            "value": entry.value, "lo": entry.lo, "hi": entry.hi,
+            "quote": entry.quote + entry.finding,
             "file": entry.source.file, "note": entry.note}
 
 

@@ -42,7 +42,7 @@ END_STATUSES = ("ok", "failed")
 # same run means the lines of two boots are interleaved in the capture (two QEMUs writing
 # one file): the run's figures would mix two machines, so the run is not whole.
 ONCE_PER_BOOT = frozenset({"cpu", "memory", "console", "paging", "acpi_summary", "plan",
-                           "environment", "irq_stats", "serial_ports"})
+                           "environment", "irq_stats", "serial_ports", "smbios"})
 
 # Stream verdicts, in increasing order of trust: see `verdict`.
 DAMAGED, FAILED, OK = "damaged", "failed", "ok"

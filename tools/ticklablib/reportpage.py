@@ -126,17 +126,18 @@ def latency_section(rows, samples_note="", lost=()):
     if not rows and not lost:
         out.append("<p class=\"warn\">No %s row in this run.</p>" % lat.name)
         return out
-    header = ["device", "path", "wait", "min (ns)", "p50 (ns)", "p99 (ns)", "max (ns)",
-              "samples", "lost", "stale", "+- (ns)"]
+    header = ["device", "path", "wait", "min (ns)", "p50 (ns)", "p99 (ns)", "p99.9 (ns)",
+              "max (ns)", "samples", "lost", "stale", "+- (ns)"]
     clocks = dict.fromkeys(r["clock_words"] or "clock not named" for r in rows)
     body = []
     for r in rows:
         body.append([str(r.get("device")), str(r.get("path")) + (" (partial)" if r["partial"]
                                                                  else ""),
                      str(r.get("wait", "-"))] + [tables.number(r[k]) for k in (
-                         "min_ns", "p50_ns", "p99_ns", "max_ns", "samples", "lost", "stale",
-                         "resolution_ns")])
-    numeric = set(range(3, 11))
+                         "min_ns", "p50_ns", "p99_ns")] + [p999_cell(r)] + [
+                         tables.number(r[k]) for k in ("max_ns", "samples", "lost", "stale",
+                                                       "resolution_ns")])
+    numeric = set(range(3, 12))
     if len(clocks) > 1:
         header.append("clock")
         body = [b + [r["clock_words"] or "-"] for b, r in zip(body, rows)]
@@ -154,8 +155,8 @@ def latency_section(rows, samples_note="", lost=()):
         lines.append(x["line"])
     wheres = dict.fromkeys(r["resolution_from"] for r in rows if r["resolution_from"])
     out.append("<p class=\"note\">Deadline to handler, in ns: the fastest, the median, the "
-               "99th percentile and the slowest wake-up of each series; clock %s; +-: the "
-               "resolution of each figure (%s).%s</p>" % (
+               "99th and 99.9th percentiles and the slowest wake-up of each series; clock %s; "
+               "+-: the resolution of each figure (%s).%s</p>" % (
                    esc(" / ".join(clocks)), esc("; ".join(wheres) or "not known"),
                    esc(samples_note)))
     out.append(plain_table(header, body, numeric=numeric, lines=lines,
@@ -173,10 +174,11 @@ def latency_section(rows, samples_note="", lost=()):
         ["<b>%s</b>: %s" % (esc(p), esc(lat.paths[p])) for p in paths if p in lat.paths]
         + ["wait <b>%s</b>: %s" % (esc(w), esc(lat.waits[w])) for w in waits
            if w in lat.waits]))
-    thin = [r for r in rows if r["samples"] is not None and r["samples"] < 1000]
+    thin = [r for r in rows if not samples.p999_computable(r["samples"])]
     if thin:
-        out.append("<p class=\"note\">p99.9 is not shown: %d series have fewer than 1000 "
-                   "samples, so their p99.9 would be their max.</p>" % len(thin))
+        out.append("<p class=\"note\">p99.9 not computable for %d series: fewer than %d "
+                   "samples (its nearest rank would be the max or next to it).</p>" % (
+                       len(thin), samples.P999_MIN_SAMPLES))
     negative = [r for r in rows if (r["min_ns"] or 0) < 0 or (r["early"] or 0) > 0]
     if negative:
         out.append("<p class=\"bad\">%d series report wake-ups before their deadline "
@@ -549,3 +551,10 @@ def empty_page(log, runs, result, what=None):
                                 for p in problems]))
     return htmlpage.page("ticklab report: %s" % log, out)
 
+
+
+def p999_cell(r):
+    """A series' p99.9, or why it has none."""
+    if r["p999_ns"] is not None:
+        return tables.number(r["p999_ns"])
+    return "n < %d" % samples.P999_MIN_SAMPLES if r["samples"] is not None else "-"

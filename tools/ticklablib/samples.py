@@ -184,6 +184,16 @@ def collect(data):
     return out
 
 
+# The fewest samples a p99.9 is computed from: below, its nearest rank is the series' max or
+# next to it (the kernel writes no p999_ns then; an older kernel's is not shown).
+P999_MIN_SAMPLES = 1000
+
+
+def p999_computable(n):
+    """Whether a series of n samples has a p99.9 (an unknown count: not)."""
+    return n is not None and n >= P999_MIN_SAMPLES
+
+
 def for_row(data, row):
     """The Series of a result row, or None."""
     key = key_of(row)

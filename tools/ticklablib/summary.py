@@ -22,7 +22,6 @@ TOPICS = {
 }
 TOPICS.update({t: w for e in experiments.EXPERIMENTS for t, w in e.verdict_topics.items()})
 LATENCY_KEYS = ("min_ns", "p50_ns", "p99_ns", "p999_ns", "max_ns", "mean_ns")
-P999_SAMPLES = 1000   # fewer samples than this have no p99.9 of their own
 
 
 def latency_rows(data):
@@ -36,9 +35,8 @@ def latency_rows(data):
         clock, words, res, where = dataset.clock_of(data, row)
         entry = {k: row.get(k) for k in ("device", "path", "wait", "variant") if k in row}
         entry.update({k: num(row.get(k)) for k in LATENCY_KEYS})
-        n = num(row.get("samples"))
-        if n is not None and n < P999_SAMPLES:
-            entry["p999_ns"] = None  # the 999th of 1000 needs 1000: below that it is the max
+        if not samples.p999_computable(num(row.get("samples"))):
+            entry["p999_ns"] = None
         entry.update({"samples": num(row.get("samples")), "lost": num(row.get("lost")),
                       "stale": num(row.get("stale")), "early": num(row.get("early")),
                       "clock": clock, "clock_words": words, "resolution_ns": res,
@@ -153,6 +151,7 @@ def settings(data):
             "profile": boot.get("profile"), "hz": boot.get("hz"),
             "clocksource": data.one("clocksource_selected").get("name"),
             "tick_device": tick.get("device"), "tick_hz": tick.get("hz_actual"),
+            "tick_hz_measured": tick.get("hz_measured"),
             "hrtimer_device": data.one("hrtimer_base").get("device")}
 
 

@@ -358,6 +358,17 @@ uint64_t rdmsr(uint32_t msr)
     return v;
 }
 
+int wrmsr_safe(uint32_t msr, uint64_t v)
+{
+    int rc;
+
+    spend(fake_cost.msr_ns);
+    fake_stats.msr_writes++;
+    rc = msr_access(msr, true, &v);
+    settle();
+    return rc;
+}
+
 void wrmsr(uint32_t msr, uint64_t v)
 {
     spend(fake_cost.msr_ns);

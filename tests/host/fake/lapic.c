@@ -501,6 +501,23 @@ bool fake_lapic_in_service(unsigned vector)
     return vector < 256 && (a.isr[vector / 32] & (1u << (vector % 32)));
 }
 
+void fake_lapic_firmware_left(uint32_t svr, const uint32_t lvt[6], const unsigned *in_service,
+                              const unsigned *requested)
+{
+    a.svr = svr & 0x3FF;
+    for (unsigned i = 0; i < 6; i++)
+        a.lvt[i] = lvt[i];
+    for (; in_service && *in_service; in_service++)
+        a.isr[*in_service / 32] |= 1u << (*in_service % 32);
+    for (; requested && *requested; requested++)
+        a.irr[*requested / 32] |= 1u << (*requested % 32);
+}
+
+uint32_t fake_lapic_lvt(unsigned i)
+{
+    return i < 6 ? a.lvt[i] : 0;
+}
+
 int fake_lapic_highest_in_service(void)
 {
     return highest(a.isr);

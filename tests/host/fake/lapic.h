@@ -60,6 +60,14 @@ int fake_lapic_highest_in_service(void);       /* -1 when ISR is empty */
 uint32_t fake_lapic_current_count(void);       /* now, no access cost */
 uint64_t fake_lapic_tsc_deadline(void);        /* armed deadline, 0 when none */
 
+/* The APIC as firmware (or a kernel before this one) may leave it: software-enabled with
+ * spurious vector svr's low byte, LVT entries lvt[0..5] (timer, thermal, perf, LINT0, LINT1,
+ * error) as given, vectors in_service[] marked in service (never ended by an EOI) and
+ * requested[] waiting in IRR; each list ends at 0. No access cost. */
+void fake_lapic_firmware_left(uint32_t svr, const uint32_t lvt[6], const unsigned *in_service,
+                              const unsigned *requested);
+uint32_t fake_lapic_lvt(unsigned i);            /* LVT entry i as above, no access cost */
+
 /* A message written to addr (0xFEExxxxx) with data (see the top). */
 void fake_lapic_msi(uint64_t addr, uint32_t data);
 void fake_lapic_tsc_changed(void);             /* tsc.c: re-aim an armed deadline */
