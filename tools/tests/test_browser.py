@@ -73,7 +73,7 @@ def page(full_report, tmp_path_factory):
 def test_every_figure_decoded_visible_and_naming_its_clock(page):
     html, tmp = page
     facts = probe(html, tmp)
-    assert len(facts["images"]) == 19
+    assert len(facts["images"]) == 16
     for img in facts["images"]:
         assert img["complete"] and img["natural"] == 1340, img   # the PNG decoded
         # shown at the body's width (1280 px window: the body is narrower than a figure)
@@ -186,7 +186,7 @@ def test_real_quick_run_page_at_1400(mode, real_reports, tmp_path):
     """The report of a quick exact-mode run and of a quick plain-emulation run, at 1400 x
     900: no raw TeX anywhere (the page's text here; every figure's SVG text in
     test_rendering.py), every published cell visible without scrolling sideways, and the
-    page down to the end of the experiments shorter than 15 screens (the answer's
+    page down to the end of the experiments shorter than 13 screens (the answer's
     screen with its overview figure comes first, the p99.9 column and the quoted sources
     below)."""
     from pages import png_size
@@ -199,7 +199,7 @@ def test_real_quick_run_page_at_1400(mode, real_reports, tmp_path):
     for cell in facts["pubs"]:
         assert cell["right"] <= SCREEN_W and not cell["holderScrolls"], cell
     assert facts["experimentsEnd"] is not None
-    assert facts["experimentsEnd"] < 15 * SCREEN_H, facts["experimentsEnd"]
+    assert facts["experimentsEnd"] < 13 * SCREEN_H, facts["experimentsEnd"]
     # the answer on the first screen: the environment in one line, the chosen clock event
     # device and clocksource with their figures, and every device on shared axes
     env, leads, fig = facts["env"], facts["leads"], facts["overview"]

@@ -60,23 +60,34 @@ def test_latency_histogram_axis_fitted_to_the_data(icount):
     assert "clock: time_ns() on hpet, resolution 10 ns" in d.clock
 
 
-def test_cdf_per_device_with_markers(icount):
-    d = drawn(figure("wakeup_cdf"), icount, "wakeup_cdf_pit")
-    hlt = d.fig.axes[0]
-    labels = [line.get_label() for line in hlt.get_lines() if not line.get_label()
-              .startswith("_")]
-    irq = row(icount, "wakeup-latency", device="pit", path="irq", wait="hlt")
-    assert labels == ["irq", "event", "hrtimer_irq", "callback"]  # figures: the table
+def test_tails_of_every_device_in_one_figure_with_markers(icount):
+    """The CDFs were linear 0-1, one figure per device: everything past p99 lay flat
+    against 1. One figure now, a panel per device, the share later than each latency on a
+    log axis down to p99.9."""
+    d = drawn(figure("wakeup_cdf"), icount, "wakeup_cdf")
+    assert [ax.get_title() for ax in d.fig.axes] == ["pit", "lapic", "hpet"]
+    assert {ax.get_yscale() for ax in d.fig.axes} == {"log"}
+    assert all(ax.get_ylim()[0] < 1e-3 for ax in d.fig.axes)   # p99.9 is on the axis
+    pit = d.fig.axes[0]
+    curves = [line for line in pit.get_lines() if len(line.get_xdata()) > 1
+              and line.get_linestyle() != ":"]
+    assert len(curves) == 8   # one curve per path and wait
     legend = d.fig.axes[-1].get_legend()
-    assert [t.get_text() for t in legend.get_texts()] == labels
-    curve = hlt.get_lines()[0]
-    assert curve.get_ydata()[0] == 0 and curve.get_ydata()[-1] == 1
-    assert irq["p50_ns"] in list(curve.get_xdata())  # the kernel's p50 is on the curve
+    assert [t.get_text() for t in legend.get_texts()] == [
+        "path irq", "path event", "path hrtimer_irq", "path callback", "wait hlt",
+        "wait poll"]
+    irq = row(icount, "wakeup-latency", device="pit", path="irq", wait="hlt")
+    curve = curves[0]
+    assert curve.get_ydata()[0] == 1   # every wake-up is later than the min
+    at = list(curve.get_xdata()).index(irq["p50_ns"])   # the kernel's p50 is on the curve
+    assert abs(curve.get_ydata()[at] - 0.5) < 1e-9
+    p99 = [line for line in pit.get_lines() if line.get_marker() == "^"]
+    assert irq["p99_ns"] in [line.get_xdata()[0] for line in p99]
 
 
-def test_cdf_goes_log_for_a_long_tail(tcg):
-    d = drawn(figure("wakeup_cdf"), tcg, "wakeup_cdf_hpet")
-    assert d.fig.axes[0].get_xscale() == "log"
+def test_tails_go_log_for_a_long_tail(tcg):
+    d = drawn(figure("wakeup_cdf"), tcg, "wakeup_cdf")
+    assert {ax.get_xscale() for ax in d.fig.axes} == {"log"}
     assert "before the deadline" in d.caption  # hpet hrtimer_irq min -98442 ns
 
 

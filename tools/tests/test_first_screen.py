@@ -173,6 +173,6 @@ def test_latency_figures_share_their_axes(real_reports):
     for mode in ("exact", "plain"):
         doc = summary_of(real_reports[mode][0])
         axes = [(a["x"], tuple(round(v, 6) for v in a["xlim"])) for f in doc["figures"]
-                if f["name"].startswith(("wakeup_latency_", "wakeup_cdf_"))
+                if f["name"].startswith(("wakeup_latency_", "wakeup_cdf"))
                 for a in f["axes"]]
         assert len(axes) >= 6 and len(set(axes)) == 1, (mode, set(axes))

@@ -1,16 +1,17 @@
 """The figures of a latency experiment's series (its rows: device, path, wait; the
 experiment module passes its name): for each clock event device, its histograms (one panel
-per path, the waits side by side) and its CDFs (one panel per wait, one curve per path)
-with p50, p99 and max marked. Every device's figures share one latency axis (`Axis`,
-chosen over all the devices: logarithmic when the slowest wake-up is 30 times the fastest,
-else linear, and the same range), so that a device's figure is compared with another's at
-a glance; legends sit beside the panels, never on the data.
+per path, the waits side by side, p50, p99 and max marked), and for every device in one
+figure, its tails (1 - CDF on a log axis, a panel per device, a curve per path and wait).
+Every device's figures share one latency axis (`Axis`, chosen over all the devices:
+logarithmic when the slowest wake-up is 30 times the fastest, else linear, and the same
+range), so that a device's figure is compared with another's at a glance; legends sit
+beside the panels, never on the data.
 
 The kernel's histogram buckets double in width (0, 16, 32, 64 ... ns: lib/hist.c), so the
 whole LAPIC distribution of an icount run (173-191 ns) falls in one bucket. Nothing finer
 can be drawn than what the kernel sends, but nothing coarser need be either: the outer
 buckets are clipped to the minimum and maximum the kernel measured, bars of unequal width
-show wake-ups per ns rather than per bucket, and the CDF passes exactly through every
+show wake-ups per ns rather than per bucket, and the tail passes exactly through every
 bucket edge and marks the percentiles the kernel computed from every sample. A linear
 histogram from the kernel (lo_ns, bucket_ns, counts) is drawn bucket for bucket.
 """
@@ -23,6 +24,8 @@ from .plots import Drawn, legend_beside, name_clock, new_figure, panel_axes
 from matplotlib.ticker import MaxNLocator  # noqa: E402  (plots set the backend first)
 
 COLOURS = ("tab:blue", "tab:orange", "tab:green", "tab:red", "tab:purple", "tab:brown")
+WAIT_STYLES = {"hlt": "-", "poll": "--"}
+TAIL_FLOOR = 1e-3  # the tail axis reaches p99.9
 WIDE = 30  # a spread (max / min) beyond which the latency axis is logarithmic
 
 
@@ -147,7 +150,9 @@ def histogram_figure(data, device, rows, options, stem, axis):
     unequal = not wide and any(len({round(w, 6) for _, w, _ in b}) > 1 for b in got.values())
     log_counts = options.log_counts or wide
     no_hist = any(not b for b in got.values())
-    fig = new_figure("Wakeup latency on %s: histograms per path" % device, len(paths))
+    # every path in one row (four at most): the figure stays one screen-line tall
+    fig = new_figure("Wakeup latency on %s: histograms per path" % device, len(paths),
+                     cols=min(len(paths), 4))
     axes = panel_axes(fig, len(paths))
     for ax, (path, prows) in zip(axes, paths.items()):
         for row in prows:
@@ -241,46 +246,65 @@ def cdf_points(row, hist):
     return out
 
 
-def cdf_figure(data, device, rows, options, stem, axis):
-    waits = grouped(rows, "wait")
+def tail_figure(data, rows, options, stem, axis):
+    """Every device's tails in one figure: a panel per device on the shared latency axis, a
+    curve per path and wait, the share of wake-ups later than each latency on a log axis
+    down to p99.9 (a linear CDF squeezes everything past p99 flat against 1)."""
+    from matplotlib.lines import Line2D
+    devices = grouped(rows, "device")
     paths = list(grouped(rows, "path"))
+    waits = list(grouped(rows, "wait"))
     colour = {p: COLOURS[i % len(COLOURS)] for i, p in enumerate(paths)}
-    fig = new_figure("Wakeup latency on %s: CDF per wait" % device, len(waits))
-    # a wake-up before the deadline (x <= 0) cannot sit on a log axis and is said in the
-    # caption (early_note)
-    axes = panel_axes(fig, len(waits), share=True)
-    for ax, (wait, wrows) in zip(axes, waits.items()):
-        for row in wrows:
-            path = text_of(row.get("path"))
+    cols = min(len(devices), 4)
+    fig = new_figure("Wakeup latency tails: a panel per device, a curve per path",
+                     len(devices), cols=cols)
+    axes = panel_axes(fig, len(devices), share=True)
+    for ax, (device, drows) in zip(axes, devices.items()):
+        for row in drows:
+            path, wait = text_of(row.get("path")), text_of(row.get("wait"))
+            style = dict(color=colour[path], linestyle=WAIT_STYLES.get(wait, ":"))
             pts = cdf_points(row, parse_hist(row.get("hist")))
             if axis.log:
                 pts = [p for p in pts if p[0] > 0]
-            if len(pts) < 2:
-                continue
-            ax.plot([p[0] for p in pts], [p[1] for p in pts], color=colour[path],
-                    linewidth=1.4, label=path)
-            n = num(row.get("samples"))
+            tail = [(x, 1.0 - q) for x, q in pts if 1.0 - q > TAIL_FLOOR / 2]
+            if len(tail) >= 2:
+                ax.plot([p[0] for p in tail], [p[1] for p in tail], linewidth=1.3, **style)
             for key, q, marker in CDF_MARKS:
                 v = num(row.get(key))
                 if key == "p999_ns" and not p999_computable(num(row.get("samples"))):
                     v = None
-                if v is not None and (v > 0 or not axis.log):
-                    ax.plot([v], [q], marker=marker, color=colour[path], markersize=5,
-                            linestyle="none")
+                if v is None or (axis.log and v <= 0):
+                    continue
+                # the max has no share later than it: it sits on the axis' floor
+                y = 1.0 - q if q < 1.0 else TAIL_FLOOR / 1.4
+                ax.plot([v], [y], marker=marker, color=colour[path], markersize=4.5,
+                        linestyle="none", clip_on=False)
         axis.apply(ax)
-        ax.set_ylim(-0.02, 1.04)
-        ax.set_title("wait %s" % wait, fontsize=10)
-        ax.set_ylabel("fraction of wake-ups at or below")
-    legend_beside(axes[-1], *axes[0].get_legend_handles_labels(), title="path")
+        ax.set_yscale("log")
+        ax.set_ylim(TAIL_FLOOR / 1.6, 1.3)
+        ax.set_yticks([1, 0.1, 0.01, 0.001], ["all", "10 %", "1 % (p99)", "0.1 % (p99.9)"])
+        ax.minorticks_off()
+        for y in (0.01, 0.001):
+            ax.axhline(y, color="#999999", linewidth=0.6, linestyle=":")
+        ax.set_title(device, fontsize=10)
+    axes[0].set_ylabel("share of wake-ups later than x (log)")
+    handles = [Line2D([], [], color=colour[p], linewidth=1.3) for p in paths]
+    labels = ["path %s" % p for p in paths]
+    if len(waits) > 1:
+        handles += [Line2D([], [], color="black", linestyle=WAIT_STYLES.get(w, ":"))
+                    for w in waits]
+        labels += ["wait %s" % w for w in waits]
+    legend_beside(axes[-1], handles, labels)
     clock = clock_words(data, rows)
     name_clock(fig, clock)
-    caption = ("CDF of the wake-ups on %s, a panel per wait, a curve per path, through the "
-               "points known exactly (bucket edges, the kernel's percentiles); circle p50, "
-               "triangle p99, diamond p99.9 (from 1000 samples on), square max; the latency "
-               "axis is the same for every device; the tail beyond p99 is in the first "
-               "figure's 1 - CDF." % device)
-    return Drawn("%s_%s" % (stem, options.stems(device)), "Wakeup latency on %s: CDF" % device,
-                 fig, caption + early_note(rows), clock)
+    caption = ("The tail of each device's wake-ups, a panel per device, a colour per path%s: "
+               "the share later than each latency on a log axis down to 0.1 %% (p99.9), "
+               "through the points known exactly (bucket edges, the kernel's percentiles); "
+               "circle p50, triangle p99, diamond p99.9 (from 1000 samples on), square max "
+               "(at the foot of the axis: nothing is later). The latency axis is the "
+               "histograms'." % (", solid hlt, dashed poll" if len(waits) > 1 else ""))
+    return Drawn(stem, "Wakeup latency tails per device", fig, caption + early_note(rows),
+                 clock)
 
 
 def histograms(data, options, exp, stem):
@@ -302,20 +326,18 @@ def histograms(data, options, exp, stem):
 
 
 def cdfs(data, options, exp, stem, beside):
-    """Per device without raw samples: the CDFs from the kernel's buckets (with samples the
-    histogram figure `beside` has the percentiles)."""
+    """The tails of the devices without raw samples, from the kernel's buckets, in one
+    figure (with samples the histogram figure `beside` has the percentiles)."""
     rows = latency_rows(data, exp)
     axis = shared_axis(data, rows)
-    out = []
-    for device, drows in grouped(rows, "device").items():
-        if plots_samples.series_of(data, drows):
-            continue  # the distribution figure has the percentiles beside the histogram
-        out.append(cdf_figure(data, device, drows, options, stem, axis))
-        out[-1].caption += NO_SAMPLES
-    if not out:
+    bucketed = [r for device, drows in grouped(rows, "device").items()
+                if not plots_samples.series_of(data, drows) for r in drows]
+    if not bucketed:
         raise Absent("drawn beside each histogram (%s_*): every device has raw "
                      "samples" % beside)
-    return out
+    made = tail_figure(data, bucketed, options, stem, axis)
+    made.caption += NO_SAMPLES
+    return [made]
 
 
 def timelines(data, options, exp, stem):

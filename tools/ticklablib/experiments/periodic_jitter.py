@@ -223,8 +223,11 @@ def draw_histograms(data, options):
     if not panels and not stddev:
         raise Absent("%s rows carry neither a histogram nor stddev_ns" % NAME)
     n_panels = len(panels) + bool(stddev)
+    # every panel in one row (four at most), tall enough for the legends under them
     fig = new_figure("Periodic timer jitter", n_panels, panel_h=3.4,
-                     cols=2 if n_panels == 4 else None)
+                     cols=min(n_panels, 4))
+    if n_panels <= 4:
+        fig.set_figheight(5.4)
     axes = panel_axes(fig, len(panels) + bool(stddev))
     width_note = set()
     clipped = []   # (panel, set, below, above, all periods)
@@ -262,7 +265,7 @@ def draw_histograms(data, options):
         ax.set_xlabel("expiry - ideal expiry (ns)")
         ax.set_ylabel("periods per bucket")
         if ax.get_legend_handles_labels()[0]:
-            legend_below(ax)
+            legend_below(ax, ncol=1)  # a narrow panel: one column
     if stddev:
         ax = axes[len(panels)]
         for hres in dict.fromkeys(s[2] for s in stddev):
