@@ -250,7 +250,7 @@ def verdict_on_every_code_page(ctx):
 
 def qr_screendump_case(name, doc, args, timeout_s, distortions=None):
     return Case(name, doc, boot="iso", icount=0, args=args + " qr=on qr_part_ms=500",
-                timeout_s=timeout_s, run=run_qr_boot, qemu_extra=("-device", "i8042"),
+                timeout_s=timeout_s, run=run_qr_boot,
                 checks=[has_record("qr_store", codes=True, complete=True, dropped=0),
                         summary_held_before_the_codes, verdict_on_every_code_page,
                         decoded_identical, lambda ctx: photo_rates(ctx, distortions)])
