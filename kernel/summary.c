@@ -40,6 +40,52 @@ static void line(const char *fmt, ...)
     con_write(CON_SCREEN, "\n", 1);
 }
 
+/* A claim's head: up to its first ':' or ',' (the choice, before the reasons). */
+static size_t head_len(const char *claim)
+{
+    size_t n = 0;
+    while (claim[n] && claim[n] != ':' && claim[n] != ',' && n < 60)
+        n++;
+    return n;
+}
+
+static const char *claim_of(const char *want)
+{
+    const char *topic[8], *text[8];
+    unsigned n = verdict_claims(topic, text, 8);
+    for (unsigned i = 0; i < n; i++)
+        if (!k_strcmp(topic[i], want))
+            return text[i];
+    return 0;
+}
+
+size_t summary_verdict_line(char *buf, size_t n)
+{
+    size_t at = (size_t)fmt_snprintf(buf, n, "verdict:");
+    const char *ce = claim_of("clockevent");
+    if (ce) {
+        /* the claim opens with the chosen device's name, or says it is too close */
+        size_t w = 0;
+        while (ce[w] && ce[w] != ' ')
+            w++;
+        int64_t p99 = verdict_wake_cb_p99(ce, w);
+        if (p99 >= 0)
+            at += (size_t)fmt_snprintf(buf + at, n - at, " timer %.*s (callback p99 %lld ns)",
+                                       (int)w, ce, (long long)p99);
+        else
+            at += (size_t)fmt_snprintf(buf + at, n - at, " timer: %.*s", (int)head_len(ce), ce);
+    }
+    struct clocksource *cs = clocksource_current();
+    if (at < n && cs)
+        at += (size_t)fmt_snprintf(buf + at, n - at, "%s clock %s", ce ? " |" : "", cs->name);
+    const char *tick = claim_of("tick_rate");
+    if (at < n && tick)
+        at += (size_t)fmt_snprintf(buf + at, n - at, " | %.*s", (int)head_len(tick), tick);
+    if (at < n && !ce && !tick)
+        at += (size_t)fmt_snprintf(buf + at, n - at, " none (no experiment ran)");
+    return at < n ? at : n - 1;
+}
+
 void summary_show(bool ok, unsigned records)
 {
     if (!fbcon_active())

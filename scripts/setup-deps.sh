@@ -5,7 +5,9 @@
 # (as root). Two sets:
 #   run   what building, booting and reporting need (make, make run, make iso/efi/usb, the
 #         host tool's report): compilers, NASM, QEMU, GRUB, OVMF, gnu-efi, Python with
-#         pyserial and matplotlib; zbar-tools for `tools/ticklab decode` (QR photos)
+#         pyserial and matplotlib; zbar-tools and python3-opencv for `tools/ticklab
+#         decode` (QR photos: OpenCV straightens a code photographed off square, zbar
+#         reads its bytes)
 #   test  run + what only the tests need (make test): clang and its sanitizer/fuzzer
 #         runtime, pytest and pytest-xdist (the tools suite on two workers), hypothesis,
 #         chromium for the report page's browser test, sbsigntool and openssl for the Secure Boot boot tests, qrencode (the QR
@@ -51,7 +53,7 @@ RUN_PROBES=(
     file:/usr/share/ovmf/OVMF.fd\|ovmf
     file:/usr/lib/crt0-efi-x86_64.o\|gnu-efi  file:/usr/include/efi/efi.h\|gnu-efi
     cmd:/usr/bin/python3\|python3  py:serial\|python3-serial  py:matplotlib\|python3-matplotlib
-    cmd:zbarimg\|zbar-tools
+    cmd:zbarimg\|zbar-tools  py:cv2\|python3-opencv  py:numpy\|python3-numpy
 )
 TEST_PROBES=(
     cmd:clang\|clang

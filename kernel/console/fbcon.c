@@ -15,6 +15,7 @@
 static struct {
     struct fb_info fb;
     uintptr_t base;
+    uint32_t scale;               /* screen pixels per font pixel, each way */
     uint32_t cols, rows, cx, cy;
     uint32_t top;                 /* the text row shown on the screen's first row */
     uint32_t fg;
@@ -50,7 +51,8 @@ static void put_pixel(uintptr_t row, uint32_t x, uint32_t px)
 
 static unsigned glyph_bytes(void)
 {
-    return con.fb.kind == FB_EGA_TEXT ? 2 : GLYPH_W * GLYPH_H * ((con.fb.bpp + 7) / 8);
+    return con.fb.kind == FB_EGA_TEXT ? 2 : GLYPH_W * GLYPH_H * con.scale * con.scale *
+                                            ((con.fb.bpp + 7) / 8);
 }
 
 static void draw_glyph(uint32_t col, uint32_t row, unsigned char ch)
@@ -60,11 +62,40 @@ static void draw_glyph(uint32_t col, uint32_t row, unsigned char ch)
         return;
     }
     const uint8_t *g = &font8x16[(ch & 0x7F) * GLYPH_H];
-    for (uint32_t y = 0; y < GLYPH_H; y++) {
-        uintptr_t line = con.base + (row * GLYPH_H + y) * con.fb.pitch;
-        for (uint32_t x = 0; x < GLYPH_W; x++)
-            put_pixel(line, col * GLYPH_W + x, (g[y] & (0x80 >> x)) ? con.fg : 0);
+    uint32_t s = con.scale, x0 = col * GLYPH_W * s, y0 = row * GLYPH_H * s;
+    for (uint32_t y = 0; y < GLYPH_H * s; y++) {
+        uintptr_t line = con.base + (uintptr_t)(y0 + y) * con.fb.pitch;
+        uint8_t bits = g[y / s];
+        for (uint32_t x = 0; x < GLYPH_W * s; x++)
+            put_pixel(line, x0 + x, (bits & (0x80 >> (x / s))) ? con.fg : 0);
     }
+}
+
+/* Height tiers (rows of pixels) and the densest panel each is sold as, in pixels per inch
+ * (fbcon.h says which panels). */
+static const struct { uint32_t max_h, dpi; } DENSEST[] = {
+    { 800, 135 }, { 1200, 166 }, { 1600, 226 }, { 0xFFFFFFFFu, 282 },
+};
+#define MIN_TEXT_UM  3000   /* a text row at least 3 mm tall */
+#define UM_PER_INCH  25400
+#define MIN_COLS     80
+
+unsigned fbcon_scale_for(uint32_t width, uint32_t height)
+{
+    if (width < 64 || height < 32)
+        return 1;
+    uint32_t dpi = DENSEST[0].dpi;
+    for (unsigned i = 0; i < sizeof(DENSEST) / sizeof(DENSEST[0]); i++) {
+        if (height <= DENSEST[i].max_h) {
+            dpi = DENSEST[i].dpi;
+            break;
+        }
+    }
+    /* the smallest s with GLYPH_H * s pixels >= 3 mm at dpi: s >= 3 mm * dpi / 16 px */
+    uint32_t s = (MIN_TEXT_UM * dpi + GLYPH_H * UM_PER_INCH - 1) / (GLYPH_H * UM_PER_INCH);
+    while (s > 1 && width / (GLYPH_W * s) < MIN_COLS)
+        s--;
+    return s ? s : 1;
 }
 
 static uint8_t *text_row(uint32_t screen_row)
@@ -116,8 +147,9 @@ int fbcon_init(const struct fb_info *fb, void *(*map)(uint64_t phys, uint64_t by
         return -ENOMEM;
     con.base = (uintptr_t)base;
     con.fb = *fb;
-    con.cols = fb->kind == FB_RGB ? fb->width / GLYPH_W : fb->width;
-    con.rows = fb->kind == FB_RGB ? fb->height / GLYPH_H : fb->height;
+    con.scale = fb->kind == FB_RGB ? fbcon_scale_for(fb->width, fb->height) : 1;
+    con.cols = fb->kind == FB_RGB ? fb->width / (GLYPH_W * con.scale) : fb->width;
+    con.rows = fb->kind == FB_RGB ? fb->height / (GLYPH_H * con.scale) : fb->height;
     if (con.cols > FBCON_MAX_COLS)
         con.cols = FBCON_MAX_COLS;
     if (con.rows > FBCON_MAX_ROWS)
@@ -140,6 +172,13 @@ int fbcon_init(const struct fb_info *fb, void *(*map)(uint64_t phys, uint64_t by
 bool fbcon_active(void)
 {
     return con.active;
+}
+
+void fbcon_cell(uint32_t *width, uint32_t *height)
+{
+    bool rgb = con.active && con.fb.kind == FB_RGB;
+    *width = !con.active ? 0 : rgb ? GLYPH_W * con.scale : 1;
+    *height = !con.active ? 0 : rgb ? GLYPH_H * con.scale : 1;
 }
 
 void fbcon_describe(uint32_t *cols, uint32_t *rows)

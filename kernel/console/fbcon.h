@@ -1,6 +1,8 @@
 /* kernel/console/fbcon.h - a text console on whatever screen the loader left us: the VGA/EGA text
  * buffer (80x25 cells at 0xB8000) or a linear RGB framebuffer (Multiboot2 tag 8, UEFI GOP),
- * drawn with an 8x16 bitmap font. Output only; for people at a PC with no serial port.
+ * drawn with an 8x16 bitmap font, each font pixel a square of `scale` screen pixels so
+ * that text stays readable on a dense panel (fbcon_scale_for). Output only; for people at
+ * a PC with no serial port.
  *
  * Video memory is never read: real framebuffers are uncached or write-combining, and reading
  * them back (a memmove to scroll) costs a tenth of a second to seconds per scroll on a large
@@ -27,7 +29,7 @@ struct fb_info {
 };
 
 /* The text the console keeps: screens beyond this many cells use their top-left part only
- * (4K at 8x16 is 480x135 = 64800 cells; 8K uses its top-left 4K). */
+ * (4K at 8x16 would be 480x135 = 64800 cells; scaled x3 it is 160x45). */
 #define FBCON_MAX_COLS  512
 #define FBCON_MAX_ROWS  256
 #define FBCON_MAX_CELLS (64u * 1024u)
@@ -46,6 +48,16 @@ struct fbcon_stats {
  * Clears the screen (writes only). */
 int fbcon_init(const struct fb_info *fb, void *(*map)(uint64_t phys, uint64_t bytes));
 bool fbcon_active(void);
+/* The text scale for an RGB screen of width x height pixels. No EDID is read, so the
+ * panel's size is not known: each height tier assumes the densest panel sold with that
+ * many rows (up to 800 rows: 11.6" 1366x768, ~135 dpi; up to 1600: 13.3" 1080p or 1440p,
+ * ~166-226 dpi; beyond: 15.6" 4K, ~282 dpi) and takes the smallest scale that makes a
+ * 16-pixel text row at least 3 mm tall there, but never fewer than 80 columns. 1 below
+ * 64x32 pixels or on a text screen. */
+unsigned fbcon_scale_for(uint32_t width, uint32_t height);
+/* One text cell's size in screen pixels (8 x 16 times the scale; 1 x 1 on a text screen,
+ * 0 x 0 when the console is off). */
+void fbcon_cell(uint32_t *width, uint32_t *height);
 /* Into the RAM copy only: no video memory is touched. */
 void fbcon_write(const char *s, unsigned long n);
 /* Redraws the first screen row that changed; false when none had. */

@@ -157,22 +157,6 @@ static int64_t pct_e4(int64_t num, int64_t den)
     return den ? (num - den) * 1000000 / den : 0;
 }
 
-/* A row's first keys, the same for both kinds of count: which timer, on which tick, over
- * which window (interval_ticks only where the count is in ticks). */
-static void row_begin(struct rec *r, const char *mode, const char *device, uint64_t tick_ns,
-                      uint64_t period_ns, uint64_t interval_ticks, uint64_t window)
-{
-    exp_result_begin(r);
-    json_str(&r->j, "mode", mode);
-    json_str(&r->j, "device", device);
-    json_str(&r->j, "clock", "time_ns");
-    json_u64(&r->j, "tick_ns", tick_ns);
-    json_u64(&r->j, "period_us", period_ns / 1000);
-    if (interval_ticks)
-        json_u64(&r->j, "interval_ticks", interval_ticks);
-    json_u64(&r->j, "window_ns", window);
-}
-
 static void report(const char *mode, const struct itimer *it, const char *device,
                    uint64_t tick_ns)
 {
@@ -193,7 +177,15 @@ static void report(const char *mode, const struct itimer *it, const char *device
     int64_t off_e4 = accounted_e4 - predicted_e4;
     bool matches = window && it->counted && (off_e4 < 0 ? -off_e4 : off_e4) <= tol_e4;
     struct rec r;
-    row_begin(&r, mode, device, tick_ns, it->period_ns, tick ? it->ticks : 0, window);
+    exp_result_begin(&r);
+    json_str(&r.j, "mode", mode);
+    json_str(&r.j, "device", device);
+    json_str(&r.j, "clock", "time_ns");
+    json_u64(&r.j, "tick_ns", tick_ns);
+    json_u64(&r.j, "period_us", it->period_ns / 1000);
+    if (tick)
+        json_u64(&r.j, "interval_ticks", it->ticks);
+    json_u64(&r.j, "window_ns", window);
     json_u64(&r.j, "counted", it->counted);
     json_fixed(&r.j, "expected", (int64_t)expected_e3, 3);
     json_fixed(&r.j, "error_pct", err_e4, 4);
@@ -259,7 +251,15 @@ static void prof_report(const char *mode, const struct prof *p, const char *devi
     int64_t off_e4 = accounted_e4 - predicted_e4;
     bool matches = window && counted && (off_e4 < 0 ? -off_e4 : off_e4) <= tol_e4;
     struct rec r;
-    row_begin(&r, mode, device, prof_tick_ns, p->period_ns, tick ? p->incr_ticks : 0, window);
+    exp_result_begin(&r);
+    json_str(&r.j, "mode", mode);
+    json_str(&r.j, "device", device);
+    json_str(&r.j, "clock", "time_ns");
+    json_u64(&r.j, "tick_ns", prof_tick_ns);
+    json_u64(&r.j, "period_us", p->period_ns / 1000);
+    if (tick)
+        json_u64(&r.j, "interval_ticks", p->incr_ticks);
+    json_u64(&r.j, "window_ns", window);
     json_u64(&r.j, "cpu_ticks", prof_cpu_ticks);
     json_u64(&r.j, "lost_ticks", lost);
     json_u64(&r.j, "counted", counted);

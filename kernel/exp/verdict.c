@@ -127,6 +127,21 @@ unsigned verdict_claims(const char **topic, const char **text, unsigned max)
     return n;
 }
 
+/* The wake-up figures of the last report, for verdict_wake_cb_p99(). */
+static struct verdict_wake last_wake[VERDICT_MAX_DEVICES];
+static unsigned n_last_wake;
+
+int64_t verdict_wake_cb_p99(const char *name, size_t len)
+{
+    for (unsigned i = 0; i < n_last_wake; i++) {
+        const struct clockevent *d = last_wake[i].dev;
+        if (last_wake[i].measured && d && k_strlen(d->name) == len &&
+            !k_strncmp(d->name, name, len))
+            return last_wake[i].cb_p99_ns;
+    }
+    return -1;
+}
+
 static int find_wake(const struct verdict_input *in, const struct clockevent *dev)
 {
     for (unsigned i = 0; dev && i < in->wake.n; i++)
@@ -481,6 +496,9 @@ static void stalls_claim(const struct verdict_input *in)
 
 void verdict_report(const struct verdict_input *in, const char *clocksource_asked)
 {
+    n_last_wake = in->wake.n < VERDICT_MAX_DEVICES ? in->wake.n : VERDICT_MAX_DEVICES;
+    for (unsigned i = 0; i < n_last_wake; i++)
+        last_wake[i] = in->wake.dev[i];
     kprintf("\nVerdict (each line from this run's figures)\n");
     environment_claim();
     clocksource_claim(clocksource_asked);

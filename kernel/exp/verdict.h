@@ -10,6 +10,7 @@
 #ifndef TICKLAB_EXP_VERDICT_H
 #define TICKLAB_EXP_VERDICT_H
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 struct clockevent;
@@ -75,5 +76,8 @@ struct verdict_input {
 void verdict_report(const struct verdict_input *in, const char *clocksource_asked);
 /* The claims verdict_report() made (topic, one sentence), at most max; returns how many. */
 unsigned verdict_claims(const char **topic, const char **text, unsigned max);
+/* The callback p99 of the device named by the first len bytes of name, from the figures
+ * verdict_report() was given; -1 when that device was not measured. */
+int64_t verdict_wake_cb_p99(const char *name, size_t len);
 
 #endif

@@ -18,9 +18,19 @@
 
 #define ARENA_MAX   (8u << 20)  /* store + stream + state: a full profile's records fit */
 #define ARENA_MIN   (1u << 20)
-#define TEXT_ROWS   2           /* above the code: part k of n, the run id */
-#define GLYPH_H     16
+#define TEXT_ROWS   3           /* above the code: part k of n and the run id, the verdict,
+                                   and a dark row, so no text touches the code's light
+                                   square (decode finds the code as that square) */
 #define QUIET       4           /* modules of light margin the standard asks for */
+#define VERDICT_MAX 160
+/* The keyboard controller (i8042), polled for the key that ends the summary's hold: a
+ * USB keyboard reaches it only through the firmware's legacy emulation; HOLD_MS ends the
+ * hold without one. A port that reads 0xFF has no controller behind it. */
+#define KBC_DATA    0x60
+#define KBC_STATUS  0x64
+#define KBC_FULL    0x01        /* a byte waits in the output buffer */
+#define KBC_AUX     0x20        /* ... and it is the mouse's */
+#define KBC_RELEASE 0x80        /* scan code set 1 (translated): a key let go, an ACK */
 /* The full profile's raw samples (the `samples` records, 1.16 of its 1.31 MB
  * under TCG) are numbers that compress about 2:1: 300 codes; without them 12. */
 #define QR_MANY_PARTS 30
@@ -38,6 +48,8 @@ static struct {
     size_t zcap;
     bool closed, codes, ega_note;
     const char *why;             /* why no codes are shown */
+    char verdict[VERDICT_MAX];   /* one line, on every page */
+    uint64_t tsc_hz;             /* 0: unknown */
 } qs;
 
 static uint8_t part[QR_PART_HEAD + 3000];
@@ -66,6 +78,12 @@ void qrscreen_setup(void *arena, size_t len, const char *why, enum qr_mode mode,
     qs.zcap = rest / 5;          /* records compress 5-7:1; a worse stream is too many codes */
     qs.z = p;
     recstore_init(p + qs.zcap, rest - qs.zcap, 0);
+}
+
+void qrscreen_caption(const char *verdict_line, uint64_t tsc_hz)
+{
+    k_strlcpy(qs.verdict, verdict_line ? verdict_line : "", sizeof(qs.verdict));
+    qs.tsc_hz = tsc_hz;
 }
 
 void qrscreen_closing(bool leaves)
@@ -156,11 +174,18 @@ static unsigned side_px(unsigned version, uint32_t room)
     return room / (17 + 4 * version + 2 * QUIET);
 }
 
+static uint32_t text_h(void)
+{
+    uint32_t cw, ch;
+    fbcon_cell(&cw, &ch);
+    return TEXT_ROWS * ch;
+}
+
 static bool make_plan(struct plan *pl, uint32_t w, uint32_t h)
 {
-    uint32_t room = h > TEXT_ROWS * GLYPH_H ? h - TEXT_ROWS * GLYPH_H : 0;
+    uint32_t room = h > text_h() ? h - text_h() : 0;
     room = w < room ? w : room;
-    unsigned vmax = QR_VERSION_MAX;
+    unsigned vmax = QR_VERSION_PHOTO;
     while (vmax && side_px(vmax, room) < QR_MODULE_PX)
         vmax--;
     if (!vmax)
@@ -218,7 +243,7 @@ static void draw_code(const struct plan *pl, uint32_t w, uint32_t h, bool whole)
     static uint8_t prev[QR_SIZE_MAX * QR_SIZE_MAX];
     const struct qr_code *c = qs.code;
     uint32_t side = (c->size + 2 * QUIET) * pl->px;
-    uint32_t top = TEXT_ROWS * GLYPH_H, room = h - top;
+    uint32_t top = text_h(), room = h - top;
     uint32_t x0 = (w - side) / 2, y0 = top + (room - side) / 2;
     if (whole) {
         fbcon_fill(x0, y0, side, side, true);
@@ -276,6 +301,69 @@ static void ega_note(void)
     fbcon_flush();
 }
 
+/* ---- the summary's hold ------------------------------------------------------------ */
+
+static bool key_pressed(void)
+{
+    uint8_t st = inb(KBC_STATUS);
+    if (st == 0xFF || !(st & KBC_FULL))
+        return false;
+    uint8_t b = inb(KBC_DATA);
+    return !(st & KBC_AUX) && b < KBC_RELEASE;
+}
+
+static void countdown(uint32_t left_s)
+{
+    char buf[120];
+    int n = fmt_snprintf(buf, sizeof(buf), "\rPress any key for the QR codes (they start by "
+                         "themselves in %2u s). ", left_s);
+    fbcon_write(buf, n < 0 ? 0 : (size_t)n);
+    fbcon_flush();
+}
+
+/* The summary (already on the screen) stays until a key or HOLD_MS, the screen counting
+ * down each second. Timed by time_ns() and, should that clock stop, by the TSC (or a
+ * count of NOP blocks when neither is calibrated). Returns what ended it. */
+static const char *hold_summary(uint64_t *held_ms)
+{
+    bool clocked = clocksource_current() != 0;
+    uint64_t tsc_khz = qs.tsc_hz / 1000;
+    for (unsigned i = 0; i < 16; i++) {   /* keys pressed during the run, firmware's bytes */
+        uint8_t st = inb(KBC_STATUS);
+        if (st == 0xFF || !(st & KBC_FULL))
+            break;
+        (void)inb(KBC_DATA);
+    }
+    fbcon_write("\n", 1);
+    countdown(HOLD_MS / 1000);
+    serial_line("qr: summary on screen until a key or %u s\n", HOLD_MS / 1000);
+    uint64_t t0 = clocked ? time_ns() : 0, c0 = rdtsc(), spins = 0;
+    uint64_t tsc_span = tsc_khz * HOLD_MS;
+    uint64_t spin_span = (uint64_t)HOLD_MS * SPIN_PER_MS / CLOCK_EVERY;
+    uint32_t shown_s = HOLD_MS / 1000;
+    const char *why = 0;
+    while (!why) {
+        for (unsigned k = 0; k < CLOCK_EVERY; k++)
+            cpu_nop_block();
+        spins++;
+        uint64_t ms = clocked ? (time_ns() - t0) / 1000000u
+                      : tsc_khz ? (rdtsc() - c0) / tsc_khz : spins * HOLD_MS / spin_span;
+        if (key_pressed())
+            why = "a key";
+        else if (ms >= HOLD_MS)
+            why = "60 s passed";
+        else if (tsc_span && rdtsc() - c0 >= tsc_span)
+            why = "60 s passed (by the TSC)";
+        else if (!clocked && !tsc_span && spins >= spin_span)
+            why = "60 s passed (counted in NOP blocks)";
+        *held_ms = ms;
+        uint32_t left = ms >= HOLD_MS ? 0 : (uint32_t)((HOLD_MS - ms + 999) / 1000);
+        if (!why && left != shown_s)
+            countdown(shown_s = left);
+    }
+    return why;
+}
+
 void qrscreen_show(void)
 {
     if (!qs.closed || (!qs.codes && !qs.ega_note))
@@ -284,6 +372,9 @@ void qrscreen_show(void)
         ega_note();
         return;
     }
+    uint64_t held_ms = 0;
+    const char *ended = hold_summary(&held_ms);
+    serial_line("qr: summary held %llu ms, until %s\n", (unsigned long long)held_ms, ended);
     struct recstore_info si;
     recstore_get(&si);
     uint32_t w, h;
@@ -328,6 +419,7 @@ void qrscreen_show(void)
                 fbcon_home();
             screen_line("ticklab part %u of %u   run %08x   (photograph each; then "
                         "tools/ticklab decode)", k, pl.parts, pl.run_id);
+            screen_line("%s", qs.verdict);
             fbcon_flush();
             draw_code(&pl, w, h, k == 1);
             if (!round)

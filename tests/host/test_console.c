@@ -11,6 +11,7 @@
 
 #include "fake/fake.h"
 #include "kernel/console/fbcon.h"
+#include "font8x16.h"   /* the console's font: what a drawn glyph must be */
 #include "kernel/report/klog.h"
 #include "ticklab/errno.h"
 #include "ticklab/uart16550.h"
@@ -320,6 +321,55 @@ TEST(fbcon_scrolls_an_rgb_screen_without_reading_it)
     CHECK_EQ_U64(vram_reads, 0);
     CHECK(vram_writes > 0);
     CHECK(fbcon_stats()->scrolls > 0);
+}
+
+/* The 8x16 font is 1.4 mm tall on a 15.6" 4K panel: text scales with the panel's rows. */
+TEST(fbcon_text_scale_keeps_a_row_3_mm_tall_on_dense_panels)
+{
+    static const struct { uint32_t w, h, scale, dpi; } cases[] = {
+        { 640, 480, 1, 135 },   { 800, 600, 1, 135 },   { 1024, 768, 1, 135 },
+        { 1366, 768, 1, 135 },  { 1280, 800, 1, 135 },  { 1280, 1024, 2, 166 },
+        { 1920, 1080, 2, 166 }, { 1920, 1200, 2, 166 }, { 2560, 1440, 2, 226 },
+        { 2560, 1600, 2, 226 }, { 3840, 2160, 3, 282 }, { 7680, 4320, 3, 282 },
+    };
+    for (unsigned i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        unsigned s = fbcon_scale_for(cases[i].w, cases[i].h);
+        CHECK_EQ_U64(s, cases[i].scale);
+        /* the claim itself: 16 * s pixels at the tier's densest panel are >= 3 mm */
+        CHECK(16u * s * 25400u >= 3000u * cases[i].dpi);
+        CHECK(cases[i].w / (8 * s) >= 80);
+    }
+    CHECK_EQ_U64(fbcon_scale_for(1024, 1280), 1);   /* a portrait panel keeps 80 columns */
+    CHECK_EQ_U64(fbcon_scale_for(10, 10), 1);
+}
+
+TEST(fbcon_draws_each_font_pixel_as_a_square_when_scaled)
+{
+    /* 1280x1024 at 16 bpp: scale 2, cells of 16x32 pixels, 80x32 of them */
+    struct fb_info fb = { .kind = FB_RGB, .phys = FB_PHYS, .pitch = 1280 * 2, .width = 1280,
+                          .height = 1024, .bpp = 16, .red_pos = 11, .red_size = 5,
+                          .green_pos = 5, .green_size = 6, .blue_pos = 0, .blue_size = 5 };
+    screen(&fb);
+    uint32_t cw, ch, cols, rows;
+    fbcon_cell(&cw, &ch);
+    fbcon_describe(&cols, &rows);
+    CHECK(cw == 16 && ch == 32 && cols == 80 && rows == 32);
+    fbcon_write("H", 1);
+    fbcon_flush();
+    const uint8_t *g = &font8x16['H' * 16];
+    unsigned lit = 0, wrong = 0;
+    for (uint32_t y = 0; y < 32; y++) {
+        for (uint32_t x = 0; x < 16; x++) {
+            uint16_t px;
+            memcpy(&px, vram + y * fb.pitch + x * 2, 2);
+            bool want = g[y / 2] & (0x80 >> (x / 2));
+            lit += px != 0;
+            wrong += (px != 0) != want;
+        }
+    }
+    CHECK_EQ_U64(wrong, 0);
+    CHECK(lit > 0 && lit % 4 == 0);     /* every lit font pixel is 2x2 on the screen */
+    CHECK_EQ_U64(vram_reads, 0);
 }
 
 TEST(log_drains_the_screen_row_by_row_with_interrupts_on)

@@ -2,36 +2,41 @@
 
 The GRUB image under SeaBIOS gives a graphical framebuffer (Multiboot2, 800x600 here); a run
 (the inventory, and the whole quick profile) goes in exact mode (-icount
-shift=0,sleep=off) with qr=on, and after the end record the screen shows the instructions and then the codes, one after another. The kernel
-says on serial, as plain text, when each code is on the screen (`qr: part k of N on
-screen`): the harness then stops the virtual machine (virtual time stops with it, so the
-code stays whatever the host's load), takes a screendump through the monitor, and lets it
-go on. With every part taken it ends QEMU, as a user switches the PC off.
+shift=0,sleep=off) with qr=on. After the end record the summary screen with the verdict
+stays until a key (the i8042: -device i8042 on q35) or 60 s, then the screen shows the
+instructions and the codes, one after another. The kernel says on serial, as plain text,
+when the summary is held (`qr: summary on screen ...`) and when each code is on the screen
+(`qr: part k of N on screen`): the harness then stops the virtual machine (virtual time
+stops with it, so the screen stays whatever the host's load), takes a screendump through
+the monitor, and lets it go on; after the summary's it presses a key (the monitor's
+sendkey). With every part taken it ends QEMU, as a user switches the PC off.
 
-Checks: `tools/ticklab decode` on the screendumps gives records byte for byte the run's
-serial record lines (and `check` finds the decoded log whole); then each screendump made
-into what a phone photo would be (scaled down, rotated a few degrees, noise, JPEG) is
-decoded alone, and the rate is reported; every part must still be read from at least one of
-its degraded versions (so that decode succeeds from such photos).
+Checks: the summary's screendump, read back glyph by glyph (screentext.py), holds the
+verdict and says how the codes come, and it was taken before the first code; each code
+page's second row is the verdict in one line; `tools/ticklab decode` on the screendumps
+gives records byte for byte the run's serial record lines (and `check` finds the decoded
+log whole); then each screendump made into what a phone photo would be (tools/tests/
+photos.py: a keystone up to 10 % of the width, blur, uneven light, JPEG) is decoded alone,
+the rate per distortion reported and held to 95 %.
 """
 import os
-import random
 import re
 import socket
 import subprocess
 import sys
 import time
 
+import screentext
 from cases import Case, EXIT_OK, has_record
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 TOOL = os.path.join(ROOT, "tools", "ticklab")
+sys.path[:0] = [os.path.join(ROOT, "tools"), os.path.join(ROOT, "tools", "tests")]
 PART_LINE = re.compile(rb"qr: part (\d+) of (\d+) on screen")
+HOLD_LINE = re.compile(rb"qr: summary on screen until a key or (\d+) s")
+HELD_LINE = re.compile(rb"qr: summary held (\d+) ms, until ([^\n]*)")
 POLL_S = 0.05
-
-# What a phone makes of a screen (an arm's length, slightly crooked, a noisy sensor, JPEG):
-# (scale, rotation in degrees, noise sigma in grey levels, JPEG quality).
-DEGRADE = ((0.75, 2.0, 12, 80), (0.6, -3.5, 18, 70), (0.5, 5.0, 10, 85))
+PHOTO_RATE = 0.95     # of the parts read from photos at each distortion
 
 
 class Monitor:
@@ -68,18 +73,23 @@ def shot_path(out, case, k):
     return os.path.join(out, "%s.qr%03d.ppm" % (case.name, k))
 
 
+def summary_path(out, case):
+    return os.path.join(out, "%s.summary.ppm" % case.name)
+
+
 def run_qr_boot(case, log, h):
     """Boots, takes a screendump of each code as the kernel announces it, then ends QEMU.
     Returns (exit code as if the run ended ok, stderr, why it was stopped or None)."""
     mon_path = os.path.join(h.out, case.name + ".mon")
     for f in os.listdir(h.out):
-        if f.startswith(case.name + ".qr") or f == case.name + ".mon":
+        if f.startswith(case.name + ".qr") or f in (case.name + ".mon",
+                                                   case.name + ".summary.ppm"):
             os.remove(os.path.join(h.out, f))
     cmd = h.qemu_command(case, log) + ["-monitor", "unix:%s,server=on,wait=off" % mon_path]
     err = open(os.path.join(h.out, case.name + ".stderr"), "w+")
     p = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err)
     deadline = time.monotonic() + case.timeout_s
-    why, taken, n = None, set(), None
+    why, taken, n, held = None, set(), None, False
     try:
         mon = Monitor(mon_path, deadline)
         while n is None or len(taken) < n:
@@ -91,6 +101,13 @@ def run_qr_boot(case, log, h):
                                                                    sorted(taken), n)
                 break
             data = open(log, "rb").read() if os.path.exists(log) else b""
+            if not held and HOLD_LINE.search(data):
+                # the summary with the verdict, held for a key: taken, then the key
+                mon.cmd("stop")
+                mon.cmd("screendump " + summary_path(h.out, case))
+                mon.cmd("cont")
+                mon.cmd("sendkey spc")
+                held = True
             for m in PART_LINE.finditer(data):
                 k, n = int(m.group(1)), int(m.group(2))
                 if k in taken:
@@ -150,67 +167,102 @@ def decoded_identical(ctx):
     return None
 
 
-def degrade(src, dst, scale, angle, sigma, quality, seed):
-    from PIL import Image, ImageChops  # python3-pil: the test set (scripts/setup-deps.sh)
-    img = Image.open(src).convert("L")
-    w, h = img.size
-    img = img.resize((int(w * scale), int(h * scale)), Image.BILINEAR)
-    img = img.rotate(angle, resample=Image.BILINEAR, expand=True, fillcolor=40)
-    rng = random.Random(seed)          # the same noise every run
-    noise = Image.frombytes("L", img.size, bytes(
-        min(255, max(0, int(128 + rng.gauss(0, sigma)))) for _ in range(img.size[0] * img.size[1])))
-    img = ImageChops.add(img, noise, 1.0, -128)          # Gaussian noise around the image
-    img.save(dst, "JPEG", quality=quality)
-
-
-def degraded_rate(ctx):
+def photo_rates(ctx, distortions=None):
+    """Each screendump as a phone photographs it (photos.py), at each distortion, decoded
+    alone in this process (ticklablib.decode.read_parts: zbar, then the photo straightened
+    when zbar alone cannot); the rate per distortion is printed and held to PHOTO_RATE, and
+    the harshest distortion's photos together decode to the serial records."""
+    import tempfile
+    from PIL import Image  # python3-pil: the test set (scripts/setup-deps.sh)
+    from photos import DISTORTIONS, phone_photo
+    from ticklablib import decode as decode_mod
     files = shots(ctx)
-    read_by_part = {k: 0 for k in range(1, len(files) + 1)}
-    made, ok, per = [], 0, []
-    for vi, (scale, angle, sigma, quality) in enumerate(DEGRADE):
-        good = 0
+    work = tempfile.mkdtemp(prefix="ticklab-qrphoto-")
+    per, bad, worst = [], [], []
+    for name, ks, blur, light, noise, quality in distortions or DISTORTIONS:
+        got = 0
         for k, f in enumerate(files, 1):
-            dst = "%s.deg%d.jpg" % (f[:-4], vi)
-            degrade(f, dst, scale, angle, sigma, quality, vi * 1000 + k)
-            made.append(dst)
-            r = decode([dst, "-o", dst + ".log", "--force"])
-            # one part alone decodes fully only when n == 1; a part read is named in stderr
-            # only when it is missing, so count the parts that are NOT named missing
-            text = r.stderr.decode()
-            read = b"no ticklab QR code found" not in r.stderr and "damaged" not in text
-            if read:
-                good += 1
-                read_by_part[k] += 1
-            if os.path.exists(dst + ".log"):
-                os.remove(dst + ".log")
-        per.append("scale %.2f, %+.1f deg, noise %d, JPEG %d: %d of %d" % (
-            scale, angle, sigma, quality, good, len(files)))
-        ok += good
-    print("    %s degraded screendumps decoded: %d of %d (%.0f %%); %s" % (
-        ctx.case.name, ok, len(made), 100.0 * ok / len(made), "; ".join(per)))
-    never = [k for k, c in read_by_part.items() if not c]
-    r = decode(made + ["-o", ctx.log + ".qrdeg.log", "--force"])
-    if never or r.returncode != 0:
-        return "parts never read from a degraded image: %s; decode of all: exit %d %s" % (
-            never, r.returncode, r.stderr.decode()[-400:])
+            dst = "%s.%s.jpg" % (f[:-4], name.replace(" ", "_").replace("%", "pct")
+                                 .replace(",", ""))
+            with open(dst, "wb") as out:
+                out.write(phone_photo(Image.open(f).convert("L"), ks, blur, light, noise,
+                                      quality, seed=k))
+            got += bool(decode_mod.read_parts(dst, work)[0])
+            if name == (distortions or DISTORTIONS)[-1][0]:
+                worst.append(dst)
+        per.append("%s: %d of %d" % (name, got, len(files)))
+        if got < PHOTO_RATE * len(files):
+            bad.append(name)
+    print("    %s photos decoded: %s" % (ctx.case.name, "; ".join(per)))
+    if bad:
+        return "fewer than %d %% of the parts read at: %s" % (100 * PHOTO_RATE, ", ".join(bad))
+    r = decode(worst + ["-o", ctx.log + ".qrdeg.log", "--force"])
+    if r.returncode != 0:
+        return "decode of the harshest photos: exit %d %s" % (r.returncode,
+                                                            r.stderr.decode()[-400:])
     if open(ctx.log + ".qrdeg.log", "rb").read() != serial_records(ctx.data):
-        return "the degraded images decode to other records"
+        return "the photos decode to other records"
     return None
 
 
-def qr_screendump_case(name, doc, args, timeout_s):
-    return Case(name, doc, boot="iso", icount=0, args=args + " qr=on qr_part_ms=2000",
+def summary_held_before_the_codes(ctx):
+    """The summary screen with the verdict was on the screen after the run ended and
+    before the first code, said how the codes come, and a key ended its hold."""
+    path = summary_path(os.path.dirname(ctx.log), ctx.case)
+    if not os.path.exists(path):
+        return "no screendump of the summary: the kernel never said it held it"
+    hold, first = HOLD_LINE.search(ctx.data), PART_LINE.search(ctx.data)
+    end = ctx.data.find(b'"type":"end"')
+    if not (0 <= end < hold.start() < first.start()):
+        return "the summary was not held between the end record and the first code"
+    text = screentext.lines(path)
+    screen = "\n".join(text)
+    want = ["ticklab summary: run finished ok", "Press any key for the QR codes (they "
+            "start by themselves in 60 s)"]
+    claims = [t.decode() for t in re.findall(rb'"type":"verdict","topic":"([a-z_]+)"',
+                                             ctx.data)]
+    want += ["%-12s" % t for t in claims] or ["no experiments ran: no verdict"]
+    missing = [w for w in want if w not in screen]
+    if missing:
+        return "the summary screen lacks %s:\n%s" % (missing, screen)
+    held = HELD_LINE.search(ctx.data)
+    if not held or held.group(2) != b"a key":
+        return "the hold did not end by the key: %s" % (held.group(0) if held else None)
+    print("    %s: the summary screen (%d lines) with %d verdict claim(s), held %s ms until "
+          "a key" % (ctx.case.name, len([t for t in text if t]), len(claims),
+                     held.group(1).decode()))
+    return None
+
+
+def verdict_on_every_code_page(ctx):
+    """Each code page: "part k of N" on its first row, the verdict in one line on its
+    second."""
+    for k, path in enumerate(shots(ctx), 1):
+        text = screentext.lines(path)
+        n = len(shots(ctx))
+        if not text[0].startswith("ticklab part %d of %d" % (k, n)):
+            return "code page %d: first row %r" % (k, text[0])
+        if not text[1].startswith("verdict:") or "clock " not in text[1]:
+            return "code page %d: second row %r, not the verdict" % (k, text[1])
+    print("    %s: every code page says %r" % (ctx.case.name, text[1]))
+    return None
+
+
+def qr_screendump_case(name, doc, args, timeout_s, distortions=None):
+    return Case(name, doc, boot="iso", icount=0, args=args + " qr=on qr_part_ms=500",
                 timeout_s=timeout_s, run=run_qr_boot,
                 checks=[has_record("qr_store", codes=True, complete=True, dropped=0),
-                        decoded_identical, degraded_rate])
+                        summary_held_before_the_codes, verdict_on_every_code_page,
+                        decoded_identical, lambda ctx: photo_rates(ctx, distortions)])
 
 
 QR_CASES = [
     # exp=none: 16 KB of records, 5 codes; a minute here under load (make test's budget)
     qr_screendump_case("qr-screendump-exact",
-                       "exact mode, GRUB framebuffer, the inventory: the last screen's QR "
-                       "codes, taken by screendump, decode to the serial records byte for "
-                       "byte; degraded copies too", "exp=none", 300),
+                       "exact mode, GRUB framebuffer, the inventory: the summary held before "
+                       "the QR codes, the verdict on each, and the codes, taken by "
+                       "screendump, decode to the serial records byte for byte; phone-like "
+                       "photos of them too", "exp=none", 300),
     # The decisions without a graphical screen, each said in the qr_store record (fast
     # -kernel boots: QEMU's Multiboot1 leaves the EGA text screen).
     Case("qr-text-screen", "qr=on on a text screen: no codes, the reason said, the run ends",
@@ -231,6 +283,7 @@ QR_CASES = [
 # here, up to 9 minutes under a load of 8 or more.
 QR_CASES.append(
     qr_screendump_case("qr-screendump-exact-quick",
-                       "the quick profile in exact mode: its 19 QR codes decode to the serial "
-                       "records byte for byte; degraded copies too", "", 900))
+                       "the quick profile in exact mode: the summary held before its QR "
+                       "codes, the verdict on each, and the codes decode to the serial "
+                       "records byte for byte; phone-like photos of them too", "", 900))
 QR_LONG = []

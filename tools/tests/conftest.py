@@ -45,7 +45,7 @@ def full_report(tmp_path_factory):
     recs = wide_full_records()
     log = tmp / "serial.log"
     log.write_bytes(join(record(r) for r in recs))
-    code, out, err = run_tool("report", log, "-o", tmp / "out")
+    code, out, err = run_tool("report", log, "-o", tmp / "out", "--svg")
     assert code == 0, out + err
     return tmp / "out", out + err, recs
 
@@ -81,7 +81,7 @@ def real_reports(real_logs, tmp_path_factory):
     tmp = tmp_path_factory.mktemp("realreports")
     out = {}
     for mode in ("exact", "plain"):
-        code, so, se = run_tool("report", real_logs[mode], "-o", tmp / mode)
+        code, so, se = run_tool("report", real_logs[mode], "-o", tmp / mode, "--svg")
         assert code == 0, so + se
         out[mode] = (tmp / mode, so + se)
     return out

@@ -35,7 +35,7 @@ window.addEventListener("load", function () {
             overflow: getComputedStyle(holder).overflowX, right: box(holder).right};
   });
   var ids = {};
-  ["summary", "latency", "verdict", "experiments", "inventory"].forEach(function (id) {
+  ["answer", "summary", "latency", "verdict", "experiments", "inventory"].forEach(function (id) {
     var el = document.getElementById(id); if (el) ids[id] = box(el); });
   var out = document.createElement("pre");
   out.id = "probe";
@@ -73,28 +73,34 @@ def page(full_report, tmp_path_factory):
 def test_every_figure_decoded_visible_and_naming_its_clock(page):
     html, tmp = page
     facts = probe(html, tmp)
-    assert len(facts["images"]) == 18
+    assert len(facts["images"]) == 16
     for img in facts["images"]:
-        assert img["complete"] and img["natural"] == 750, img   # the PNG decoded
-        assert img["visible"] and img["width"] >= 400 and img["height"] >= 200, img
-        assert "Clock: " in img["caption"] or "clock: " in img["caption"], img["alt"]
+        assert img["complete"] and img["natural"] == 1340, img   # the PNG decoded
+        # shown at the body's width (1280 px window: the body is narrower than a figure)
+        assert img["visible"] and img["width"] >= 1150 and img["height"] >= 200, img
+        # its clock is under its own axes (the SVG text says so: test_report.py), once
+        assert "Clock: " not in img["caption"] and "clock: " not in img["caption"], img
     # the probe can tell: the same page with one figure's bytes broken shows it undecoded
     broken = probe(html.replace("base64,iVBOR", "base64,AAAAA", 1), tmp)
     assert broken["images"][0]["natural"] == 0
-    assert all(i["natural"] == 750 for i in broken["images"][1:])
+    assert all(i["natural"] == 1340 for i in broken["images"][1:])
 
 
-def test_summary_comes_first_and_inventory_is_folded(page):
+def test_the_answer_comes_first_then_the_summary_and_inventory_is_folded(page):
     html, tmp = page
     facts = probe(html, tmp)
     ids = facts["ids"]
-    assert ids["summary"]["top"] < 200  # right under the title
-    assert ids["summary"]["top"] < ids["latency"]["top"] < ids["verdict"]["top"] \
-        < ids["experiments"]["top"] < ids["inventory"]["top"]
-    assert ids["latency"]["top"] < 900  # the per-device table starts on the first screen
+    assert ids["answer"]["top"] < 200  # right under the title
+    assert ids["answer"]["top"] < ids["summary"]["top"] < ids["latency"]["top"] \
+        < ids["verdict"]["top"] < ids["experiments"]["top"] < ids["inventory"]["top"]
     assert facts["inventoryOpen"] is False
-    first_figure = min(i["top"] for i in facts["images"])
-    assert first_figure > ids["verdict"]["top"]
+    # the first figure is every device's on shared axes, inside the answer; the others
+    # come after the verdict
+    first = min(facts["images"], key=lambda i: i["top"])
+    assert first["alt"] == "Every device on shared axes", first
+    assert ids["answer"]["top"] < first["top"] < ids["summary"]["top"]
+    rest = [i for i in facts["images"] if i is not first]
+    assert min(i["top"] for i in rest) > ids["verdict"]["top"]
 
 
 @pytest.mark.parametrize("width", [1280, 800])
@@ -124,11 +130,19 @@ window.addEventListener("load", function () {
       holderScrolls: holder ? holder.scrollWidth > holder.clientWidth : false});
   });
   var cal = document.getElementById("calibration");
+  function full(el) { if (!el) return null; var b = el.getBoundingClientRect();
+    return {top: Math.round(b.top + window.scrollY), bottom: Math.round(b.bottom + window.scrollY),
+            left: Math.round(b.left), right: Math.round(b.right), text: el.innerText}; }
+  var leads = Array.from(document.querySelectorAll("table.answer tr.lead")).map(full);
+  var overview = document.querySelector("#fig-overview_latency img");
   var out = document.createElement("pre");
   out.id = "probe";
   out.textContent = JSON.stringify({pubs: pubs, page: document.documentElement.scrollWidth,
     height: document.documentElement.scrollHeight, view: window.innerWidth,
-    experimentsEnd: cal ? box(cal).top : null, text: document.body.innerText});
+    experimentsEnd: cal ? box(cal).top : null, text: document.body.innerText,
+    leads: leads, overview: full(overview), env: full(document.querySelector(".envline")),
+    verdict: full(document.getElementById("verdict")),
+    overviewWidth: overview ? overview.naturalWidth : 0});
   document.body.appendChild(out);
 });
 </script>"""
@@ -172,7 +186,9 @@ def test_real_quick_run_page_at_1400(mode, real_reports, tmp_path):
     """The report of a quick exact-mode run and of a quick plain-emulation run, at 1400 x
     900: no raw TeX anywhere (the page's text here; every figure's SVG text in
     test_rendering.py), every published cell visible without scrolling sideways, and the
-    page down to the end of the experiments shorter than 12 screens."""
+    page down to the end of the experiments shorter than 13 screens (the answer's
+    screen with its overview figure comes first, the p99.9 column and the quoted sources
+    below)."""
     from pages import png_size
     out, _ = real_reports[mode]
     html = (out / "report.html").read_text()
@@ -183,7 +199,19 @@ def test_real_quick_run_page_at_1400(mode, real_reports, tmp_path):
     for cell in facts["pubs"]:
         assert cell["right"] <= SCREEN_W and not cell["holderScrolls"], cell
     assert facts["experimentsEnd"] is not None
-    assert facts["experimentsEnd"] < 12 * SCREEN_H, facts["experimentsEnd"]
+    assert facts["experimentsEnd"] < 13 * SCREEN_H, facts["experimentsEnd"]
+    # the answer on the first screen: the environment in one line, the chosen clock event
+    # device and clocksource with their figures, and every device on shared axes
+    env, leads, fig = facts["env"], facts["leads"], facts["overview"]
+    assert env and env["bottom"] - env["top"] < 30 and env["bottom"] < 150, env
+    assert [l["text"].split("\t")[0] for l in leads] == [
+        "Which timer (clock event device)", "Which clock (clocksource)"], leads
+    assert all(l["bottom"] <= SCREEN_H for l in leads), leads
+    assert "p50" in leads[0]["text"] and "p99" in leads[0]["text"] \
+        and "max" in leads[0]["text"], leads[0]
+    assert fig is not None and fig["bottom"] <= SCREEN_H, fig
+    assert fig["right"] - fig["left"] >= 1300 and facts["overviewWidth"] == 1340, fig
+    assert facts["verdict"]["top"] > SCREEN_H  # everything else below
     shot = screenshot(out / "report.html", tmp_path / ("report-quick-%s-1400.png" % mode),
                       facts["height"])
     assert png_size(shot.read_bytes())[0] == SCREEN_W

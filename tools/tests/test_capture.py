@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from fullrun import full_run_lines
+from fullrun import full_run_lines, small_run_lines
 from pages import check_png_file, parse_html
 from streams import join, record
 from ticklablib import records
@@ -138,7 +138,20 @@ class FakeSerial:
         while not os.path.exists(log) or os.path.getsize(log) == 0 and self._not_open():
             assert time.monotonic() < deadline, "capture did not open the device"
             time.sleep(0.05)
+        # bytes sent before pyserial opened the port (and flushed its input) are lost: wait
+        # until the capture holds the device open, however loaded the machine
+        while not self._held_open():
+            assert time.monotonic() < deadline, "capture did not open the device"
+            time.sleep(0.05)
         time.sleep(0.3)  # pyserial has put the line in raw mode once the log exists
+
+    def _held_open(self):
+        fds = "/proc/%d/fd" % self.proc.pid
+        try:
+            return any(os.readlink(os.path.join(fds, f)) == self.device
+                       for f in os.listdir(fds))
+        except OSError:
+            return self.proc.poll() is not None
 
     def _not_open(self):
         return self.proc.poll() is None and not os.path.exists(self.device)
@@ -178,6 +191,30 @@ def test_serial_capture_keeps_every_byte_and_stops_at_end(tmp_path):
     made = json.loads((tmp_path / "serial.log.capture.json").read_text())
     assert made["source"] == "serial" and made["serial_device"] == port.device
     assert made["baud"] == 115200 and made["qemu_argv"] is None and made["exit_code"] is None
+
+
+def test_capture_ends_with_the_verdict_one_line_per_question(tmp_path):
+    """make run and capture ended with the report's path; the verdict was somewhere
+    above."""
+    log = tmp_path / "small.log"
+    port = FakeSerial()
+    port.start(log, "--timeout", "60")
+    port.send(join(small_run_lines()))
+    code, out, err = port.finish()
+    assert code == 0, err
+    lines = out.splitlines()
+    verdict = [line for line in lines if line.startswith("verdict: ")]
+    assert lines[-len(verdict):] == verdict and len(verdict) == 2, lines[-6:]
+    assert verdict[0] == ("verdict: Which timer (clock event device): lapic (callback hlt: "
+                          "p50 393 ns, p99 402 ns, max 402 ns; 500 wake-ups; no interval: "
+                          "this kernel does not send one, so how sure the choice is is not "
+                          "known)")
+    assert verdict[1].startswith("verdict: Which clock (clocksource): ")
+    port = FakeSerial()
+    port.start(tmp_path / "quiet.log", "--timeout", "60", "--no-verdict")
+    port.send(join(small_run_lines()))
+    code, out, _ = port.finish()
+    assert code == 0 and "verdict: " not in out
 
 
 def test_serial_capture_cut_run_times_out_and_counts_damage(tmp_path):

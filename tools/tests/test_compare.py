@@ -1,6 +1,7 @@
 """`ticklab compare`: settings and verdicts first, values judged against their noise, rows
 keyed by every identifying field, counts as counts, aligned columns, N runs, overlaid CDFs."""
 import copy
+import pytest
 
 from fullrun import full_run_bytes, full_run_records, small_run_records
 from pages import inline_pngs, parse_html, read_csv
@@ -46,11 +47,15 @@ def test_two_pcs_settings_verdicts_then_changes(tmp_path):
     assert code == 0, out
     assert "[1] pc-a.log: lines 1-58, 58 records, whole, ended ok" in out
     settings = section(out, "settings")
-    assert settings[0] == "settings (1 differ, listed first):"
+    assert settings[0] == "settings (1 differ):"
     assert settings[2].split() == ["*", "CPU", "Fast", "CPU", "Slow", "CPU"]
+    # the settings every run shares, collapsed into one line
+    assert settings[3].startswith("  the same in every run: ") and "hz 1000" in settings[3]
     changes = section(out, "changes beyond noise")
-    assert any("wakeup-latency" in c and "device=lapic path=irq" in c and " p99_ns " in c
-               and "2250" in c and "4500" in c and "+2250 (+100.00%)" in c for c in changes)
+    # the difference a number, the ratio in a column of its own
+    assert any(c.split()[:5] == ["wakeup-latency", "device=lapic", "path=irq", "p99_ns",
+                                 "2250"] and c.split()[5:8] == ["4500", "+2250", "2"]
+               for c in changes), changes
     assert not any(" samples " in c for c in changes)  # equal in both: not listed
 
 
@@ -169,15 +174,25 @@ def test_html_overlays_every_runs_cdf_and_csv(tmp_path):
     page = parse_html((tmp_path / "cmp" / "compare.html").read_text())
     alts = [i["alt"] for i in page.images]
     assert alts.count("Wakeup latency on lapic: every run's CDF") == 1
-    assert len(inline_pngs(page)) == 1 + 2 * 4  # the overlay, then 4 figures per run
+    # the overlay only: each run's own figures are in its own report, not drawn again
+    assert len(inline_pngs(page)) == 1
+    assert "Each run's own figures are in its report" in page.text
     assert "overlay-overlay_cdf_lapic" in page.ids
     header, rows = read_csv(tmp_path / "cmp" / "compare.csv")
     assert header == ["section", "row", "key", "kind", "a.log", "b.log", "delta_b.log",
-                      "noise", "score", "status"]
-    assert any(r[1] == "device=lapic path=callback wait=poll" and r[2] == "p99_ns"
-               and r[-1] == "changed" for r in rows)
+                      "ratio_b.log", "noise", "score", "status"]
+    row = next(r for r in rows if r[1] == "device=lapic path=callback wait=poll"
+               and r[2] == "p99_ns")
+    assert row[-1] == "changed" and float(row[6]) == 900 - float(row[4])
+    assert float(row[7]) == pytest.approx(900 / float(row[4]), rel=1e-5)
+    for r in rows:   # every delta and ratio a number (or empty where a value is absent)
+        for cell in r[6:8]:
+            assert cell == "" or float(cell) == float(cell), r
     assert compare(a, b, "-o", tmp_path / "cmp")[0] == 3  # not replaced without --force
-    assert compare(a, b, "-o", tmp_path / "cmp", "--force")[0] == 0
+    code, out = compare(a, b, "-o", tmp_path / "cmp", "--force", "--figures")
+    assert code == 0, out
+    page = parse_html((tmp_path / "cmp" / "compare.html").read_text())
+    assert len(inline_pngs(page)) == 1 + 2 * 5  # the overlay, then 5 figures per run
 
 
 def test_two_runs_in_one_log_and_a_missing_row(tmp_path):
@@ -261,3 +276,69 @@ def test_a_verdict_too_close_to_call_contradicts_nothing(tmp_path):
     assert verdicts[0] == "verdicts (0 differ, * ):"
     assert verdicts[1].startswith("  (~: only a verdict too close to call differs")
     assert verdicts[3].split()[:2] == ["~", "fastest"]
+
+
+# --- what compare says, and only when it is so ---------------------------------------------
+
+def test_files_are_mentioned_only_when_written(tmp_path):
+    """compare without -o said "compare.csv has them all" of a file it never wrote."""
+    recs = full_run_records()
+    fewer = [r for r in recs if r.get("type") != "clockevent"]
+    many = [dict(r, type="extra_%02d" % i) for i, r in enumerate(recs[1:45])]
+    a = write(tmp_path / "a.log", recs[:-1] + many + [dict(recs[-1], records=len(recs) + 43)])
+    b = write(tmp_path / "b.log", fewer)
+    _, out = compare(a, b)
+    assert "only in [1]" in out and "more" in out
+    assert "compare.csv" not in out
+    _, out = compare(a, b, "-o", tmp_path / "cmp")
+    assert "compare.csv has them all" in out
+
+
+def test_a_row_both_runs_have_is_not_said_absent_for_one_key(tmp_path):
+    """A row compared in both runs was then listed "only in [1]" because one of its keys
+    (a newer kernel's) was in one run only."""
+    base = small_run_records()
+    at = next(i for i, r in enumerate(base) if r.get("exp") == "wakeup-latency"
+              and "p99_ns" in r)
+    newer = copy.deepcopy(base)
+    newer[at]["new_key_ns"] = 5
+    newer[at]["p99_ns"] = newer[at]["p99_ns"] + 500
+    a, b = write(tmp_path / "a.log", base), write(tmp_path / "b.log", newer)
+    _, out = compare(a, b)
+    name = "device=%s path=%s wait=%s" % (base[at]["device"], base[at]["path"],
+                                          base[at]["wait"])
+    assert name in section(out, "changes beyond noise")[2]   # compared
+    assert "%s: only in" % name not in out                    # and so not absent
+    assert "absent: 0 row(s)" in out
+    assert "keys in some runs only: 1 value(s)" in out
+
+
+def test_runs_of_two_timing_modes_are_never_mixed_silently(real_logs, tmp_path):
+    _, out = compare(real_logs["exact"], real_logs["plain"])
+    warning = next(line for line in out.splitlines() if line.startswith("WARNING"))
+    assert "different timing modes ([1] exact mode" in warning
+    assert "[2] plain emulation (TCG" in warning
+    code, out = compare(real_logs["exact"], real_logs["plain"], "-o", tmp_path / "cmp")
+    assert "Warning: these runs were made in different timing modes" in parse_html(
+        (tmp_path / "cmp" / "compare.html").read_text()).text
+    _, same = compare(real_logs["plain"], real_logs["plain2"])
+    assert "WARNING" not in same
+
+
+def test_without_a_capture_record_the_kernels_own_record_decides_the_floor(real_logs,
+                                                                         tmp_path):
+    """Two plain-emulation runs without their capture records were judged as exact mode
+    (36 % of values "beyond noise"), though each kernel's environment record said it ran
+    in real time (virtual_time_likely false)."""
+    import shutil
+    logs = []
+    for mode in ("plain", "plain2"):
+        log = tmp_path / ("bare-%s.log" % mode)
+        shutil.copy(str(real_logs[mode]), str(log))     # no .capture.json beside it
+        logs.append(log)
+    _, out = compare(*logs)
+    floor = next(line for line in out.splitlines() if line.startswith("noise floor:"))
+    assert floor.startswith("noise floor: plain emulation (TCG): timings move"), floor
+    counts = out.splitlines()[-1]
+    changed = float(counts.split("changed beyond noise (")[1].split(" %")[0])
+    assert changed < 5, counts

@@ -124,3 +124,62 @@ def test_existing_output_needs_force(tmp_path, records):
     assert code == 3 and out.read_bytes() == b"keep"
     code, _, err = run_tool("decode", *files, "-o", out, "--force")
     assert code == 0 and out.read_bytes() == records
+
+
+# --- what a phone takes: perspective, blur, uneven light, JPEG ----------------------------
+
+PHOTO_VERSION, PHOTO_PX, PART_BYTES = 25, 5, 900   # a code as the kernel draws it at 1024x768
+
+
+def photo_parts(tmp_path):
+    """The records' parts, each photographed at every distortion: {name: [paths]}."""
+    from photos import DISTORTIONS, kernel_screen, phone_photo
+    records = run_bytes(samples=150)
+    n = -(-len(zlib.compress(records, 9)) // (PART_BYTES - 28))
+    parts = make_parts(records, n)
+    shots = {}
+    for name, ks, blur, light, noise, q in DISTORTIONS:
+        shots[name] = []
+        for k, payload in enumerate(parts, 1):
+            screen = kernel_screen(payload, PHOTO_VERSION, PHOTO_PX, 1024, 768)
+            path = tmp_path / ("%s-%d.jpg" % (name.replace(" ", "_").replace("%", "pct")
+                                               .replace(",", ""), k))
+            path.write_bytes(phone_photo(screen, ks, blur, light, noise, q, seed=k))
+            shots[name].append(str(path))
+    return records, shots
+
+
+def parts_read(paths, tmp_path):
+    from ticklablib import decode
+    return sum(bool(decode.read_parts(p, str(tmp_path))[0]) for p in paths)
+
+
+@pytest.mark.skipif(not __import__("ticklablib.photo", fromlist=["x"]).available(),
+                    reason="python3-opencv is not installed (make deps)")
+def test_phone_photos_with_perspective_blur_uneven_light_and_jpeg_are_read(tmp_path):
+    """Every part read from photos up to a 10 % keystone (the rate per distortion is
+    printed), and the photos of the harshest distortion decode to the records."""
+    records, shots = photo_parts(tmp_path)
+    for name, paths in shots.items():
+        got = parts_read(paths, tmp_path)
+        print("decode, %s: %d of %d parts read" % (name, got, len(paths)))
+        assert got >= 0.95 * len(paths), (name, got, len(paths))
+    worst = list(shots.values())[-1]
+    code, _, err = run_tool("decode", *worst, "-o", tmp_path / "ph.log")
+    assert code == 0, err
+    assert (tmp_path / "ph.log").read_bytes() == records
+
+
+def test_zbar_alone_misses_a_keystoned_photo(tmp_path):
+    """Why decode straightens a photo: zbar fits an affine grid, and a 4 % keystone
+    defeats it on a code this size (it reads the same code photographed square on)."""
+    from photos import kernel_screen, phone_photo
+    from ticklablib import decode
+    payload = make_parts(run_bytes(samples=300), 8)[0]
+    screen = kernel_screen(payload, PHOTO_VERSION, PHOTO_PX, 1024, 768)
+    for ks, readable in ((0.0, True), (0.08, False)):
+        path = tmp_path / ("z%d.jpg" % (ks * 100))
+        path.write_bytes(phone_photo(screen, ks, seed=1))
+        raw, why = decode.read_image(str(path))
+        assert why is None
+        assert bool(decode.parse_parts(raw, str(path), [])) is readable, ks

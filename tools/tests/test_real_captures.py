@@ -40,7 +40,7 @@ def test_icount_report_says_instruction_counts(logs, tmp_path):
     page = parse_html((tmp_path / "rep" / "report.html").read_text())
     assert "virtual time (icount shift=0): figures are instruction counts" in page.text
     assert "-icount shift=0" in page.text and "AMD EPYC" in page.text
-    assert len(page.images) == 14
+    assert len(page.images) == 13  # the overlay of every device first, one tail figure
     doc = json.loads((tmp_path / "rep" / "summary.json").read_text())
     assert doc["environment"]["mode"] == "icount" and doc["capture"]["exit_code"] == 33
     assert len(doc["latency"]) == 24
@@ -65,9 +65,13 @@ def test_plain_emulation_summary_says_host_noise_and_flags_the_impossible(logs):
 def test_compare_icount_with_plain_emulation(logs):
     code, out, err = run_tool("compare", *logs)
     assert code == 0, err
+    # the modes differ, and it is said before anything else
+    assert out.index("WARNING: these runs were made in different timing modes ([1] exact "
+                     "mode") < out.index("settings (")
     settings = out[out.index("settings ("):out.index("verdicts (")].splitlines()
-    assert settings[0] == "settings (1 differ, listed first):"
+    assert settings[0] == "settings (1 differ):"
     assert settings[2].split() == ["*", "icount", "shift", "0", "-"]
+    assert settings[3].startswith("  the same in every run: accelerator tcg; machine q35;")
     verdicts = out[out.index("verdicts ("):out.index("changes beyond")]
     assert "verdicts (4 differ, * ):" in verdicts
     assert "fastest clock event device [2]: pit:" in verdicts

@@ -75,6 +75,8 @@ def register(subparsers):
     p.add_argument("--raw", action="store_true", default=None,
                    help="show the stream as it is, record lines included (default $RAW)")
     p.add_argument("--quiet", action="store_true", help="no text, no status: the summary only")
+    p.add_argument("--no-verdict", action="store_true",
+                   help="do not end with the verdict (make run: the report after it does)")
     q = p.add_argument_group("QEMU settings (as `make run`)")
     for opt, env, default, text in qemu.SETTINGS:
         q.add_argument("--" + opt.replace("_", "-"), dest=opt, default=None, metavar=env,
@@ -399,6 +401,8 @@ def run(args):
         why, "QEMU exit %s" % source.exit_code if isinstance(source, QemuSource) else how,
         size, path, provenance.record_path(path)), file=sys.stderr)
     check.print_text(path, runs, result)
+    if not args.no_verdict:
+        print_verdict(runs, path, record)
     unmet = check.unmet(runs)
     for line in unmet:  # last, where they are seen: a word that did nothing must not pass
         print("capture: %s" % line)
@@ -407,3 +411,21 @@ def run(args):
               "for (above)" % EXIT_UNMET)
         return EXIT_UNMET
     return code
+
+
+def print_verdict(runs, path, record):
+    """The verdict of each run that sent one, one line per question: what the run was for,
+    where a person looks last."""
+    from . import dataset, summary
+    name = os.path.basename(path)
+    for i, run in enumerate(runs, 1):
+        if run.boot is None:
+            continue
+        data = dataset.group(run, i, name)
+        if not data.by_type.get("verdict"):
+            continue
+        s = summary.build(data, runs, record, None, name)
+        if len(runs) > 1:
+            print("run %d:" % i)
+        for line in summary.verdict_terminal(s):
+            print(line)

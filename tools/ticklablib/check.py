@@ -8,7 +8,7 @@ import argparse
 import json
 import sys
 
-from . import EXIT_USAGE, provenance, records
+from . import EXIT_USAGE, inputs, provenance, records
 
 NAME = "check"
 HELP = "verify a serial capture: framing, CRCs, boot/end, record counts, status"
@@ -35,7 +35,8 @@ BOOT_SUMMARY_KEYS = ("version", "boot", "firmware", "loader")
 def register(subparsers):
     p = subparsers.add_parser(NAME, help=HELP, description=HELP[0].upper() + HELP[1:] + ".",
                               epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("log", metavar="LOG", help='raw serial capture, or "-" for stdin')
+    p.add_argument("log", metavar="LOG", help='raw serial capture (gzipped or not), or "-" '
+                   'for standard input')
     p.add_argument("--json", action="store_true",
                    help="print one JSON object (verdict, exit code, how the run was started "
                    "from LOG.capture.json, runs, problems) instead")
@@ -43,28 +44,26 @@ def register(subparsers):
 
 
 def run(args):
-    name = "<stdin>" if args.log == "-" else args.log
+    name = inputs.name_of(args.log)
     try:
-        if args.log == "-":
-            data = sys.stdin.buffer.read()
-        else:
-            with open(args.log, "rb") as f:
-                data = f.read()
-    except OSError as e:
-        print("ticklab check: cannot read %s: %s" % (name, e.strerror or e), file=sys.stderr)
+        data = inputs.read(args.log)
+    except inputs.InputError as e:
+        print("ticklab check: %s" % e, file=sys.stderr)
         return EXIT_USAGE
     runs = records.parse_stream(data)
     result = records.verdict(runs)
     code = EXIT_CODES[result]
+    what = inputs.what_it_is(data) if not runs else None
     if args.json:
-        capture, problem = (None, None) if args.log == "-" else provenance.load(args.log)
+        capture, problem = provenance.load(args.log)
         json.dump({"log": name, "verdict": result, "exit_code": code,
                    "how_started": provenance.how_started(capture), "capture": capture,
-                   "capture_problem": problem, "runs": [r.summary() for r in runs]},
+                   "capture_problem": problem, "input": what,
+                   "runs": [r.summary() for r in runs]},
                   sys.stdout, indent=2)
         sys.stdout.write("\n")
     else:
-        print_text(name, runs, result)
+        print_text(name, runs, result, what)
     return code
 
 
@@ -81,11 +80,14 @@ def describe(run):
         run.first_line, run.last_line, what, len(run.records), status, state)
 
 
-def print_text(name, runs, result):
+def print_text(name, runs, result, what=None):
     for i, run in enumerate(runs, 1):
         print("%s: run %d, %s" % (name, i, describe(run)))
         for p in run.problems:
             print("%s:%d: %s: %s" % (name, p.line, p.kind, p.message))
+    if what:  # an empty or binary file is no damaged capture: say what it is
+        print("%s: %s: no run in it" % (name, what))
+        return
     bad = sum(not r.whole for r in runs)
     failed = sum(r.whole and r.status == "failed" for r in runs)
     detail = "no run found" if not runs else "%d run(s), %d not whole, %d failed" % (

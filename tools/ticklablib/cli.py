@@ -9,9 +9,9 @@ import argparse
 import os
 import sys
 
-from . import EXIT_USAGE, capture, check, compare, db, decode, report
+from . import EXIT_USAGE, capture, check, compare, db, decode, export, report
 
-COMMANDS = (capture, check, report, compare, decode, db)
+COMMANDS = (capture, check, report, export, compare, decode, db)
 
 
 class ArgumentParser(argparse.ArgumentParser):

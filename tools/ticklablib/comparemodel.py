@@ -337,6 +337,28 @@ def magnitude(v):
     return out
 
 
+def delta(v, i):
+    """The difference of run i from run 1 as a number, or None where one is absent."""
+    a, b = v.values[0], v.values[i]
+    return None if a is None or b is None else b - a
+
+
+def ratio(v, i):
+    """Run i's value over run 1's, or None (absent, or run 1's is 0)."""
+    a, b = v.values[0], v.values[i]
+    return None if a is None or b is None or a == 0 else b / a
+
+
+def number_text(x, signed=False):
+    """A delta or ratio as a number a spreadsheet reads: integers whole, the rest %.6g
+    (`signed`: with its sign, as a difference is read on a terminal)."""
+    if x is None:
+        return ""
+    if float(x).is_integer() and abs(x) < 1e15:
+        return ("%+d" if signed else "%d") % x
+    return ("%+.6g" if signed else "%.6g") % x
+
+
 def delta_text(v, i):
     """The difference of run i from run 1, as text: counts as counts, measures with %."""
     a, b = v.values[0], v.values[i]
@@ -350,6 +372,18 @@ def delta_text(v, i):
     return "%s (%s)" % (text, "x%.3g" % (b / a) if abs(rel) >= 10 and a and b / a > 0
                         else "%+.2f%%" % (100 * rel) if abs(rel) >= 1e-4
                         else "%+.3g ppm" % (rel * 1e6))
+
+
+def row_presence(values, n):
+    """{(section, row name): [present in run k]}: a row is present in a run when any of
+    its values is (a key only one kernel sends does not make the row absent)."""
+    out = {}
+    for v in values:
+        have = out.setdefault((v.section, v.name), [False] * n)
+        for k, x in enumerate(v.values):
+            if x is not None:
+                have[k] = True
+    return out
 
 
 def ranked(values):

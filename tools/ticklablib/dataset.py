@@ -13,7 +13,7 @@ Nothing here raises on odd records: a key that is missing or not a number reads 
 
 from dataclasses import dataclass, field
 
-from . import experiments, records
+from . import experiments, inputs, records
 # The primitives live below the experiments' modules (values.py); the modules above read
 # them from here too.
 from .values import (NOT_MEASURED, cell, clock_of, clocksource, measured,  # noqa: F401
@@ -248,11 +248,14 @@ def group(run, index, source):
 
 
 def load(path):
-    """Read and parse a capture file. Returns (runs, [RunData]); OSError propagates."""
-    with open(path, "rb") as f:
-        raw = f.read()
+    """Read and parse a capture (a file, gzipped or not, or "-" for standard input).
+    Returns (runs, [RunData]); inputs.InputError when it cannot be read."""
+    return parse(inputs.read(path), inputs.name_of(path).rsplit("/", 1)[-1])
+
+
+def parse(raw, source):
+    """(runs, [RunData]) of a capture's bytes; `source` names it."""
     runs = records.parse_stream(raw)
-    source = path.rsplit("/", 1)[-1]
     return runs, [group(run, i, source) for i, run in enumerate(runs, 1)]
 
 

@@ -2,10 +2,13 @@
 
 A PC without a serial port shows its records at the end of the run as numbered QR codes
 (kernel/report/qrscreen.c; the part format is in docs/report-format.md, "QR parts"). Photos
-or screenshots of them (PNG, PPM, JPEG: whatever zbarimg reads) are read with zbar, the
-parts checked (each its CRC-32), put in order by their number, joined, decompressed (zlib)
-and checked against the CRC-32 of the record bytes the kernel put in every part; the
-result is written as a log that `check` and `report` read like a serial capture.
+or screenshots of them (PNG, PPM, JPEG: whatever zbarimg reads) are read with zbar; a
+photo zbar cannot read as it is (taken a little off square, blurred, unevenly lit) is
+straightened first (photo.py: OpenCV finds the code and undoes the perspective) and read
+again. The parts are checked (each its CRC-32), put in order by their number, joined,
+decompressed (zlib) and checked against the CRC-32 of the record bytes the kernel put in
+every part; the result is written as a log that `check` and `report` read like a serial
+capture.
 
 Duplicates (the same part photographed twice, or the screen's next round) do no harm. A
 missing part is named ("part 3 of 7 missing"); parts of two runs are told apart by their
@@ -14,12 +17,14 @@ run id and never mixed; a damaged code is named and left out.
 
 import argparse
 import os
+import shutil
 import struct
 import subprocess
 import sys
+import tempfile
 import zlib
 
-from . import EXIT_USAGE
+from . import EXIT_USAGE, photo
 
 NAME = "decode"
 HELP = "read photos or screenshots of the last screen's QR codes back into a record log"
@@ -84,19 +89,20 @@ def parse_parts(raw, source, problems):
         at = end + TAIL
 
 
-def read_image(path):
-    """(zbar's raw bytes, None) or (None, why)."""
+def read_image(path, *more):
+    """(zbar's raw bytes, None) or (None, why); `more`: other images read in the same
+    call (their codes' bytes follow)."""
     if not os.path.isfile(path):
         return None, "%s: no such file" % path
     try:
-        p = subprocess.run(ZBAR + [path], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                           timeout=120)
+        p = subprocess.run(ZBAR + [path] + list(more), stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, timeout=120)
     except FileNotFoundError:
         return None, "zbarimg is missing: install Debian's zbar-tools (make deps)"
     except subprocess.TimeoutExpired:
         return None, "%s: zbarimg took more than 120 s" % path
-    if p.returncode == 4 or (p.returncode == 0 and not p.stdout):
-        return b"", None                       # read, but no code in it
+    if p.returncode in (0, 4):  # 4: some image (maybe every one) held no code
+        return p.stdout, None
     if p.returncode != 0:
         why = p.stderr.decode("utf-8", "replace").strip().splitlines()
         return None, "%s: zbarimg cannot read it (%s)" % (path, why[-1] if why else
@@ -146,7 +152,8 @@ def register(subparsers):
     p = subparsers.add_parser(NAME, help=HELP, description=HELP[0].upper() + HELP[1:] + ".",
                               epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("images", metavar="IMAGE", nargs="+",
-                   help="photos or screenshots of the codes, in any order (PNG, PPM, JPEG)")
+                   help="photos or screenshots of the codes, in any order (PNG, PPM, JPEG; "
+                   '"-": one image on standard input)')
     p.add_argument("-o", "--output", metavar="LOG", default="ticklab-qr.log",
                    help="the record log to write (default: ticklab-qr.log)")
     p.add_argument("--run", metavar="ID", help="the run id (8 hex digits) to decode when the "
@@ -155,20 +162,70 @@ def register(subparsers):
     p.set_defaults(func=run)
 
 
+def read_parts(path, work):
+    """The parts in one image: zbar on the image as it is, and where that finds no whole
+    part, on its straightened code(s) (photo.py). Returns (parts, problems) or raises
+    ValueError with why the image cannot be read."""
+    raw, why = read_image(path)
+    if why:
+        raise ValueError(why)
+    problems = []
+    found = parse_parts(raw, path, problems)
+    if found or not photo.available():
+        return found, problems
+    for binarize in (False, True):   # the straight code as it is, then in black and white
+        squares = photo.straightened(path, work, binarize)
+        if not squares:
+            break
+        raw, why = read_image(*squares)
+        if why:
+            continue
+        later = []
+        found = unique(parse_parts(raw, path, later))
+        if found:
+            return found, []   # the photo's own misreads are moot now
+        problems += [p for p in later if p not in problems]
+    return found, problems
+
+
+def unique(parts):
+    """Each part once (a straightened square is read plain and thresholded)."""
+    out, seen = [], set()
+    for p in parts:
+        key = (p.run_id, p.k, p.data)
+        if key not in seen:
+            seen.add(key)
+            out.append(p)
+    return out
+
+
 def run(args):
     if os.path.exists(args.output) and not args.force:
         print("decode: %s exists (--force to overwrite)" % args.output, file=sys.stderr)
         return EXIT_USAGE
     parts, problems = [], []
-    for path in args.images:
-        raw, why = read_image(path)
-        if why:
-            print("decode: " + why, file=sys.stderr)
-            return EXIT_USAGE
-        found = parse_parts(raw, path, problems)
-        if not found and not any(s.startswith(path + ":") for s in problems):
-            problems.append("%s: no ticklab QR code found" % path)
-        parts += found
+    work = tempfile.mkdtemp(prefix="ticklab-decode-")
+    try:
+        for path in args.images:
+            if path == "-":   # one image on standard input
+                path = os.path.join(work, "stdin-image")
+                with open(path, "wb") as f:
+                    f.write(sys.stdin.buffer.read())
+            try:
+                found, said = read_parts(path, work)
+            except ValueError as e:
+                print("decode: %s" % e, file=sys.stderr)
+                return EXIT_USAGE
+            problems += said
+            if not found and not any(s.startswith(path + ":") for s in said):
+                problems.append("%s: no ticklab QR code found" % path)
+            parts += found
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    if not photo.available():
+        print("decode: python3-opencv is not installed: pictures are read by zbar alone, "
+              "which misses codes photographed off square (make deps installs it)",
+              file=sys.stderr)
     runs, conflicts = group_runs(parts)
     problems += conflicts
     for s in problems:

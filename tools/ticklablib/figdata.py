@@ -29,15 +29,20 @@ class Plot:
     exp: object = None
     clock: str = ""
     overlaps: tuple = ()  # pairs of label texts that collide on the drawn figure
+    legends_on_data: tuple = ()  # panels whose legend lies on their data
+    axes: tuple = ()      # each panel's scales and limits (plots.axes_facts)
 
 
 @dataclass
 class Options:
     """How to draw: log_counts puts the kernel's bucket counts on a log axis (histograms
     from raw samples always have one); stems makes the file names derived from record
-    values safe and unique."""
+    values safe and unique; svg also writes each figure as SVG; workers: processes that
+    draw at once (1: here)."""
     log_counts: bool = False
     stems: Stems = field(default_factory=Stems)
+    svg: bool = False
+    workers: int = 1
 
 
 def fmt_ns(ns):

@@ -1,11 +1,15 @@
 """Every figure of the report, in its order, and `render`, which draws them to disk.
 
 The figure functions (the calibration's in plots_calibration.py, each experiment's in its
-module, listed by the registry) each take a dataset.RunData and the drawing options and
-return a list of plots.Drawn figures, or raise figdata.Absent with the reason they cannot
-draw any. This module is the only one that knows them all; they know only plots.py (the
-machinery) and figdata.py (their inputs), so no module imports one that imports it back. Without python3-matplotlib every figure is absent with that reason and
-the rest of the report is still written.
+module, listed by the registry; the summary's overlay of every device in plots_overview.py)
+each take a dataset.RunData and the drawing options and return a list of plots.Drawn
+figures, or raise figdata.Absent with the reason they cannot draw any. This module is the
+only one that knows them all; they know only plots.py (the machinery) and figdata.py (their
+inputs), so no module imports one that imports it back. Without python3-matplotlib every
+figure is absent with that reason and the rest of the report is still written.
+
+Each figure is drawn once (plots.save); with options.workers > 1 the figure functions run
+in that many forked processes at once, the results kept in the report's order.
 """
 
 import os
@@ -15,42 +19,90 @@ from .figdata import Absent, Options, Plot
 
 NO_MATPLOTLIB = ("python3-matplotlib is not installed (scripts/setup-deps.sh installs it): "
                  "no figure can be drawn")
+SUMMARY = "summary"   # the figures of the page's first screen (Plot.exp)
 
 
 def figures():
     """(key, title, function, experiment) of every figure, in the report's order; raises
     ImportError without matplotlib."""
-    from . import plots_calibration
-    return tuple((key, title, draw, None) for key, title, draw in plots_calibration.FIGURES) \
+    from . import plots_calibration, plots_overview
+    return tuple((key, title, draw, SUMMARY) for key, title, draw in plots_overview.FIGURES) \
+        + tuple((key, title, draw, None) for key, title, draw in plots_calibration.FIGURES) \
         + tuple((f.key, f.title, f.draw, e.name) for e in experiments.EXPERIMENTS
                 for f in e.figures)
 
 
-def render(data, outdir, options=None, svg=True, measure=True):
-    """Draw every figure this run supports into outdir as PNG (and SVG unless `svg` is
-    false; `measure`: look for colliding labels). Returns ([Plot], [(key, title, reason not
-    drawn)])."""
+def draw_one(data, options, outdir, entry, measure=True):
+    """One figure function's figures written: ([Plot], [(key, title, why not drawn)])."""
+    from . import plots
+    key, title, draw, exp = entry
+    try:
+        made = draw(data, options)
+    except Absent as e:
+        return [], [(key, title, str(e))]
+    except Exception as e:  # noqa: BLE001  odd values must not cost the whole report
+        return [], [(key, title, "could not be drawn from these records: %s: %s"
+                     % (type(e).__name__, e))]
+    out = []
+    for d in made:
+        saved = plots.save(d, outdir, options.svg, measure)
+        out.append(Plot(d.name, d.title, d.caption, saved.png, saved.svg, exp, d.clock,
+                        saved.overlaps, saved.legends_on_data, saved.axes))
+    return out, []
+
+
+_JOB = {}
+
+
+def _draw_job(i):
+    """Child process: the i'th figure function of the job this process was forked for."""
+    job = _JOB
+    return draw_one(job["data"], job["options"], job["outdir"], job["known"][i],
+                    job["measure"])
+
+
+def render(data, outdir, options=None, measure=True):
+    """Draw every figure this run supports into outdir as PNG (and SVG with options.svg;
+    `measure`: look for colliding labels and legends on data). Returns ([Plot], [(key,
+    title, reason not drawn)])."""
     options = options or Options()
     try:
         known = figures()
-        from . import plots
     except ImportError:
         return [], [("figures", "every figure", NO_MATPLOTLIB)]
     os.makedirs(outdir, exist_ok=True)
-    drawn, absent = [], []
-    for key, title, draw, exp in known:
-        try:
-            made = draw(data, options)
-        except Absent as e:
-            absent.append((key, title, str(e)))
-            continue
-        except Exception as e:  # noqa: BLE001  odd values must not cost the whole report
-            absent.append((key, title, "could not be drawn from these records: %s: %s"
-                           % (type(e).__name__, e)))
-            continue
-        for d in made:
-            png, svgfile = plots.save(d, outdir, svg)
-            drawn.append(Plot(d.name, d.title, d.caption + " " + d.clock[0].upper()
-                              + d.clock[1:] + ".", png, svgfile, exp, d.clock,
-                              tuple(plots.overlapping_labels(d.fig)) if measure else ()))
+    results = None
+    if options.workers > 1 and len(known) > 1:
+        results = _in_processes(data, options, outdir, known, measure)
+    if results is None:
+        results = [draw_one(data, options, outdir, entry, measure) for entry in known]
+    drawn = [p for got, _ in results for p in got]
+    absent = [a for _, gone in results for a in gone]
     return drawn, absent
+
+
+def _in_processes(data, options, outdir, known, measure):
+    """The figure functions in options.workers forked processes (matplotlib is imported
+    already, so a child starts at once); None where fork is not to be had."""
+    import multiprocessing
+    from . import outdir as outdir_mod
+    _JOB.update(data=data, options=options, outdir=outdir, known=known, measure=measure)
+    try:
+        ctx = multiprocessing.get_context("fork")
+        with ctx.Pool(min(options.workers, len(known)),
+                      initializer=outdir_mod.child_signals) as pool:
+            return pool.map(_draw_job, range(len(known)), chunksize=1)
+    except (OSError, ValueError):
+        return None
+    finally:
+        _JOB.clear()
+
+
+def workers():
+    """Processes to draw in: the CPUs this process may run on, at most 4 (a report draws
+    about fifteen figures)."""
+    try:
+        n = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        n = os.cpu_count() or 1
+    return max(1, min(n, 4))

@@ -13,7 +13,7 @@ from .dataset import cell, columns
 STYLE = """
 body { font: 14px/1.45 system-ui, sans-serif; margin: 1.5em auto; max-width: 1372px;
        padding: 0 1em; color: #222; }
-h1 { font-size: 1.5em; } h2 { border-bottom: 1px solid #ccc; margin-top: 2em; }
+h1 { font-size: 1.35em; margin: .2em 0; } h2 { border-bottom: 1px solid #ccc; margin-top: 2em; }
 table { border-collapse: collapse; margin: .5em 0; font-size: 12px; }
 td, th { border: 1px solid #ccc; padding: 1px 5px; text-align: left; vertical-align: top; }
 th { background: #f2f2f2; white-space: nowrap; }
@@ -22,18 +22,25 @@ td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: now
 .ok { color: #176117; font-weight: bold; } .bad { color: #a40000; font-weight: bold; }
 .warn { color: #8a5a00; font-weight: bold; }
 figure { margin: 1em 0; } figure img { max-width: 100%; border: 1px solid #ddd; }
-figcaption { font-size: 12px; color: #444; max-width: 800px; }
-.figs { display: grid; grid-template-columns: repeat(auto-fill, minmax(540px, 1fr));
-        gap: 0 18px; align-items: start; }
-.figs figure { margin: .6em 0; } .figs figure img { width: 100%; }
-.figs figcaption { max-width: none; }
+figcaption { font-size: 12px; color: #444; max-width: 1340px; }
+.figs figure { margin: .6em 0; } .figs figure img { width: 100%; max-width: 1342px; }
 .flow { display: flex; flex-wrap: wrap; gap: 0 18px; align-items: flex-start; }
 .flow > .tab { flex: 0 1 auto; max-width: 100%; min-width: 0; }
 .flow > .tab > p, .flow > .tab > details { width: 0; min-width: 100%; }
 .flow > .tab > p, .flow > .tab > details { margin: .3em 0; }
-.flow > figure { flex: 1 1 540px; max-width: 660px; margin: .6em 0; }
-.flow > figure img { width: 100%; }
-.flow figcaption { max-width: none; }
+.flow > figure { flex: 1 1 100%; margin: .6em 0; }
+.flow > figure img { width: 100%; max-width: 1342px; }
+.answer { margin: .4em 0 0; } .answer figure { margin: .3em 0 0; }
+.answer p { margin: .25em 0; }
+.envline { font-size: 15px; font-weight: bold; }
+table.answer { width: 100%; table-layout: fixed; font-size: 13px; margin: .2em 0; }
+table.answer th { width: 290px; white-space: nowrap; overflow: hidden;
+                  text-overflow: ellipsis; }
+table.answer td.choice { width: 110px; font-weight: bold; }
+table.answer tr.lead td, table.answer tr.lead th { font-size: 15px; padding: 3px 6px; }
+table.answer td.claim, table.answer tr.other td { white-space: nowrap; overflow: hidden;
+                                                  text-overflow: ellipsis; }
+tr.missing td { background: #ffe0e0; color: #a40000; }
 td.wrap { max-width: 240px; white-space: normal; }
 td.pub { max-width: 190px; white-space: normal; color: #333; background: #f6f9ff; }
 th.pub { background: #e8f0ff; }
@@ -60,13 +67,33 @@ def page(title, body):
             % (esc(title), STYLE, "\n".join(body)))
 
 
-def short(value):
-    """A value for a table cell: long lists summarised, objects as compact JSON."""
-    if isinstance(value, list) and len(value) > LONG_LIST:
-        return "[%d values: %s, ...]" % (len(value), ", ".join(cell(v) for v in value[:3]))
-    if isinstance(value, dict) and len(cell(value)) > 120:
-        return "{%d keys: %s, ...}" % (len(value), ", ".join(list(value)[:4]))
+def readable(value, depth=0):
+    """A record value as a person reads it, never as JSON: an object's members as
+    "key: value" joined by "; " (nested ones in parentheses), a list's items by ", "."""
+    if isinstance(value, dict):
+        if not value:
+            return "(empty)"
+        inner = "; ".join("%s: %s" % (k, readable(v, depth + 1)) for k, v in value.items())
+        return "(%s)" % inner if depth else inner
+    if isinstance(value, list):
+        if not value:
+            return "(none)"
+        return ", ".join(readable(v, depth + 1) for v in value)
+    if value is None:
+        return "null" if depth else ""
     return cell(value)
+
+
+def short(value, limit=160):
+    """A value for a table cell: readable (no JSON), long lists summarised, long text cut
+    (the data files have every value whole)."""
+    if isinstance(value, list) and len(value) > LONG_LIST:
+        return "%d values: %s, ..." % (len(value), ", ".join(readable(v, 1)
+                                                            for v in value[:3]))
+    text = readable(value)
+    if isinstance(value, dict) and len(text) > limit:
+        return text[:limit - 3].rstrip() + "..."
+    return text
 
 
 def td(value):
@@ -96,10 +123,10 @@ def table(rows, keys=None, drop=("type",), row_class=None, extra=None):
     return "".join(out)
 
 
-def plain_table(header, rows, numeric=(), lines=None, pub=(), row_class=None):
+def plain_table(header, rows, numeric=(), lines=None, pub=(), row_class=None, classes=None):
     """A table of already-formatted text cells; `numeric`: column indexes right-aligned;
     `lines`: each row's capture line, its tooltip; `pub`: the published columns;
-    `row_class`: a class for every row (`partial`)."""
+    `row_class`: a class for every row (`partial`); `classes`: one per row (None: none)."""
     def cls(i):
         return ' class="num"' if i in numeric else (' class="pub"' if i in pub else "")
     out = ["<div class=\"scroll\"><table><tr>%s</tr>" % "".join(
@@ -107,8 +134,9 @@ def plain_table(header, rows, numeric=(), lines=None, pub=(), row_class=None):
         for i, h in enumerate(header))]
     for n, row in enumerate(rows):
         line = lines[n] if lines and n < len(lines) else None
+        cls_n = (classes[n] if classes and n < len(classes) else None) or row_class
         attrs = (' title="capture line %d"' % line if line else "") + (
-            ' class="%s"' % row_class if row_class else "")
+            ' class="%s"' % cls_n if cls_n else "")
         out.append("<tr%s>%s</tr>" % (attrs, "".join("<td%s>%s</td>" % (cls(i), esc(c))
                                                      for i, c in enumerate(row))))
     out.append("</table></div>")
@@ -154,8 +182,8 @@ def flow(parts, plots, link_base, id_prefix="fig-"):
     return "".join(out)
 
 
-def figures(plots, link_base, id_prefix="fig-"):
-    """Figures side by side (two to a row on a wide screen)."""
+def figures(plots, link_base, id_prefix="fig-", wide=True):
+    """Figures one under another, each as wide as the page (they are drawn so)."""
     if not plots:
         return ""
     return "<div class=\"figs\">%s</div>" % "".join(figure(p, link_base, id_prefix)
@@ -163,14 +191,17 @@ def figures(plots, link_base, id_prefix="fig-"):
 
 
 def figure(plot, link_base, id_prefix="fig-"):
-    """A figure with its PNG inline and a link to its SVG file."""
+    """A figure with its PNG inline, its caption (the clock is named under the figure's
+    own axes, not again here) and links to its files."""
     with open(plot.png, "rb") as f:
         data = base64.b64encode(f.read()).decode("ascii")
+    links = "<a href=\"%s\">PNG</a>" % esc(link_base + plot.name + ".png")
+    if plot.svg:
+        links += " <a href=\"%s\">SVG</a>" % esc(link_base + plot.name + ".svg")
     return ("<figure id=\"%s%s\"><img class=\"plot\" src=\"data:image/png;base64,%s\" "
-            "alt=\"%s\"><figcaption><b>%s.</b> %s <a href=\"%s\">SVG</a></figcaption>"
+            "alt=\"%s\"><figcaption><b>%s.</b> %s %s</figcaption>"
             "</figure>" % (esc(id_prefix), esc(plot.name), data, esc(plot.title),
-                           esc(plot.title), esc(plot.caption),
-                           esc(link_base + plot.name + ".svg")))
+                           esc(plot.title), esc(plot.caption), links))
 
 
 def state(text, good):

@@ -4,11 +4,14 @@ A report (or compare) folder is built whole in a fresh sibling folder and moved 
 only when it is complete, so a reader never sees last run's figures beside this run's, and
 a report that fails half-way leaves the previous one as it was. An existing folder is
 replaced only with --force, and only when it is one of ours (it holds MARKER) or empty:
-`--force` must never delete a folder the tool did not write.
+`--force` must never delete a folder the tool did not write. A report stopped half-way
+(Ctrl-C, `kill`, a closed terminal) removes what it had built: nothing is left behind.
 """
 
+import contextlib
 import os
 import shutil
+import signal
 import tempfile
 
 MARKER = ".ticklab-report"
@@ -71,3 +74,48 @@ class Fresh:
         if old:
             shutil.rmtree(old, ignore_errors=True)
         return False
+
+
+class Stopped(BaseException):
+    """The command was stopped by a signal (a BaseException, as KeyboardInterrupt: no
+    `except Exception` on the way may swallow it). `code`: the exit status a shell gives a
+    process that signal ends."""
+
+    def __init__(self, name, code):
+        super().__init__(name)
+        self.code = code
+
+
+STOP_SIGNALS = ("SIGTERM", "SIGHUP", "SIGINT")
+
+
+@contextlib.contextmanager
+def removed_when_stopped():
+    """While inside: SIGTERM, SIGHUP and SIGINT raise Stopped, so the `with Fresh` blocks
+    inside remove their unfinished folders on the way out (Python's default SIGTERM and
+    SIGHUP end the process at once, leaving them behind)."""
+    def stop(signum, _frame):
+        raise Stopped(signal.Signals(signum).name, 128 + signum)
+    old = {}
+    for name in STOP_SIGNALS:
+        sig = getattr(signal, name, None)
+        if sig is None:
+            continue
+        try:
+            old[sig] = signal.signal(sig, stop)
+        except ValueError:  # not the main thread: nothing to install
+            pass
+    try:
+        yield
+    finally:
+        for sig, handler in old.items():
+            signal.signal(sig, handler)
+
+
+def child_signals():
+    """In a worker process forked inside removed_when_stopped(): the signals' defaults back
+    (SIGINT ignored: the parent hears it and stops its workers)."""
+    for name in ("SIGTERM", "SIGHUP"):
+        if hasattr(signal, name):
+            signal.signal(getattr(signal, name), signal.SIG_DFL)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)

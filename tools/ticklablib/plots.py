@@ -1,11 +1,14 @@
 """The figure machinery, on matplotlib (Debian's python3-matplotlib, Agg backend): a figure
-of the report's width, its panels, the clock line under its axes, and saving it.
+as wide as the report's body, its panels, legends beside the data rather than on it, the
+clock line under its axes, and saving it.
 
 Every figure names the clock that measured it and that clock's resolution (a line under
-its axes, and in its caption), and its caption says what was left out, so the page never
-hides a row silently. `save` writes a figure as PNG and SVG (text kept as text, so it can
-be searched). Which figures exist and in what order is figures.py's business; what they
-are drawn from (histograms, clock words, rows) is figdata.py's.
+its axes), and its caption says what was left out, so the page never hides a row
+silently. `save` draws a figure once: the PNG is written from that drawing, and what the
+tests look at (labels that collide, a legend on the data, each panel's axes) is measured
+on it too; an SVG (text kept as text, so it can be searched) only when asked. Which
+figures exist and in what order is figures.py's business; what they are drawn from
+(histograms, clock words, rows) is figdata.py's.
 """
 
 import math
@@ -22,9 +25,13 @@ matplotlib.rcParams.update({"svg.hashsalt": "ticklab", "svg.fonttype": "none",
 from matplotlib.backends.backend_agg import FigureCanvasAgg  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402  (after the backend is chosen)
 from matplotlib.ticker import (FixedFormatter, FixedLocator, FuncFormatter,  # noqa: E402
-                               NullFormatter)
+                               NullFormatter, NullLocator)
 
-SIZE = (7.5, 4.2)
+# The report's body is 1372 px at most (htmlpage.STYLE): a figure fills it at 100 dpi.
+WIDTH_IN = 13.4
+SIZE = (WIDTH_IN, 3.9)
+DPI = 100
+COLS = 3   # panels to a row by default: wide and short, so a figure fits a screen
 
 
 @dataclass
@@ -37,24 +44,53 @@ class Drawn:
     clock: str
 
 
-def new_figure(title, panels=1, cols=2, panel_h=3.0):
-    """A figure 750 px wide; with several panels, `cols` to a row and panel_h in a row."""
+def new_figure(title, panels=1, cols=None, panel_h=3.0):
+    """A figure as wide as the page; with several panels, `cols` to a row (default up to
+    COLS) and panel_h inches a row."""
+    cols = cols or min(max(panels, 1), COLS)
     rows = (panels + cols - 1) // cols if panels > 1 else 1
-    fig = Figure(figsize=(SIZE[0], SIZE[1] if rows == 1 else 0.9 + panel_h * rows), dpi=100,
+    fig = Figure(figsize=(SIZE[0], SIZE[1] if rows == 1 else 0.9 + panel_h * rows), dpi=DPI,
                  layout="constrained")
     FigureCanvasAgg(fig)  # laid out and measured as it will be saved (overlapping_labels)
     fig.suptitle(title, fontsize=11)
+    fig._ticklab_cols = cols
     return fig
 
 
-def panel_axes(fig, n, share=False, cols=2):
-    """n axes, `cols` to a row when n > 1; `share`: one x and y range for all."""
+def panel_axes(fig, n, share=False, cols=None):
+    """n axes, `cols` to a row (the figure's own count by default) when n > 1; `share`: one
+    x and y range for all."""
     if n == 1:
         return [fig.add_subplot()]
+    cols = cols or getattr(fig, "_ticklab_cols", 2)
     rows = (n + cols - 1) // cols
     first = fig.add_subplot(rows, cols, 1)
     kw = {"sharex": first, "sharey": first} if share else {}
     return [first] + [fig.add_subplot(rows, cols, i + 1, **kw) for i in range(1, n)]
+
+
+def legend_beside(ax, handles=None, labels=None, **kw):
+    """The axes' legend outside its data: to the right of the axes (constrained layout
+    makes room), never on a curve or a bar."""
+    kw.setdefault("fontsize", 7)
+    args = (handles, labels) if handles is not None else ()
+    return ax.legend(*args, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0,
+                     **kw)
+
+
+BELOW_PT = 34   # under an axes' tick labels and x label, in points
+
+
+def legend_below(ax, handles=None, labels=None, ncol=2, **kw):
+    """The axes' legend under its x label (a panel in a row of several, where a legend
+    beside it would squeeze every column)."""
+    from matplotlib.transforms import ScaledTranslation
+    kw.setdefault("fontsize", 7)
+    args = (handles, labels) if handles is not None else ()
+    fig = ax.get_figure()
+    where = ax.transAxes + ScaledTranslation(0, -BELOW_PT / 72.0, fig.dpi_scale_trans)
+    return ax.legend(*args, loc="upper center", bbox_to_anchor=(0.5, 0.0),
+                     bbox_transform=where, ncol=ncol, borderaxespad=0.0, **kw)
 
 
 def name_clock(fig, words):
@@ -155,6 +191,10 @@ def plain_ticks(fig):
             if isinstance(current, (FixedFormatter, FuncFormatter)) and \
                     not isinstance(current, PlainFormatter):
                 continue  # labelled by the figure itself (set_xticks with labels)
+            if scale in ("log", "symlog", "logit"):
+                # unlabelled minor ticks (a dozen objects each) cost most of a log axis'
+                # drawing; the major ticks and their grid carry the reading
+                axis.set_minor_locator(NullLocator())
             ns = _is_ns(axis)
             if not ns and scale not in ("log", "symlog") and not _big(axis, lim):
                 continue
@@ -197,7 +237,8 @@ def declutter(fig, annotations, step_pt=9, tries=6):
     an earlier one: two spikes close together keep readable labels."""
     if len(annotations) < 2:
         return
-    fig.canvas.draw()
+    # measured where the axes stand before the layout: the layout moves the panels, not
+    # one panel's points against each other, so no drawing is needed for it
     renderer = fig.canvas.get_renderer()
     placed = []
     for t in annotations:
@@ -211,10 +252,12 @@ def declutter(fig, annotations, step_pt=9, tries=6):
         placed.append(t.get_window_extent(renderer).expanded(1.1, 1.2))
 
 
-def overlapping_labels(fig, slack_px=1.0):
+def overlapping_labels(fig, slack_px=1.0, draw=True):
     """[(text a, text b)] for every two visible texts of the figure whose boxes overlap
-    by more than slack_px each way, once the figure is laid out as it will be saved."""
-    fig.canvas.draw()
+    by more than slack_px each way, once the figure is laid out as it will be saved
+    (`draw` false: it was just drawn)."""
+    if draw:
+        fig.canvas.draw()
     renderer = fig.canvas.get_renderer()
     boxes = []
     for t in _texts(fig):
@@ -230,15 +273,68 @@ def overlapping_labels(fig, slack_px=1.0):
     return out
 
 
-def save(drawn, outdir, svg=True):
-    """Write a drawn figure as outdir/NAME.png (and .svg); returns the two paths (the SVG
-    one None when not written)."""
+def legends_on_data(fig, slack_px=2.0):
+    """[axes title] of every panel whose legend lies on its plotting area (a drawn
+    figure): a legend there hides what it is drawn over."""
+    renderer = fig.canvas.get_renderer()
+    out = []
+    for ax in fig.axes:
+        legend = ax.get_legend()
+        if legend is None or not legend.get_visible():
+            continue
+        a = ax.get_window_extent(renderer)
+        b = legend.get_window_extent(renderer)
+        if min(a.x1, b.x1) - max(a.x0, b.x0) > slack_px and \
+                min(a.y1, b.y1) - max(a.y0, b.y0) > slack_px:
+            out.append(ax.get_title() or (fig._suptitle.get_text() if fig._suptitle else ""))
+    return out
+
+
+def axes_facts(fig):
+    """Each panel's axes as the tests compare them: x scale and limits, y scale."""
+    out = []
+    for ax in fig.axes:
+        if not ax.get_visible() or not ax.has_data():
+            continue
+        out.append({"title": ax.get_title(), "x": ax.get_xscale(),
+                    "xlim": [float(v) for v in ax.get_xlim()], "y": ax.get_yscale(),
+                    "ylim": [float(v) for v in ax.get_ylim()],
+                    "xlabel": ax.get_xlabel(), "ylabel": ax.get_ylabel()})
+    return out
+
+
+@dataclass
+class Saved:
+    """A figure written: its files (svg None unless asked) and what was measured on it."""
+    png: str
+    svg: object
+    overlaps: tuple = ()
+    legends_on_data: tuple = ()
+    axes: tuple = ()
+
+
+def write_png(fig, path):
+    """The canvas as drawn, as a PNG (no second drawing: savefig would lay it out and
+    draw it again)."""
+    from PIL import Image  # python3-matplotlib depends on python3-pil
+    w, h = fig.canvas.get_width_height()
+    img = Image.frombuffer("RGBA", (w, h), fig.canvas.buffer_rgba(), "raw", "RGBA", 0, 1)
+    img.convert("RGB").save(path, format="PNG", compress_level=6)
+
+
+def save(drawn, outdir, svg=False, measure=True):
+    """Draw a figure once and write it as outdir/NAME.png (and .svg when `svg`); returns
+    Saved. `measure`: the collisions and legends on data of that drawing."""
     plain_ticks(drawn.fig)
-    png = os.path.join(outdir, drawn.name + ".png")
-    drawn.fig.savefig(png, format="png", metadata={"Software": None})
-    if not svg:
-        return png, None
-    path = os.path.join(outdir, drawn.name + ".svg")
-    drawn.fig.set_layout_engine("none")  # keep the layout just computed for the SVG
-    drawn.fig.savefig(path, format="svg", metadata={"Date": None})
-    return png, path
+    drawn.fig.canvas.draw()
+    saved = Saved(os.path.join(outdir, drawn.name + ".png"), None)
+    if measure:
+        saved.overlaps = tuple(overlapping_labels(drawn.fig, draw=False))
+        saved.legends_on_data = tuple(legends_on_data(drawn.fig))
+        saved.axes = tuple(axes_facts(drawn.fig))
+    write_png(drawn.fig, saved.png)
+    if svg:
+        saved.svg = os.path.join(outdir, drawn.name + ".svg")
+        drawn.fig.set_layout_engine("none")  # keep the layout just computed for the SVG
+        drawn.fig.savefig(saved.svg, format="svg", metadata={"Date": None})
+    return saved

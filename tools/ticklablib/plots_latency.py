@@ -1,13 +1,17 @@
 """The figures of a latency experiment's series (its rows: device, path, wait; the
 experiment module passes its name): for each clock event device, its histograms (one panel
-per path, the waits side by side, on a linear axis fitted to the data) and its CDFs (one
-panel per wait, one curve per path) with p50, p99 and max marked.
+per path, the waits side by side, p50, p99 and max marked), and for every device in one
+figure, its tails (1 - CDF on a log axis, a panel per device, a curve per path and wait).
+Every device's figures share one latency axis (`Axis`, chosen over all the devices:
+logarithmic when the slowest wake-up is 30 times the fastest, else linear, and the same
+range), so that a device's figure is compared with another's at a glance; legends sit
+beside the panels, never on the data.
 
 The kernel's histogram buckets double in width (0, 16, 32, 64 ... ns: lib/hist.c), so the
 whole LAPIC distribution of an icount run (173-191 ns) falls in one bucket. Nothing finer
 can be drawn than what the kernel sends, but nothing coarser need be either: the outer
 buckets are clipped to the minimum and maximum the kernel measured, bars of unequal width
-show wake-ups per ns rather than per bucket, and the CDF passes exactly through every
+show wake-ups per ns rather than per bucket, and the tail passes exactly through every
 bucket edge and marks the percentiles the kernel computed from every sample. A linear
 histogram from the kernel (lo_ns, bucket_ns, counts) is drawn bucket for bucket.
 """
@@ -16,10 +20,65 @@ from .values import num
 from . import plots_samples
 from .samples import p999_computable
 from .figdata import Absent, clock_words, fmt_ns, parse_hist, partial_note, rows_of, text_of
-from .plots import Drawn, name_clock, new_figure, panel_axes
+from .plots import Drawn, legend_beside, name_clock, new_figure, panel_axes
 from matplotlib.ticker import MaxNLocator  # noqa: E402  (plots set the backend first)
 
 COLOURS = ("tab:blue", "tab:orange", "tab:green", "tab:red", "tab:purple", "tab:brown")
+WAIT_STYLES = {"hlt": "-", "poll": "--"}
+TAIL_FLOOR = 1e-3  # the tail axis reaches p99.9
+WIDE = 30  # a spread (max / min) beyond which the latency axis is logarithmic
+
+
+class Axis:
+    """The latency axis every device's figure shares: log or linear, and its range."""
+
+    def __init__(self, log, lo, hi):
+        self.log, self.lo, self.hi = log, lo, hi
+
+    def apply(self, ax, which="x"):
+        set_scale = ax.set_xscale if which == "x" else ax.set_yscale
+        set_lim = ax.set_xlim if which == "x" else ax.set_ylim
+        if self.log:
+            set_scale("log")
+            set_lim(self.lo / 1.15, self.hi * 1.15)
+        else:
+            pad = max((self.hi - self.lo) * 0.06, 1.0)
+            set_lim(self.lo - pad, self.hi + pad)
+            # at most five labels: a narrow panel's "140 ns", "150 ns", ... ran together
+            (ax.xaxis if which == "x" else ax.yaxis).set_major_locator(MaxNLocator(nbins=5))
+        if which == "x":
+            ax.set_xlabel("latency after the deadline (ns%s)" % (", log" if self.log else ""))
+
+
+def shared_axis(data, rows):
+    """The Axis of every device's figures: over every row's samples, or its histogram's
+    drawn span and its min and max. Logarithmic when the slowest wake-up is WIDE times the
+    typical fastest (the median of the rows' minima): a tail orders of magnitude long
+    (plain emulation: 10 us to 10 ms); a series that starts at 0 ns does not make it so."""
+    vals, mins = [], []
+    for row in rows:
+        s = plots_samples.series_of(data, [row])
+        if s:
+            got = list(s[id(row)].values.values())
+            vals += [min(got), max(got)]
+            mins.append(min(got))
+            continue
+        hist = parse_hist(row.get("hist"))
+        b = bars(row, hist) if hist is not None else []
+        vals += [x for lo, w, _ in b for x in (lo, lo + w)]
+        vals += [v for v in (num(row.get("min_ns")), num(row.get("max_ns"))) if v is not None]
+        if num(row.get("min_ns")) is not None:
+            mins.append(num(row.get("min_ns")))
+    pos = [v for v in vals if v > 0]
+    if not vals:
+        return Axis(False, 0, 1)
+    typical = sorted(mins)[len(mins) // 2] if mins else min(pos or [1])
+    # a wake-up before its deadline cannot sit on a log axis: each figure's caption says
+    # so (early_note) rather than every device losing its tail to a linear axis
+    log = bool(pos) and typical > 0 and max(pos) / typical > WIDE
+    if log:
+        return Axis(True, min(pos), max(pos))
+    return Axis(False, min(vals), max(vals))
 MARKS = (("p50_ns", "p50", ":", "o"), ("p99_ns", "p99", "--", "^"), ("max_ns", "max", "-", "s"))
 CDF_MARKS = (("p50_ns", 0.5, "o"), ("p99_ns", 0.99, "^"), ("p999_ns", 0.999, "D"),
              ("max_ns", 1.0, "s"))
@@ -78,67 +137,73 @@ def marks_legend(row):
                      if num(row.get(key)) is not None)
 
 
-def histogram_figure(data, device, rows, options, stem):
+def histogram_figure(data, device, rows, options, stem, axis):
     paths = grouped(rows, "path")
     waits = list(grouped(rows, "wait"))
     colour = {w: COLOURS[i % len(COLOURS)] for i, w in enumerate(waits)}
     got = {id(r): bars(r, parse_hist(r.get("hist"))) if parse_hist(r.get("hist")) else []
            for r in rows}
-    # a tail orders of magnitude past the start (plain emulation: 10 us to 10 ms) on a log
-    # axis, where the kernel's doubling buckets are bars of one width and counts are per
-    # bucket, on a log count axis; else a linear axis fitted to the data
-    spans = [x for b in got.values() for lo, w, _ in b for x in (lo, lo + w) if x > 0]
-    wide = bool(spans) and max(spans) / min(spans) > 30 and \
-        all(lo > 0 for b in got.values() for lo, _, _ in b)
-    # one y unit for the whole figure: per ns when any bar is wider than another
+    # on the shared log axis (plain emulation: 10 us to 10 ms) the kernel's doubling
+    # buckets are bars of one width and counts are per bucket, on a log count axis; on a
+    # linear one, bars of unequal width show wake-ups per ns
+    wide = axis.log
     unequal = not wide and any(len({round(w, 6) for _, w, _ in b}) > 1 for b in got.values())
     log_counts = options.log_counts or wide
     no_hist = any(not b for b in got.values())
-    fig = new_figure("Wakeup latency on %s: histograms per path" % device, len(paths))
-    for ax, (path, prows) in zip(panel_axes(fig, len(paths)), paths.items()):
-        xs = []
+    # every path in one row (four at most): the figure stays one screen-line tall
+    fig = new_figure("Wakeup latency on %s: histograms per path" % device, len(paths),
+                     cols=min(len(paths), 4))
+    axes = panel_axes(fig, len(paths))
+    for ax, (path, prows) in zip(axes, paths.items()):
         for row in prows:
             wait = text_of(row.get("wait"))
-            b = got[id(row)]
+            b = [x for x in got[id(row)] if x[0] > 0] if wide else got[id(row)]
             if b:
                 ax.bar([x[0] for x in b], [c / w if unequal else c for _, w, c in b],
                        width=[x[1] for x in b], align="edge", color=colour[wait], alpha=0.35,
-                       edgecolor=colour[wait], linewidth=1,
-                       label="%s: %s" % (wait, marks_legend(row)))
-                xs += [b[0][0], b[-1][0] + b[-1][1]]
+                       edgecolor=colour[wait], linewidth=1, label="wait %s" % wait)
             else:
-                ax.plot([], [], color=colour[wait], label="%s (no histogram): %s"
-                        % (wait, marks_legend(row)))
+                ax.plot([], [], color=colour[wait], label="wait %s (no histogram)" % wait)
             for key, _, style, _ in MARKS:
                 v = num(row.get(key))
-                if v is not None:
+                if v is not None and (v > 0 or not wide):
                     ax.axvline(v, color=colour[wait], linestyle=style, linewidth=1.1)
-                    xs.append(v)
-        if xs:
-            fitted(ax, [x for x in xs if x > 0] if wide else xs, log=wide)
+        axis.apply(ax)
         if log_counts:
             ax.set_yscale("log")
             top = max([p.get_height() for p in ax.patches] + [1])
-            ax.set_ylim(0.7 if not unequal else None, top * 8)  # room for the legend
+            ax.set_ylim(0.7 if not unequal else None, top * 2)
         ax.set_title("path %s" % path, fontsize=10)
-        ax.set_xlabel("latency after the deadline (ns%s)" % (", log" if wide else ""))
         ax.set_ylabel(("wake-ups per ns" if unequal else "wake-ups per bucket")
                       + (" (log)" if log_counts else ""))
-        if ax.get_legend_handles_labels()[0]:
-            ax.legend(fontsize=7, loc="upper right")
+    handles = [h for ax in axes for h in [ax.get_legend_handles_labels()]]
+    seen = {}
+    for hs, ls in handles:
+        for h, lab in zip(hs, ls):
+            seen.setdefault(lab, h)
+    for key, text, style, _ in MARKS:
+        seen[text] = fig_line(style)
+    legend_beside(axes[-1], list(seen.values()), list(seen))
     clock = clock_words(data, rows)
     name_clock(fig, clock)
     caption = ("Wake-ups on %s, a panel per path, the waits in colour; dotted p50, dashed "
-               "p99, solid max. The kernel's buckets, the outer ones clipped to the measured "
-               "min and max" % device)
+               "p99, solid max (the figures are in the table above). The kernel's buckets, "
+               "the outer ones clipped to the measured min and max" % device)
     caption += (" (they double in width, so bars show wake-ups per ns)." if unequal else
                 "; the latency and count axes logarithmic, where the doubling buckets are "
                 "bars of one width." if wide else ".")
+    caption += " The latency axis is the same for every device."
     if no_hist:
         caption += " A row without a histogram shows only its percentiles."
     caption += early_note(rows)
     return Drawn("%s_%s" % (stem, options.stems(device)),
                  "Wakeup latency on %s: histograms" % device, fig, caption, clock)
+
+
+def fig_line(style):
+    """A legend entry for a line style alone (the marks' meaning)."""
+    from matplotlib.lines import Line2D
+    return Line2D([], [], color="black", linestyle=style, linewidth=1.1)
 
 
 def early_note(rows):
@@ -156,6 +221,7 @@ def cdf_points(row, hist):
     edge of the kernel's histogram and every percentile it computed from the samples; a
     point that would make the curve go down (rounding) is left out."""
     mn, mx = num(row.get("min_ns")), num(row.get("max_ns"))
+    n = num(row.get("samples"))
     pts = [(num(row.get(k)), q) for k, q in (("p50_ns", 0.5), ("p99_ns", 0.99),
                                               ("p999_ns", 0.999))
            if k != "p999_ns" or p999_computable(num(row.get("samples")))]
@@ -180,92 +246,111 @@ def cdf_points(row, hist):
     return out
 
 
-def cdf_figure(data, device, rows, options, stem):
-    waits = grouped(rows, "wait")
+def tail_figure(data, rows, options, stem, axis):
+    """Every device's tails in one figure: a panel per device on the shared latency axis, a
+    curve per path and wait, the share of wake-ups later than each latency on a log axis
+    down to p99.9 (a linear CDF squeezes everything past p99 flat against 1)."""
+    from matplotlib.lines import Line2D
+    devices = grouped(rows, "device")
     paths = list(grouped(rows, "path"))
+    waits = list(grouped(rows, "wait"))
     colour = {p: COLOURS[i % len(COLOURS)] for i, p in enumerate(paths)}
-    fig = new_figure("Wakeup latency on %s: CDF per wait" % device, len(waits))
-    xs_all = [x for row in rows for x, _ in cdf_points(row, parse_hist(row.get("hist")))]
-    positive = [x for x in xs_all if x > 0]
-    # a tail orders of magnitude past the median needs a log axis; a wake-up before the
-    # deadline (x <= 0) cannot sit on it and is said in the caption (early_note)
-    log = bool(positive) and max(positive) / min(positive) > 30
-    if log:
-        xs_all = positive
-    for ax, (wait, wrows) in zip(panel_axes(fig, len(waits), share=True), waits.items()):
-        for row in wrows:
-            path = text_of(row.get("path"))
+    cols = min(len(devices), 4)
+    fig = new_figure("Wakeup latency tails: a panel per device, a curve per path",
+                     len(devices), cols=cols)
+    axes = panel_axes(fig, len(devices), share=True)
+    for ax, (device, drows) in zip(axes, devices.items()):
+        for row in drows:
+            path, wait = text_of(row.get("path")), text_of(row.get("wait"))
+            style = dict(color=colour[path], linestyle=WAIT_STYLES.get(wait, ":"))
             pts = cdf_points(row, parse_hist(row.get("hist")))
-            if log:
+            if axis.log:
                 pts = [p for p in pts if p[0] > 0]
-            if len(pts) < 2:
-                continue
-            ax.plot([p[0] for p in pts], [p[1] for p in pts], color=colour[path],
-                    linewidth=1.4, label="%s: %s" % (path, marks_legend(row)))
+            tail = [(x, 1.0 - q) for x, q in pts if 1.0 - q > TAIL_FLOOR / 2]
+            if len(tail) >= 2:
+                ax.plot([p[0] for p in tail], [p[1] for p in tail], linewidth=1.3, **style)
             for key, q, marker in CDF_MARKS:
                 v = num(row.get(key))
                 if key == "p999_ns" and not p999_computable(num(row.get("samples"))):
                     v = None
-                if v is not None and (v > 0 or not log):
-                    ax.plot([v], [q], marker=marker, color=colour[path], markersize=5,
-                            linestyle="none")
-        if xs_all:
-            fitted(ax, xs_all, log)
-        ax.set_ylim(-0.02, 1.04)
-        ax.set_title("wait %s" % wait, fontsize=10)
-        ax.set_xlabel("latency after the deadline (ns%s)" % (", log" if log else ""))
-        ax.set_ylabel("fraction of wake-ups at or below")
-        if ax.get_legend_handles_labels()[0]:
-            ax.legend(fontsize=7, loc="lower right")
+                if v is None or (axis.log and v <= 0):
+                    continue
+                # the max has no share later than it: it sits on the axis' floor
+                y = 1.0 - q if q < 1.0 else TAIL_FLOOR / 1.4
+                ax.plot([v], [y], marker=marker, color=colour[path], markersize=4.5,
+                        linestyle="none", clip_on=False)
+        axis.apply(ax)
+        ax.set_yscale("log")
+        ax.set_ylim(TAIL_FLOOR / 1.6, 1.3)
+        ax.set_yticks([1, 0.1, 0.01, 0.001], ["all", "10 %", "1 % (p99)", "0.1 % (p99.9)"])
+        ax.minorticks_off()
+        for y in (0.01, 0.001):
+            ax.axhline(y, color="#999999", linewidth=0.6, linestyle=":")
+        ax.set_title(device, fontsize=10)
+    axes[0].set_ylabel("share of wake-ups later than x (log)")
+    handles = [Line2D([], [], color=colour[p], linewidth=1.3) for p in paths]
+    labels = ["path %s" % p for p in paths]
+    if len(waits) > 1:
+        handles += [Line2D([], [], color="black", linestyle=WAIT_STYLES.get(w, ":"))
+                    for w in waits]
+        labels += ["wait %s" % w for w in waits]
+    legend_beside(axes[-1], handles, labels)
     clock = clock_words(data, rows)
     name_clock(fig, clock)
-    caption = ("CDF of the wake-ups on %s, a panel per wait, a curve per path, through the "
-               "points known exactly (bucket edges, the kernel's percentiles); circle p50, "
-               "triangle p99, diamond p99.9, square max." % device)
-    return Drawn("%s_%s" % (stem, options.stems(device)), "Wakeup latency on %s: CDF" % device,
-                 fig, caption + early_note(rows), clock)
+    caption = ("The tail of each device's wake-ups, a panel per device, a colour per path%s: "
+               "the share later than each latency on a log axis down to 0.1 %% (p99.9), "
+               "through the points known exactly (bucket edges, the kernel's percentiles); "
+               "circle p50, triangle p99, diamond p99.9 (from 1000 samples on), square max "
+               "(at the foot of the axis: nothing is later). The latency axis is the "
+               "histograms'." % (", solid hlt, dashed poll" if len(waits) > 1 else ""))
+    return Drawn(stem, "Wakeup latency tails per device", fig, caption + early_note(rows),
+                 clock)
 
 
 def histograms(data, options, exp, stem):
-    """Per device: the raw samples' distribution, else the kernel's buckets."""
+    """Per device: the raw samples' distribution, else the kernel's buckets; one latency
+    axis for every device."""
     rows = latency_rows(data, exp)
+    axis = shared_axis(data, rows)
     out = []
     for device, drows in grouped(rows, "device").items():
         got = plots_samples.series_of(data, drows)
         if got:
             out.append(plots_samples.distribution_figure(data, device, drows, options, got,
-                                                         stem))
+                                                         stem, axis))
         else:
-            out.append(histogram_figure(data, device, drows, options, stem))
+            out.append(histogram_figure(data, device, drows, options, stem, axis))
             out[-1].caption += NO_SAMPLES
         out[-1].caption += partial_note(data, exp)
     return out
 
 
 def cdfs(data, options, exp, stem, beside):
-    """Per device without raw samples: the CDFs from the kernel's buckets (with samples the
-    histogram figure `beside` has the percentiles)."""
+    """The tails of the devices without raw samples, from the kernel's buckets, in one
+    figure (with samples the histogram figure `beside` has the percentiles)."""
     rows = latency_rows(data, exp)
-    out = []
-    for device, drows in grouped(rows, "device").items():
-        if plots_samples.series_of(data, drows):
-            continue  # the distribution figure has the percentiles beside the histogram
-        out.append(cdf_figure(data, device, drows, options, stem))
-        out[-1].caption += NO_SAMPLES
-    if not out:
+    axis = shared_axis(data, rows)
+    bucketed = [r for device, drows in grouped(rows, "device").items()
+                if not plots_samples.series_of(data, drows) for r in drows]
+    if not bucketed:
         raise Absent("drawn beside each histogram (%s_*): every device has raw "
                      "samples" % beside)
-    return out
+    made = tail_figure(data, bucketed, options, stem, axis)
+    made.caption += NO_SAMPLES
+    return [made]
 
 
 def timelines(data, options, exp, stem):
     """Per device with raw samples: every wake-up in the order it happened."""
     rows = latency_rows(data, exp)
+    axis = shared_axis(data, [r for r in rows if r.get("path") in plots_samples.HANDLERS]
+                       or rows)
     out = []
     for device, drows in grouped(rows, "device").items():
         got = plots_samples.series_of(data, drows)
         if got:
-            out.append(plots_samples.timeline_figure(data, device, drows, options, got, stem))
+            out.append(plots_samples.timeline_figure(data, device, drows, options, got, stem,
+                                                     axis))
     if not out:
         raise Absent("the kernel sent no raw samples (samples records): the latency of each "
                      "wake-up in order needs them")
@@ -310,7 +395,7 @@ def cdf_overlay(datas, labels, options, exp):
                 wait = text_of(r.get("wait"))
                 ax.plot([p[0] for p in pts], [p[1] for p in pts], color=COLOURS[i % 6],
                         linestyle=styles.get(wait, ":"), linewidth=1.4,
-                        label="[%d] %s %s" % (i + 1, wait, marks_legend(r)))
+                        label="[%d] %s" % (i + 1, wait))
                 xs += [p[0] for p in pts]
             if xs:
                 fitted(ax, xs, log)
@@ -318,8 +403,7 @@ def cdf_overlay(datas, labels, options, exp):
             ax.set_title("path %s" % path, fontsize=10)
             ax.set_xlabel("latency after the deadline (ns%s)" % (", log" if log else ""))
             ax.set_ylabel("fraction at or below")
-            if ax.get_legend_handles_labels()[0]:
-                ax.legend(fontsize=6, loc="lower right")
+        legend_beside(fig.axes[-1], *fig.axes[0].get_legend_handles_labels(), fontsize=6)
         clocks = "; ".join("[%d] %s" % (i + 1, clock_words(d, rows)[len("clock: "):])
                            for i, (d, rows) in enumerate(zip(datas, per_run)) if rows)
         clock = "clock: " + clocks

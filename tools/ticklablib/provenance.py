@@ -15,7 +15,7 @@ the kernel's view still tells TCG from KVM from none, but not icount from plain 
 import json
 import os
 
-from . import experiments
+from . import experiments, inputs
 
 CAPTURE_SUFFIX = ".capture.json"
 FORMAT = "ticklab-capture/1"
@@ -39,15 +39,20 @@ def record_path(log):
 
 
 def load(log):
-    """The capture record beside `log`: (dict or None, problem text or None)."""
-    path = record_path(log)
-    try:
-        with open(path, encoding="utf-8") as f:
-            doc = json.load(f)
-    except FileNotFoundError:
+    """The capture record beside `log` (for LOG.gz, LOG.gz's or else LOG's; none for
+    standard input): (dict or None, problem text or None)."""
+    for base in inputs.capture_record_paths(log):
+        path = record_path(base)
+        try:
+            with open(path, encoding="utf-8") as f:
+                doc = json.load(f)
+            break
+        except FileNotFoundError:
+            continue
+        except (OSError, ValueError) as e:
+            return None, "%s cannot be read: %s" % (path, e)
+    else:
         return None, None
-    except (OSError, ValueError) as e:
-        return None, "%s cannot be read: %s" % (path, e)
     if not isinstance(doc, dict):
         return None, "%s is not a JSON object" % path
     return doc, None
@@ -77,8 +82,11 @@ def kernel_hypervisor(boot, cpu):
     return None
 
 
-def mode_of(capture, seen):
-    """The kind of figures: icount, kvm, tcg, hardware, other-vm, or None (unknown)."""
+def mode_of(capture, seen, environment=None):
+    """The kind of figures: icount, kvm, tcg, hardware, other-vm, or None (unknown). The
+    capture record decides; without one, what the kernel saw: under TCG its environment
+    record's `virtual_time_likely` (a TSC at exactly 1 GHz, as only -icount gives) tells
+    virtual time from plain emulation."""
     if capture and capture.get("source") == "qemu":
         if capture.get("accel") == "kvm":
             return "kvm"
@@ -89,7 +97,13 @@ def mode_of(capture, seen):
         return "hardware"
     if seen == "other":
         return "other-vm"
-    return None  # TCG without a capture record: icount or not cannot be told
+    if seen == "tcg":
+        likely = (environment or {}).get("virtual_time_likely")
+        if likely is True:
+            return "icount"
+        if likely is False:
+            return "tcg"
+    return None  # TCG without a capture record or the kernel's word: cannot be told
 
 
 def how_started(capture):
@@ -121,8 +135,15 @@ def describe(capture, boot, cpu, environment):
     boot, cpu, environment = boot or {}, cpu or {}, environment or {}
     seen = environment.get("hypervisor") if isinstance(environment.get("hypervisor"), str) \
         else kernel_hypervisor(boot, cpu)
-    mode = mode_of(capture, seen)
-    if mode == "icount":
+    mode = mode_of(capture, seen, environment)
+    from_kernel = mode in ("icount", "tcg") and not (capture and capture.get("source") == "qemu")
+    if mode == "icount" and from_kernel:
+        headline = ("virtual time (QEMU -icount, as the kernel saw it: a TSC at exactly "
+                    "1 GHz): figures are instruction counts")
+    elif mode == "tcg" and from_kernel:
+        headline = ("plain emulation (TCG, as the kernel saw it: no -icount): figures are "
+                    "host noise")
+    elif mode == "icount":
         headline = HEADLINES["icount"] % capture.get("icount_shift")
     elif mode == "other-vm":
         headline = HEADLINES["other-vm"] % (boot.get("hypervisor_signature")
@@ -141,7 +162,10 @@ def describe(capture, boot, cpu, environment):
                         "and its capture record may not belong together"
                         % (capture.get("accel"), seen))
     details = kernel_details(boot, cpu, environment, seen)
-    return {"mode": mode, "headline": headline, "how_started": how_started(capture),
+    mode_from = None if mode is None else "the kernel's own records" if from_kernel or not (
+        capture and capture.get("source") == "qemu") else "the capture record"
+    return {"mode": mode, "mode_from": mode_from, "headline": headline,
+            "how_started": how_started(capture),
             "kernel_saw": seen, "details": details, "warnings": warnings}
 
 

@@ -68,10 +68,38 @@ _EOL = re.compile(rb"\r*\n|\r+")
 
 @dataclass(frozen=True)
 class Problem:
-    """One defect in the stream: 1-based line number in the capture, kind, explanation."""
+    """One defect in the stream: 1-based line number in the capture, kind, explanation;
+    for a damaged record line, what its unverified bytes still say it was (its type, its
+    experiment and the keys that name its row: never used as data, only to name what was
+    lost), or None."""
     line: int
     kind: str
     message: str
+    unverified: object = field(default=None, compare=False, repr=False)
+
+
+# A "key":"short text" or "key":integer pair: what a damaged line's bytes may still say.
+_PAIR = re.compile(rb'"([A-Za-z_][A-Za-z0-9_]{0,40})":("([^"\\]{0,60})"|-?[0-9]{1,20}(?![0-9.eE]))')
+
+
+def unverified_fields(payload):
+    """The top-level scalars of a record whose CRC failed, as far as they read: the JSON
+    parsed when it still parses (a flipped digit), else its intact "key":value pairs. Only
+    for naming what was lost."""
+    try:
+        obj = json.loads(payload.decode("utf-8", "replace"))
+    except (ValueError, RecursionError):
+        obj = None
+    if isinstance(obj, dict):
+        return {k: v for k, v in obj.items() if isinstance(v, (str, int, float, bool))}
+    out = {}
+    for m in _PAIR.finditer(payload):
+        key = m.group(1).decode()
+        if key in out:
+            continue
+        out[key] = m.group(3).decode("utf-8", "replace") if m.group(3) is not None \
+            else int(m.group(2))
+    return out or None
 
 
 class Record(dict):
@@ -177,7 +205,8 @@ def _decode(frame, lineno):
     got = zlib.crc32(payload)
     if got != sent:
         return Problem(lineno, BAD_CRC, "CRC %08x does not match the %d JSON bytes (crc32 "
-                       "%08x)" % (sent, len(payload), got)), False
+                       "%08x)" % (sent, len(payload), got),
+                       unverified_fields(payload)), False
     try:
         obj = json.loads(payload.decode("utf-8"), object_pairs_hook=_strict_object,
                          parse_constant=_reject_constant)
@@ -241,7 +270,7 @@ def _one_problem(first, damaged, lineno):
     if damaged == 1:
         return first
     return Problem(lineno, first.kind, "%s (the line holds %d damaged record markers)"
-                   % (first.message, damaged))
+                   % (first.message, damaged), first.unverified)
 
 
 class StreamParser:

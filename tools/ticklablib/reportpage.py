@@ -1,14 +1,16 @@
-"""The report's HTML page for one run: the summary a reader needs first (how the run was
-made, one line per clock event device and path, the verdict in plain words, the
-experiments), then each experiment with its table, published figures and figures, then
-the calibration, the errors, the capture's integrity, what is absent, and the inventory
-folded away at the bottom."""
+"""The report's HTML page for one run. Its first screen (1400 x 900) is the answer: which
+clock event device and clocksource to use here with their figures and the verdict's
+interval (or why it is undecided), the environment in one line, and one figure of every
+device on shared axes. Then the summary (how the run was made, one line per clock event
+device and path, the experiments, the verdict with what it rests on), each experiment with
+its table, published figures and figures, the calibration, the errors, the capture's
+integrity, what is absent, and the inventory folded away at the bottom."""
 
 import datetime
-import json
 
-from . import check, dataset, experiments, htmlpage, published, samples, tables, windows
-from .htmlpage import esc, key_values, plain_table, state, table
+from . import answer, check, dataset, experiments, figures as figures_mod, htmlpage, \
+    published, samples, tables, windows
+from .htmlpage import esc, key_values, plain_table, readable, state, table
 from .summary import basis_words, duration
 
 # Inventory records shown as key/value tables, in order, when present.
@@ -22,7 +24,8 @@ INVENTORY_ROWS = ("clocksource", "clockevent", "cpu_start", "ioapic", "acpi", "s
 SHOWN_ELSEWHERE = set(INVENTORY_ONE) | set(INVENTORY_ROWS) | {
     "result", "calibration", "verdict", "error", "end", "madt_more", "acpi_dump", "exp_start",
     "exp_end", "samples", "sample_detail"}
-NAV = (("summary", "summary"), ("experiments", "experiments"), ("calibration", "calibration"),
+NAV = (("answer", "answer"), ("summary", "summary"), ("verdict", "verdict"),
+       ("experiments", "experiments"), ("calibration", "calibration"),
        ("errors", "errors"), ("capture", "capture"), ("absent", "absent"), ("other", "other"),
        ("inventory", "inventory"), ("files", "files"))
 
@@ -33,6 +36,48 @@ def fmt(value):
     if isinstance(value, float) and not value.is_integer():
         return "%.4g" % value
     return str(int(value)) if isinstance(value, (int, float)) else str(value)
+
+
+def answer_section(s, plots):
+    """The first screen: the answer, the environment in one line, the overlay figure."""
+    out = ["<div class=\"answer\" id=\"answer\">",
+           "<p class=\"envline\">%s</p>" % esc(s["environment_line"])]
+    run = s["run"]
+    if not (run["whole"] and run["status"] == "ok"):
+        out.append("<p class=\"bad\">This run: %s.</p>" % esc(run["words"]))
+    rows = []
+    for a in s["answer"]:
+        lead = a["topic"] in answer.LEAD
+        shown = a["answer"] if a.get("answer") else "-"
+        mark = ""
+        if lead and a.get("decided") is False:
+            mark = " <span class=\"warn\">(%s)</span>" % esc(a["why"])
+        elif lead and a.get("decided"):
+            mark = " <span class=\"ok\">decided</span>"
+        rows.append("<tr class=\"%s\"><th>%s</th><td class=\"choice\">%s</td><td%s>%s%s"
+                    "</td></tr>" % ("lead" if lead else "other", esc(a["question"]),
+                                    esc(shown) if lead else "",
+                                    "" if lead else " class=\"claim\" title=\"%s\""
+                                    % esc(a["figures"]), esc(a["figures"]), mark))
+    out.append("<table class=\"answer\">%s</table>" % "".join(rows))
+    notes = []
+    if s["impossible"]:
+        notes.append("<a class=\"bad\" href=\"#impossible\">%d impossible figure(s)</a>"
+                     % len(s["impossible"]))
+    if s.get("lost_rows"):
+        notes.append("<a class=\"bad\" href=\"#capture\">%d row(s) lost with damaged "
+                     "lines</a>" % len(s["lost_rows"]))
+    if run["problems"] and not s.get("lost_rows"):
+        notes.append("<a class=\"bad\" href=\"#capture\">%d problem(s) in the capture</a>"
+                     % run["problems"])
+    notes.append("<a href=\"#verdict\">each answer's evidence and method</a>")
+    notes.append("<a href=\"#latency\">every device and path</a>")
+    out.append("<p class=\"note\">%s</p>" % " · ".join(notes))
+    out.append(htmlpage.figures(plots, "plots/", wide=True) if plots else
+               "<p class=\"note\">No figure of every device: %s.</p>" % esc(
+                   s.get("overview_absent") or "no latency series"))
+    out.append("</div>")
+    return out
 
 
 def summary_section(s):
@@ -58,7 +103,8 @@ def summary_section(s):
                "</td></tr></table>" % (state(s["capture_verdict"],
                                              s["capture_verdict"] == "ok"), s["return_code"]))
     if s["impossible"]:
-        out.append("<p class=\"bad\">Impossible figures: %d, a negative latency, cost or "
+        out.append("<p class=\"bad\" id=\"impossible\">Impossible figures: %d, a negative "
+                   "latency, cost or "
                    "overhead, a tick costing more than its period, a sleep earlier than its "
                    "contract, or a tick rate no PC runs (a defect of the kit, of the "
                    "machine's clocks, or a host that held the guest):</p>"
@@ -67,17 +113,19 @@ def summary_section(s):
     # the per-device table and the list of experiments side by side where the width
     # allows (each is narrower than half the page), the verdict under both
     out.append("<div class=\"flow\"><div class=\"tab\">%s</div><div class=\"tab\">%s</div>"
-               "</div>" % ("".join(latency_section(s["latency"], s.get("samples_note", ""))),
+               "</div>" % ("".join(latency_section(s["latency"], s.get("samples_note", ""),
+                                                   s.get("lost_rows", ()))),
                            "".join(experiment_list(s))))
     out += verdict_section(s["verdict"])
     out.append("</div>")
     return out
 
 
-def latency_section(rows, samples_note=""):
+def latency_section(rows, samples_note="", lost=()):
     lat = experiments.latency()
     out = ["<h2 id=\"latency\">Wakeup latency per clock event device and path</h2>"]
-    if not rows:
+    lost = [x for x in lost if x["exp"] == lat.name]
+    if not rows and not lost:
         out.append("<p class=\"warn\">No %s row in this run.</p>" % lat.name)
         return out
     header = ["device", "path", "wait", "min (ns)", "p50 (ns)", "p99 (ns)", "p99.9 (ns)",
@@ -99,14 +147,29 @@ def latency_section(rows, samples_note=""):
         header = header[:3] + ["variant"] + header[3:]
         body = [b[:3] + [str(r.get("variant", "-"))] + b[3:] for b, r in zip(body, rows)]
         numeric = {i + 1 for i in numeric}
+    # a row whose line was damaged: in its place, marked missing, its line named
+    lines = [r["line"] for r in rows]
+    for x in lost:
+        k = x["keys"]
+        body.append([str(k.get("device", "?")), "%s (MISSING: line %d damaged)" % (
+            k.get("path", "?"), x["line"]), str(k.get("wait", "-"))]
+            + ["missing"] * (len(header) - 3))
+        lines.append(x["line"])
     wheres = dict.fromkeys(r["resolution_from"] for r in rows if r["resolution_from"])
     out.append("<p class=\"note\">Deadline to handler, in ns: the fastest, the median, the "
                "99th and 99.9th percentiles and the slowest wake-up of each series; clock %s; "
                "+-: the resolution of each figure (%s).%s</p>" % (
                    esc(" / ".join(clocks)), esc("; ".join(wheres) or "not known"),
                    esc(samples_note)))
-    out.append(plain_table(header, body, numeric=numeric, lines=[r["line"] for r in rows],
-                           row_class="partial" if any(r["partial"] for r in rows) else None))
+    out.append(plain_table(header, body, numeric=numeric, lines=lines,
+                           row_class="partial" if any(r["partial"] for r in rows) else None,
+                           classes=["missing" if i >= len(rows) else None
+                                    for i in range(len(body))]))
+    if lost:
+        out.append("<p class=\"bad\">%d row(s) missing: %s. Their lines are damaged (the "
+                   "CRC does not match), so their figures are not used; the names come from "
+                   "what the damaged bytes still say.</p>" % (len(lost), esc("; ".join(
+                       "line %d: %s" % (x["line"], x["row"]) for x in lost))))
     paths = dict.fromkeys(r.get("path") for r in rows if isinstance(r.get("path"), str))
     waits = dict.fromkeys(r.get("wait") for r in rows if isinstance(r.get("wait"), str))
     out.append("<p class=\"note\">%s</p>" % "; ".join(
@@ -177,12 +240,18 @@ def experiment_list(s):
     return out
 
 
-def experiment_table(name, rows, stems, partial=False):
-    """The experiment's compact table (tables.py), its notes, and where every key is."""
+def experiment_table(name, rows, stems, partial=False, lost=()):
+    """The experiment's compact table (tables.py), its notes, the rows damaged lines took
+    with them, and where every key is."""
     t = experiments.table(name, rows)
     if t is None:
         return []
     out = []
+    lost = [x for x in lost if x["exp"] == name]
+    if lost:
+        out.append("<p class=\"bad\">Missing from this table: %s (each line damaged: its "
+                   "CRC does not match, so its figures are not used).</p>" % esc("; ".join(
+                       "%s (line %d)" % (x["row"] or "a row", x["line"]) for x in lost)))
     if t.rows:
         pub = {i for i, h in enumerate(t.header) if h.startswith("published")}
         out.append(plain_table(t.header, t.rows, numeric=t.numeric, lines=t.lines, pub=pub,
@@ -263,7 +332,7 @@ def worst_table(wakeups):
     return header, body
 
 
-def experiment_sections(data, figures, stems):
+def experiment_sections(data, figures, stems, lost=()):
     out = ["<h2 id=\"experiments\">Experiment by experiment</h2>"]
     for st in data.experiments():
         if not st.rows and st.state == "absent":
@@ -287,14 +356,14 @@ def experiment_sections(data, figures, stems):
             out.append("<p class=\"note\">Ran on: %s</p>" % esc(ran_on))
         for err in st.errors:
             out.append("<p class=\"bad\">error record (line %d): %s</p>" % (
-                err.line, esc(" ".join("%s=%s" % (k, dataset.cell(v)) for k, v in err.items()
-                                       if k != "type"))))
+                err.line, esc("; ".join("%s: %s" % (k, readable(v)) for k, v in err.items()
+                                        if k != "type"))))
         if exp is not None and exp.latency_series:
             out += samples_section(data)
             out.append(htmlpage.figures(figures.get(st.name, []), "plots/"))
         else:
             out.append(htmlpage.flow(experiment_table(st.name, st.rows, stems,
-                                                      st.state == "partial"),
+                                                      st.state == "partial", lost),
                                      figures.get(st.name, []), "plots/"))
         out.append("</div>")
     if not data.results:
@@ -310,7 +379,7 @@ def calibration_section(data, figures):
     out = ["<h2 id=\"calibration\">Calibration</h2>"]
     rows = data.by_type.get("calibration", [])
     keys = [k for k in CALIBRATION if any(k in r for r in rows)]
-    body = [[tables.number(r.get(k)) if k != "reason" else dataset.cell(r.get(k))
+    body = [[tables.number(r.get(k)) if k != "reason" else readable(r.get(k))
              for k in keys] for r in rows]
     numeric = {i for i, k in enumerate(keys) if k.endswith(("_hz", "_ppb", "_ns"))
                or k == "retries"}
@@ -337,15 +406,16 @@ def integrity_section(runs, data, log):
         rows.append(["%d%s" % (i, " (this report)" if i == data.index else ""),
                      "%d-%d" % (run.first_line, run.last_line),
                      check.describe(run).split(": ", 1)[1].split(";")[0], str(len(run.records)),
-                     str(run.damaged), json.dumps(run.status),
+                     str(run.damaged), run.status if isinstance(run.status, str) else
+                     readable(run.status) or "(no end)",
                      "whole" if run.whole else "not whole"])
     out.append(plain_table(["run", "lines", "boot", "records", "damaged", "end status",
                             "state"], rows, numeric={3, 4}))
     problems = [(i, p) for i, run in enumerate(runs, 1) for p in run.problems]
     if problems:
-        out.append(plain_table(["run", "line", "problem", "detail"],
-                               [[str(i), "%s:%d" % (log, p.line), p.kind, p.message]
-                                for i, p in problems]))
+        out.append(plain_table(["run", "line", "problem", "detail", "what it took with it"],
+                               [[str(i), "%s:%d" % (log, p.line), p.kind, p.message,
+                                 lost_words(p.unverified)] for i, p in problems]))
     else:
         out.append("<p class=\"ok\">No problem: every record line verified and every run "
                    "is whole.</p>")
@@ -353,6 +423,21 @@ def integrity_section(runs, data, log):
         out.append("<p class=\"note\">Each run is reported on its own page; side by side: "
                    "<code>ticklab compare</code>.</p>")
     return out
+
+
+def lost_words(rec):
+    """What a damaged line was, as far as its bytes say: "the wakeup... row device=pit
+    path=irq wait=poll (unverified)"; "-" when nothing is known."""
+    if not rec:
+        return "-"
+    kind = rec.get("type")
+    if kind in ("result", None) and isinstance(rec.get("exp"), str):
+        keys = dataset.identity_keys(rec["exp"], rec)
+        return "its %s row %s (as its damaged bytes say)" % (rec["exp"], " ".join(
+            "%s=%s" % (k, dataset.cell(rec[k])) for k in keys) or "(unnamed)")
+    if isinstance(kind, str):
+        return "a %s record (as its damaged bytes say)" % kind
+    return "-"
 
 
 def absent_section(data, absent):
@@ -417,8 +502,9 @@ def build(data, runs, summary, plots, absent, files, log, stems=None):
            "Sections: %s.</p>" % (esc(log), data.index, len(runs), esc(
                datetime.datetime.now().strftime("%Y-%m-%d %H:%M")), ", ".join(
                    "<a href=\"#%s\">%s</a>" % (a, t) for a, t in NAV))]
+    out += answer_section(summary, by_exp.get(figures_mod.SUMMARY, []))
     out += summary_section(summary)
-    out += experiment_sections(data, by_exp, stems or {})
+    out += experiment_sections(data, by_exp, stems or {}, summary.get("lost_rows", ()))
     out += calibration_section(data, by_exp)
     out += errors_section(data)
     out += integrity_section(runs, data, log)
@@ -456,10 +542,13 @@ def index_page(log, runs, pages):
     return htmlpage.page("ticklab report: %s" % log, out)
 
 
-def empty_page(log, runs, result):
-    out = ["<h1>ticklab report: %s</h1>" % esc(log),
-           "<p class=\"bad\">No run in this capture: no verified record (capture verdict %s, "
-           "as <code>ticklab check</code>).</p>" % esc(result)]
+def empty_page(log, runs, result, what=None):
+    out = ["<h1>ticklab report: %s</h1>" % esc(log)]
+    if what:
+        out.append("<p class=\"bad\">No run: %s is %s.</p>" % (esc(log), esc(what)))
+    else:
+        out.append("<p class=\"bad\">No run in this capture: no verified record (capture "
+                   "verdict %s, as <code>ticklab check</code>).</p>" % esc(result))
     problems = [p for run in runs for p in run.problems]
     if problems:
         out.append(plain_table(["line", "problem", "detail"],

@@ -4,7 +4,7 @@ plain words, the experiments and what became of each. The report's page heads wi
 the terminal summary prints it, and summary.json holds it for other tools.
 """
 
-from . import TOOL_VERSION, check, dataset, experiments, provenance, records, samples
+from . import TOOL_VERSION, answer, check, dataset, experiments, provenance, records, samples
 from .dataset import num
 
 # The verdict topics in words (docs/report-format.md, `verdict`); an experiment's own topics
@@ -259,7 +259,7 @@ def build(data, runs, capture, capture_problem=None, log=None):
     result = records.verdict(runs)
     exps = data.experiments()
     _, planned_from = data.planned()
-    return {
+    out = {
         "file_version": 1,
         "tool": "ticklab report", "tool_version": TOOL_VERSION,
         "log": log, "capture_verdict": result, "return_code": check.EXIT_CODES[result],
@@ -284,7 +284,34 @@ def build(data, runs, capture, capture_problem=None, log=None):
                         for s in exps],
         "problems": [{"line": p.line, "kind": p.kind, "message": p.message}
                      for p in data.run.problems],
+        "lost_rows": lost_rows(data),
     }
+    out["answer"] = answer.build(data, out)
+    out["environment_line"] = answer.env_line(out)
+    return out
+
+
+def lost_rows(data):
+    """The rows a damaged line took with it, as far as its unverified bytes say: [{line,
+    kind, exp, row, keys}] (records.Problem.unverified)."""
+    out = []
+    for p in data.run.problems:
+        rec = p.unverified
+        if not rec or not isinstance(rec.get("exp"), str):
+            continue
+        keys = {k: rec[k] for k in dataset.identity_keys(rec["exp"], rec)}
+        # a result row by its type, or (the flip hit "type") by the keys naming its row
+        if rec.get("type") != "result" and not (rec.get("type") is None and keys):
+            continue
+        out.append({"line": p.line, "kind": p.kind, "exp": rec["exp"],
+                    "row": " ".join("%s=%s" % (k, dataset.cell(v)) for k, v in keys.items()),
+                    "keys": keys})
+    return out
+
+
+def verdict_terminal(summary):
+    """The verdict, one line per question, for a terminal's last lines."""
+    return answer.terminal(summary)
 
 
 # --- the terminal -----------------------------------------------------------------------

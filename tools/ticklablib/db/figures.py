@@ -14,8 +14,9 @@ CLOCK = "p99 and interval as the kernel's clockevent verdict gives them (clock: 
 
 def _save(drawn, outdir):
     from .. import plots
-    png, svg = plots.save(drawn, outdir)
-    return Plot(drawn.name, drawn.title, drawn.caption, png, svg, None, drawn.clock)
+    saved = plots.save(drawn, outdir, svg=True, measure=False)
+    return Plot(drawn.name, drawn.title, drawn.caption, saved.png, saved.svg, None,
+                drawn.clock)
 
 
 def _scale(set_scale, values):

@@ -134,7 +134,7 @@ PUBLISHED = _published()
 
 def draw_errors(data, options):
     """The error per mode and period, the source's figures as stars."""
-    from ..plots import Drawn, mark_published, name_clock, new_figure
+    from ..plots import Drawn, legend_beside, mark_published, name_clock, new_figure
     rows = rows_with(data, NAME, "error_pct")
     fig = new_figure("Interval timer: expirations counted against expected")
     ax = fig.add_subplot()
@@ -150,7 +150,7 @@ def draw_errors(data, options):
            if value_for(PUBLISHED, r) is not None]
     mark_published(ax, [p[0] for p in pub], [p[1] for p in pub])
     if pub:
-        ax.legend(fontsize=7, loc="lower right")
+        legend_beside(ax)
     ax.set_ylabel("counted / expected - 1 (%)")
     # twelve bars (four modes, three periods): their names upright, so that no two meet
     ax.tick_params(axis="x", labelrotation=90 if len(names) > 6 else 20, labelsize=8)

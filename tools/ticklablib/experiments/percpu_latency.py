@@ -10,7 +10,7 @@ NAME = "percpu-latency"
 
 def draw_percentiles(data, options):
     """p50, p99 and max of each CPU and device."""
-    from ..plots import Drawn, name_clock, new_figure
+    from ..plots import Drawn, legend_beside, name_clock, new_figure
     from ..plots_latency import COLOURS, MARKS
     rows = rows_with(data, NAME, "p50_ns")
     fig = new_figure("Per-CPU wake-up latency: p50, p99 and max per CPU and device")
@@ -25,7 +25,7 @@ def draw_percentiles(data, options):
     values = [num(r.get(k)) for r in rows for k, _, _, _ in MARKS if num(r.get(k))]
     if values and min(values) > 0 and max(values) / min(values) > 30:
         ax.set_yscale("log")
-    ax.legend(fontsize=8)
+    legend_beside(ax, fontsize=8)
     clock = clock_words(data, rows)
     name_clock(fig, clock)
     return [Drawn("percpu_latency", "Per-CPU wake-up latency", fig,

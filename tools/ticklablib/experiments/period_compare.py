@@ -67,7 +67,7 @@ def draw_errors(data, options):
     """Each period's error, one panel per timer, the article's range dashed."""
     from matplotlib.ticker import MaxNLocator
 
-    from ..plots import Drawn, name_clock, new_figure, panel_axes
+    from ..plots import Drawn, legend_beside, name_clock, new_figure, panel_axes
     rows = rows_of(data, NAME)
     series = []
     for row in rows:
@@ -82,7 +82,8 @@ def draw_errors(data, options):
     fig = new_figure("hrtimer against jiffies timer: error of each 1 s period", len(series),
                      cols=cols, panel_h=2.6)
     pub = 0
-    for ax, (row, errs) in zip(panel_axes(fig, len(series), cols=cols), series):
+    axes = panel_axes(fig, len(series), cols=cols)
+    for ax, (row, errs) in zip(axes, series):
         ax.plot(range(1, len(errs) + 1), errs, marker="o", label="measured")
         ax.axhline(0, color="black", linewidth=0.7)
         value = value_for(PUBLISHED, row)
@@ -90,7 +91,7 @@ def draw_errors(data, options):
             pub += 1
             ax.axhline(value, color="black", linestyle="--", linewidth=1.2,
                        label="published %s" % fmt_ns(value))
-            ax.legend(fontsize=7, loc="center right")
+            legend_beside(ax)
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         ax.set_title("timer %s" % label(row, ("timer", "variant")), fontsize=10)
         ax.set_xlabel("period number")

@@ -201,7 +201,8 @@ def grid_table(rows):
 
 def draw_histograms(data, options):
     """The intervals' deviations per grid and set, and each timer's stddev."""
-    from ..plots import Drawn, mark_published, name_clock, new_figure, panel_axes
+    from ..plots import (Drawn, legend_beside, legend_below, mark_published, name_clock,
+                         new_figure, panel_axes)
     rows = rows_of(data, NAME)
     hists = [(r, parse_hist(r.get("hist"))) for r in rows]
     sets = {}
@@ -209,18 +210,27 @@ def draw_histograms(data, options):
         if hist is None:
             continue
         key = (figure_grid_words(row), text_of(row.get("set")), tuple(hist.edges))
-        total = sets.setdefault(key, {"counts": [0] * len(hist.counts), "timers": 0})
+        total = sets.setdefault(key, {"counts": [0] * len(hist.counts), "timers": 0,
+                                      "below": 0, "above": 0})
         total["counts"] = [a + b for a, b in zip(total["counts"], hist.counts)]
         total["timers"] += 1
+        total["below"] += hist.below   # the kernel's outer buckets: beyond the axis
+        total["above"] += hist.above
     panels = list(dict.fromkeys(k[0] for k in sets))
     stddev = [(num(r.get("period_ns")), num(r.get("stddev_ns")), figure_grid_words(r))
               for r in rows]
     stddev = [s for s in stddev if s[0] is not None and s[1] is not None]
     if not panels and not stddev:
         raise Absent("%s rows carry neither a histogram nor stddev_ns" % NAME)
-    fig = new_figure("Periodic timer jitter", len(panels) + bool(stddev), panel_h=2.7)
+    n_panels = len(panels) + bool(stddev)
+    # every panel in one row (four at most), tall enough for the legends under them
+    fig = new_figure("Periodic timer jitter", n_panels, panel_h=3.4,
+                     cols=min(n_panels, 4))
+    if n_panels <= 4:
+        fig.set_figheight(5.4)
     axes = panel_axes(fig, len(panels) + bool(stddev))
     width_note = set()
+    clipped = []   # (panel, set, below, above, all periods)
     for ax, hres in zip(axes, panels):
         for (res, tset, edges), total in sets.items():
             if res != hres:
@@ -231,16 +241,31 @@ def draw_histograms(data, options):
                 continue
             lo, hi = max(idx[0] - 1, 0), min(idx[-1] + 2, len(counts))
             width_note.add(edges[1] - edges[0])
-            ax.bar(edges[lo:hi], counts[lo:hi], width=edges[1] - edges[0], align="edge",
-                   alpha=0.5, label="%s (%d timer%s)" % (tset, total["timers"],
-                                                         "s" * (total["timers"] > 1)))
+            out = (total["below"], total["above"])
+            bars = ax.bar(edges[lo:hi], counts[lo:hi], width=edges[1] - edges[0],
+                          align="edge", alpha=0.5, label="%s (%d timer%s)%s" % (
+                              tset, total["timers"], "s" * (total["timers"] > 1),
+                              "\nbeyond (hatched): %d below %s,\n%d above %s" % (
+                                  out[0], fmt_ns(edges[0]), out[1], fmt_ns(edges[-1]))
+                              if any(out) else ""))
+            if any(out):
+                # the periods beyond the kernel's buckets, as hatched bars at the edges
+                # with their counts: a clipped histogram never hides them
+                w = edges[1] - edges[0]
+                colour = bars.patches[0].get_facecolor() if bars.patches else None
+                for x, c in ((edges[0] - w, out[0]), (edges[-1], out[1])):
+                    if c:
+                        ax.bar([x], [c], width=w, align="edge", color=colour, hatch="///",
+                               edgecolor="black", linewidth=0.5)
+                clipped.append((hres, tset, out[0], out[1],
+                                sum(counts) + out[0] + out[1], edges[0], edges[-1]))
         ax.set_title(hres, fontsize=10)
         if options.log_counts:
             ax.set_yscale("log")
         ax.set_xlabel("expiry - ideal expiry (ns)")
         ax.set_ylabel("periods per bucket")
         if ax.get_legend_handles_labels()[0]:
-            ax.legend(fontsize=7)
+            legend_below(ax, ncol=1)  # a narrow panel: one column
     if stddev:
         ax = axes[len(panels)]
         for hres in dict.fromkeys(s[2] for s in stddev):
@@ -257,7 +282,7 @@ def draw_histograms(data, options):
         ax.set_title("interval stddev per timer", fontsize=10)
         ax.set_xlabel("timer period (us)")
         ax.set_ylabel("stddev of the intervals (ns)")
-        ax.legend(keep.values(), keep.keys(), fontsize=6)
+        legend_beside(ax, list(keep.values()), list(keep.keys()), fontsize=6)
     clock = clock_words(data, rows)
     name_clock(fig, clock)
     caption = ("Each period's deviation from its ideal expiry, one panel per grid, one "
@@ -267,6 +292,10 @@ def draw_histograms(data, options):
             fmt_ns(w) for w in sorted(width_note))
     caption += "; last panel: each timer's interval stddev, which resolves what the buckets " \
                "cannot." if stddev else "."
+    if clipped:
+        caption += " Beyond the buckets (hatched, at the edges): %s." % "; ".join(
+            "%s, %s: %d of %d periods (%d below, %d above)" % (
+                hres, tset, lo + hi, n, lo, hi) for hres, tset, lo, hi, n, _, _ in clipped)
     return [Drawn("periodic_jitter", "Periodic jitter distributions", fig,
                   caption + partial_note(data, NAME), clock)]
 

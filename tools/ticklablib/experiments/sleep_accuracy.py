@@ -112,7 +112,8 @@ def grid_table(rows):
 
 def draw_errors(data, options):
     """The error against the request, one panel per mode (and variant), a line per tick."""
-    from ..plots import Drawn, mark_published, name_clock, new_figure, panel_axes, symlog_y
+    from ..plots import (Drawn, legend_beside, mark_published, name_clock, new_figure,
+                         panel_axes, symlog_y)
     rows = rows_of(data, NAME)
     # one panel per mode, and per variant where the rows have one (faithful: back to back as
     # the source; ticklab: random phase)
@@ -167,8 +168,8 @@ def draw_errors(data, options):
         ax.set_xlabel("requested sleep (ns, log)")
         ax.set_ylabel("woke - requested (ns, symlog)")
         ax.yaxis.label.set_visible(axes.index(ax) % cols == 0)  # the unit, for plain_ticks
-        if axes.index(ax) == 0 and ax.get_legend_handles_labels()[0]:
-            ax.legend(fontsize=6, loc="lower left")
+        if axes.index(ax) == cols - 1 and ax.get_legend_handles_labels()[0]:
+            legend_beside(ax, fontsize=6)  # beside the first row's last panel
     if not drawn:
         raise Absent("%s rows have no positive request_ns with a mean_err_ns" % NAME)
     for ax in axes:

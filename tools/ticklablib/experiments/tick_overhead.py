@@ -9,6 +9,7 @@ from ..values import num
 from .spec import Experiment, Figure
 
 NAME = "tick-overhead"
+FULL_CPU_PCT = 100.0   # no tick takes more than the whole CPU
 
 
 def _published():
@@ -42,7 +43,7 @@ PUBLISHED = _published()
 
 def draw_overhead(data, options):
     """The overhead against the tick period, and where one tick's cycles go."""
-    from ..plots import Drawn, mark_published, name_clock, new_figure
+    from ..plots import Drawn, legend_beside, mark_published, name_clock, new_figure
     rows = rows_of(data, NAME)
     pts = [r for r in rows if (num(r.get("tick_ns")) or 0) > 0
            and (num(r.get("overhead_pct")) is not None
@@ -55,6 +56,7 @@ def draw_overhead(data, options):
     fig = new_figure("Tick overhead against tick size")
     ax = fig.add_subplot(1, 2 if split else 1, 1)
     bounds = measured = 0
+    beyond = []   # (tick, value, what): a share above 100 % of the CPU cannot be true
     pub_x, pub_y = [], []
     variants = list(dict.fromkeys(text_of(r.get("variant"), "") for r in pts))
     for i, variant in enumerate(variants):
@@ -71,6 +73,7 @@ def draw_overhead(data, options):
             measured += len(got)
             ax.errorbar([g[0] for g in got], [g[1] for g in got], yerr=[g[2] for g in got],
                         marker="o", capsize=3, color=colour, label=name)
+            beyond += [(g[0], g[1], "measured") for g in got if g[1] > FULL_CPU_PCT]
         top = [(num(r.get("tick_ns")), num(r.get("overhead_bound_pct"))) for r in vrows
                if r.get("below_resolution") is True
                and num(r.get("overhead_bound_pct")) is not None]
@@ -79,6 +82,7 @@ def draw_overhead(data, options):
             ax.plot([t[0] for t in top], [t[1] for t in top], marker="v", markersize=8,
                     linestyle="none", color=colour, markerfacecolor="none",
                     label="%s: at most" % name)
+            beyond += [(t[0], t[1], "bound") for t in top if t[1] > FULL_CPU_PCT]
         for r in vrows:
             value = value_for(PUBLISHED, r)
             if value is not None:
@@ -92,15 +96,31 @@ def draw_overhead(data, options):
         ax.set_ylim(min(ys) / 3, max(ys) * 3)
     else:
         ax.set_ylim(0, max(ys or [1]) * 1.3)
+    if beyond:
+        # the tick cannot take more than the whole CPU: the region is marked on the
+        # figure, and each such point crossed out, so no one reads it as a measurement
+        ax.axhspan(FULL_CPU_PCT, ax.get_ylim()[1], color="tab:red", alpha=0.08, zorder=0)
+        ax.axhline(FULL_CPU_PCT, color="tab:red", linewidth=0.9)
+        ax.plot([b[0] for b in beyond], [b[1] for b in beyond], marker="x", markersize=10,
+                linestyle="none", color="tab:red", label="impossible: above 100 %")
+        ax.annotate("above 100 %% of the CPU: impossible (%d point%s)" % (
+            len(beyond), "s" * (len(beyond) > 1)), (0.01, 0.99), xycoords="axes fraction",
+            va="top", fontsize=7, color="tab:red")
     ax.set_xlabel("tick period (ns, log)")
     ax.set_ylabel("CPU time taken by the tick (%)")
-    ax.legend(fontsize=7)
+    legend_beside(ax)
     caption = ("Share of a busy loop's time lost to the tick: circles measured (bars: the "
                "spread of the rounds)")
     caption += ("; hollow triangles where the difference was below the measurement's "
                 "resolution: the most the rounds allow, not a measured value (%d)" % bounds
                 if bounds else "")
     caption += "; black stars: the publication's figures." if pub_x else "."
+    if beyond:
+        caption += (" Red crosses: %d figure(s) above 100 %% of the CPU (%s), which no tick "
+                    "can take: a bound that wide says the rounds could not resolve the "
+                    "overhead, a measured value that high says ticks or time went missing; "
+                    "neither is a measurement." % (len(beyond), ", ".join(
+                        "%s at %s" % ("%.4g %%" % b[1], fmt_ns(b[0])) for b in beyond)))
     if split:
         bx = fig.add_subplot(1, 2, 2)
         split.sort(key=lambda r: num(r.get("tick_ns")))
@@ -112,7 +132,7 @@ def draw_overhead(data, options):
             left = [a + v for a, v in zip(left, vals)]
         bx.set_xlabel("TSC cycles per tick interrupt (median)")
         bx.set_ylabel("tick period")
-        bx.legend(fontsize=7)
+        legend_beside(bx)
         caption += " Right: where one tick interrupt's TSC cycles go (median of each part)."
     clock = clock_words(data, pts)
     name_clock(fig, clock)
