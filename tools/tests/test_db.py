@@ -74,6 +74,29 @@ def test_a_run_is_stored_whole(db_target, tmp_path):
     assert (mode, bool(whole), device) == ("exact", True, "hpet")
 
 
+def test_a_gzipped_log_is_the_run_its_plain_log_is(db_target, tmp_path):
+    """The committed fixtures are .log.gz: db add reads them as they are (and finds them in a
+    folder), and the same run unpacked is already stored; gzip data that does not
+    decompress is one error naming the file, not a traceback."""
+    folder = tmp_path / "logs"
+    folder.mkdir()
+    gz = folder / (dblogs.EXACT + ".gz")
+    gz.write_bytes(open(os.path.join(dblogs.FIXTURES, dblogs.EXACT + ".gz"), "rb").read())
+    # its capture record as the fixtures keep it: the plain log's, beside the .gz
+    (folder / (dblogs.EXACT + ".capture.json")).write_text(json.dumps(
+        dblogs.capture_record(dblogs.EXACT)))
+    code, out, err = add(db_target, str(folder))
+    assert code == 0 and "1 run(s) stored" in out, out + err
+    code, out, err = add(db_target, dblogs.copy_fixture(tmp_path, dblogs.EXACT))
+    assert code == 0 and "already stored as run" in out, out + err
+    assert rows(db_target, "SELECT COUNT(*) FROM runs") == [(1,)]
+    bad = tmp_path / "cut.log.gz"
+    bad.write_bytes(gz.read_bytes()[:200])
+    code, out, err = add(db_target, str(bad))
+    assert code != 0 and "cut.log.gz" in err and "does not decompress" in err, out + err
+    assert "Traceback" not in err
+
+
 def test_a_damaged_log_is_stored_with_its_problems(db_target, tmp_path):
     raw = open(dblogs.copy_fixture(tmp_path, dblogs.EXACT), "rb").read()
     lines = raw.split(b"\n")

@@ -16,7 +16,7 @@ import argparse
 import os
 import sys
 
-from .. import EXIT_USAGE
+from .. import EXIT_USAGE, inputs
 from . import engine, query, schema, store
 
 NAME = "db"
@@ -105,7 +105,7 @@ def run_add(args):
     missing = [p for p in logs if not os.path.isfile(p)]
     if missing or not logs:
         print("db add: %s" % ("no such file: %s" % ", ".join(missing) if missing else
-                              "no *.log in %s" % ", ".join(args.paths)), file=sys.stderr)
+                              "no *.log or *.log.gz in %s" % ", ".join(args.paths)), file=sys.stderr)
         return EXIT_USAGE
 
     def work(db):
@@ -113,7 +113,7 @@ def run_add(args):
         for path in logs:
             try:
                 states += store.add_log(db, path, args.machine_name, print)
-            except OSError as e:
+            except (OSError, inputs.InputError) as e:
                 print("db add: %s: %s" % (path, e), file=sys.stderr)
                 return EXIT_USAGE
         stored = sum(s == "stored" for s, _ in states)

@@ -20,7 +20,7 @@ import json
 import os
 import zlib
 
-from .. import check, dataset, provenance, records, summary
+from .. import check, dataset, inputs, provenance, records, summary
 from . import identity, schema
 
 # The kinds of figures (provenance.mode_of) as the database names them.
@@ -40,7 +40,8 @@ def now_utc():
 
 
 def log_files(paths):
-    """The logs named: files as given, folders searched (below them too) for *.log."""
+    """The logs named: files as given, folders searched (below them too) for *.log and
+    *.log.gz."""
     out = []
     for path in paths:
         if not os.path.isdir(path):
@@ -48,7 +49,7 @@ def log_files(paths):
             continue
         for root, dirs, files in os.walk(path):
             dirs.sort()
-            out += [os.path.join(root, f) for f in sorted(files) if f.endswith(".log")]
+            out += [os.path.join(root, f) for f in sorted(files) if f.endswith((".log", ".log.gz"))]
     return out
 
 
@@ -216,9 +217,9 @@ def store_run(db, data, runs, log, label):
 
 
 def read_log(path):
-    """The log's bytes and parsed runs, and its capture record. OSError propagates."""
-    with open(path, "rb") as f:
-        raw = f.read()
+    """The log's bytes (gunzipped when it is gzip's) and parsed runs, and its capture
+    record. inputs.InputError propagates."""
+    raw = inputs.read(path)
     capture, problem = provenance.load(path)
     name = os.path.basename(path)
     runs = records.parse_stream(raw)
