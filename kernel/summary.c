@@ -69,9 +69,10 @@ size_t summary_verdict_line(char *buf, size_t n)
         while (ce[w] && ce[w] != ' ')
             w++;
         int64_t p99 = verdict_wake_cb_p99(ce, w);
+        char p99s[24];
         if (p99 >= 0)
-            at += (size_t)fmt_snprintf(buf + at, n - at, " timer %.*s (callback p99 %lld ns)",
-                                       (int)w, ce, (long long)p99);
+            at += (size_t)fmt_snprintf(buf + at, n - at, " timer %.*s (callback p99 %s)",
+                                       (int)w, ce, fmt_ns(p99s, sizeof(p99s), p99));
         else
             at += (size_t)fmt_snprintf(buf + at, n - at, " timer: %.*s", (int)head_len(ce), ce);
     }

@@ -385,3 +385,35 @@ const char *fmt_fixed(char *buf, size_t size, int64_t val, unsigned decimals, bo
         fmt_snprintf(buf, size, "%s%llu", sign, (unsigned long long)mag);
     return buf;
 }
+
+const char *fmt_ns_in(char *buf, size_t size, int64_t ns, int64_t ref, bool unit)
+{
+    static const struct { uint64_t scale; const char *name; } units[] = {
+        { 1000000000ull, "s" }, { 1000000ull, "ms" }, { 1000ull, "us" }, { 1ull, "ns" },
+    };
+    uint64_t rmag = ref < 0 ? 0 - (uint64_t)ref : (uint64_t)ref;
+    unsigned u = 0;
+    while (u < 3 && rmag < units[u].scale)
+        u++;
+    uint64_t scale = units[u].scale;
+    /* three significant figures of ref: 2 decimals below 10 units, 1 below 100, then 0 */
+    unsigned decimals = scale == 1 ? 0 : rmag < 10 * scale ? 2 : rmag < 100 * scale ? 1 : 0;
+    uint64_t pow = decimals == 2 ? 100 : decimals == 1 ? 10 : 1;
+    uint64_t mag = ns < 0 ? 0 - (uint64_t)ns : (uint64_t)ns;
+    /* rounded to the last decimal shown; mag * pow stays far below 2^64 for any duration
+     * a run can hold (2^64 / 100 ns is 5.8 years) */
+    uint64_t q = scale / pow;
+    uint64_t v = mag / q + (mag % q >= (q + 1) / 2 && q > 1 ? 1 : 0);
+    char num[32];
+    fmt_fixed(num, sizeof(num), ns < 0 ? -(int64_t)v : (int64_t)v, decimals, false);
+    if (unit)
+        fmt_snprintf(buf, size, "%s %s", num, units[u].name);
+    else
+        fmt_snprintf(buf, size, "%s", num);
+    return buf;
+}
+
+const char *fmt_ns(char *buf, size_t size, int64_t ns)
+{
+    return fmt_ns_in(buf, size, ns, ns, true);
+}

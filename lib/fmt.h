@@ -25,4 +25,13 @@ int fmt_snprintf(char *buf, size_t size, const char *fmt, ...)
  * "0.0043". Returns buf, for use as a %s argument. */
 const char *fmt_fixed(char *buf, size_t size, int64_t val, unsigned decimals, bool plus);
 
+/* A duration of ns nanoseconds as people read it: three significant figures in the unit its
+ * reference's magnitude calls for (ns below 1 us, then us, ms, s). fmt_ns_in(b, n, v, ref,
+ * unit) writes v in ref's unit with ref's decimals, the unit's name after it when unit is
+ * true, so an interval's ends read in its figure's unit: "878 us [812, 903]". fmt_ns(b, n,
+ * v) is fmt_ns_in(b, n, v, v, true): 281 is "281 ns", 877719 "878 us", 2924872 "2.92 ms".
+ * Returns buf. */
+const char *fmt_ns_in(char *buf, size_t size, int64_t ns, int64_t ref, bool unit);
+const char *fmt_ns(char *buf, size_t size, int64_t ns);
+
 #endif

@@ -110,11 +110,13 @@ static int order(const struct verdict_wake *a, const struct verdict_wake *b)
                                 b->cb_p99_hi_ns);
 }
 
-/* "p99 2924872 ns [2801000, 3050000]" */
+/* "p99 2.92 ms [2.80, 3.05]": the interval's ends in the figure's unit */
 static size_t p99_text(char *t, size_t len, const struct verdict_wake *w)
 {
-    return (size_t)fmt_snprintf(t, len, "p99 %lld ns [%lld, %lld]", (long long)w->cb_p99_ns,
-                                (long long)w->cb_p99_lo_ns, (long long)w->cb_p99_hi_ns);
+    char v[24], lo[24], hi[24];
+    return (size_t)fmt_snprintf(t, len, "p99 %s [%s, %s]", fmt_ns(v, sizeof(v), w->cb_p99_ns),
+                                fmt_ns_in(lo, sizeof(lo), w->cb_p99_lo_ns, w->cb_p99_ns, false),
+                                fmt_ns_in(hi, sizeof(hi), w->cb_p99_hi_ns, w->cb_p99_ns, false));
 }
 
 unsigned verdict_claims(const char **topic, const char **text, unsigned max)
@@ -249,12 +251,13 @@ static void claim_clockevent(const struct verdict_input *in)
     b.decided = close < 0;
     size_t n;
     if (b.decided) {
+        char p50[24], irq[24];
         n = (size_t)fmt_snprintf(text, sizeof(text), "%s wakes fastest here: hrtimer callback "
-                                 "p50 %lld ns, ", w[best].dev->name,
-                                 (long long)w[best].cb_p50_ns);
+                                 "p50 %s, ", w[best].dev->name,
+                                 fmt_ns(p50, sizeof(p50), w[best].cb_p50_ns));
         n += p99_text(text + n, sizeof(text) - n, &w[best]);
         fmt_snprintf(text + n, sizeof(text) - n, " after the deadline (interrupt entry p99 "
-                     "%lld ns)%s", (long long)w[best].irq_p99_ns,
+                     "%s)%s", fmt_ns(irq, sizeof(irq), w[best].irq_p99_ns),
                      b.n > 1 ? "; below every other device's interval" : "; the only one");
     } else {
         n = (size_t)fmt_snprintf(text, sizeof(text), "too close to call here: %s ",
@@ -382,7 +385,7 @@ static void deadline_claim(const struct verdict_input *in)
 static void tick_claim(const struct verdict_input *in)
 {
     const char *device = in->tick.device ? in->tick.device : "?";
-    char text[260], choice[24], ev[48];
+    char text[260], choice[24], ev[48], costs[24], los[24], his[24];
     if (!in->tick.n) {
         fmt_snprintf(text, sizeof(text), "not measured: %s did not run, or none of its rows was "
                      "valid (ticks went missing: its results say how many)",
@@ -421,8 +424,8 @@ static void tick_claim(const struct verdict_input *in)
          * exits, a loaded host) for any rate to be claimed from them. */
         fmt_snprintf(text, sizeof(text),
                      "not supported by the evidence: the repeats on %s bound one tick's cost "
-                     "only by %lld ns, a whole period at HZ=1000 or more, so no rate is claimed",
-                     device, (long long)cost);
+                     "only by %s, a whole period at HZ=1000 or more, so no rate is claimed",
+                     device, fmt_ns(costs, sizeof(costs), cost));
         claim_on("tick_rate", "unknown", text, ev, 0, &b);
         return;
     }
@@ -438,10 +441,11 @@ static void tick_claim(const struct verdict_input *in)
     int64_t ppm_1000 = cost;      /* at HZ=1000: cost ns x 1000 per s / 1e9 ns, in ppm */
     char pct[24];
     size_t m = (size_t)fmt_snprintf(text, sizeof(text),
-                 "one tick on %s costs %lld ns, within [%lld, %lld] (the repeats' spread): at "
+                 "one tick on %s costs %s, within [%s, %s] (the repeats' spread): at "
                  "most %s %% of the CPU at HZ=1000; HZ=%llu%s or less keeps it under 1 %%",
-                 device, (long long)est[n / 2],
-                 (long long)floor, (long long)cost,
+                 device, fmt_ns(costs, sizeof(costs), est[n / 2]),
+                 fmt_ns_in(los, sizeof(los), floor, est[n / 2], false),
+                 fmt_ns_in(his, sizeof(his), cost, est[n / 2], false),
                  fmt_fixed(pct, sizeof(pct), ppm_1000, 4, false),
                  (unsigned long long)hz_safe, capped ? " (ticklab's fastest tick)" : "");
     if (b.hz_over)
@@ -484,10 +488,11 @@ static void stalls_claim(const struct verdict_input *in)
         claim("stalls", 0, text, 0, 0);
         return;
     }
+    char longest[24];
     fmt_snprintf(text, sizeof(text), "%llu gaps with interrupts off in %llu ms, the longest "
-                 "%llu ns%s", (unsigned long long)in->stalls.gaps,
+                 "%s%s", (unsigned long long)in->stalls.gaps,
                  (unsigned long long)(in->stalls.window_ns / 1000000ull),
-                 (unsigned long long)in->stalls.max_gap_ns,
+                 fmt_ns(longest, sizeof(longest), (int64_t)in->stalls.max_gap_ns),
                  in->stalls.gaps ? ": latency figures include the machine's own stalls"
                                  : ": the machine does not steal time");
     claim("stalls", in->stalls.gaps ? "stalls" : "quiet", text,

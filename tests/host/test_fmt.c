@@ -312,6 +312,30 @@ TEST(fmt_snprintf_wrapper)
     CHECK_EQ_STR(buf, "abcdef-");
 }
 
+TEST(fmt_ns_reads_in_the_unit_its_magnitude_calls_for)
+{
+    char b[40];
+    CHECK_EQ_STR(fmt_ns(b, sizeof(b), 0), "0 ns");
+    CHECK_EQ_STR(fmt_ns(b, sizeof(b), 281), "281 ns");
+    CHECK_EQ_STR(fmt_ns(b, sizeof(b), 999), "999 ns");
+    CHECK_EQ_STR(fmt_ns(b, sizeof(b), 1000), "1.00 us");
+    CHECK_EQ_STR(fmt_ns(b, sizeof(b), 1234), "1.23 us");
+    CHECK_EQ_STR(fmt_ns(b, sizeof(b), 1235), "1.24 us");       /* half rounds up */
+    CHECK_EQ_STR(fmt_ns(b, sizeof(b), 12345), "12.3 us");
+    CHECK_EQ_STR(fmt_ns(b, sizeof(b), 877719), "878 us");
+    CHECK_EQ_STR(fmt_ns(b, sizeof(b), 2924872), "2.92 ms");
+    CHECK_EQ_STR(fmt_ns(b, sizeof(b), 114029), "114 us");
+    CHECK_EQ_STR(fmt_ns(b, sizeof(b), 1000000000), "1.00 s");
+    CHECK_EQ_STR(fmt_ns(b, sizeof(b), 3600000000000ll), "3600 s");
+    CHECK_EQ_STR(fmt_ns(b, sizeof(b), -2500), "-2.50 us");
+    CHECK_EQ_STR(fmt_ns(b, sizeof(b), INT64_MIN), "-9223372037 s");
+    /* an interval's ends in its figure's unit and decimals */
+    CHECK_EQ_STR(fmt_ns_in(b, sizeof(b), 2801000, 2924872, false), "2.80");
+    CHECK_EQ_STR(fmt_ns_in(b, sizeof(b), 12000000, 2924872, true), "12.00 ms");
+    CHECK_EQ_STR(fmt_ns_in(b, sizeof(b), 278, 281, false), "278");
+    CHECK_EQ_STR(fmt_ns_in(b, sizeof(b), 990, 1200, false), "0.99");
+}
+
 TEST(fmt_fixed_keeps_the_sign_of_small_values)
 {
     char b[32];

@@ -591,8 +591,9 @@ def test_verdict_shows_its_intervals_and_method_and_says_too_close(tmp_path):
     code, text, out = report(tmp_path, verdict_run([close, tick, bare]), "--summary")
     assert code == 0, text
     page = page_of(out).text
-    assert "hpet callback p99 2924872 ns in [2801000, 3120000] ns; lapic callback p99 " \
-        "2948212 ns in [2850000, 3300000] ns; not decided: too close to call here" in page
+    # durations read in their unit, an interval's ends in its figure's
+    assert "hpet callback p99 2.92 ms in [2.80, 3.12] ms; lapic callback p99 " \
+        "2.95 ms in [2.85, 3.30] ms; not decided: too close to call here" in page
     assert "order-statistic 95 % interval of each p99 [m1]" in page
     assert "[m1] " + METHOD in page
     assert "surely under 1 % of the CPU at HZ=29673 or less; surely more above HZ=30304" in page
@@ -600,7 +601,7 @@ def test_verdict_shows_its_intervals_and_method_and_says_too_close(tmp_path):
     assert "hpet in [10, 20] ns; lapic in [15, 30] ns" in page
     assert "Too close to call here: does the HPET help, fastest clock event device." in page
     # the terminal summary says the same
-    assert "rests on: hpet callback p99 2924872 ns in [2801000, 3120000] ns" in text
+    assert "rests on: hpet callback p99 2.92 ms in [2.80, 3.12] ms" in text
     assert "method: " + METHOD in text
     summary = json.loads((out / "summary.json").read_text())
     hpet = next(v for v in summary["verdict"] if v["topic"] == "hpet")

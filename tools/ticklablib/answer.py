@@ -28,6 +28,24 @@ def fmt_ns(v):
     return "%d ns" % round(v)
 
 
+def ns_in(v, ref):
+    """v in ref's unit (the one fmt_ns picks for ref) with ref's three significant figures,
+    and the unit's name: ns_in(2801000, 2924872) is ("2.80", "ms"), as the kernel writes an
+    interval's ends."""
+    ref = abs(float(ref))
+    for unit, scale in (("s", 1e9), ("ms", 1e6), ("us", 1e3)):
+        if ref >= scale:
+            decimals = 2 if ref < 10 * scale else 1 if ref < 100 * scale else 0
+            return "%.*f" % (decimals, float(v) / scale), unit
+    return "%d" % round(float(v)), "ns"
+
+
+def fmt_interval(lo, hi, ref):
+    """"[2.80, 3.12] ms": an interval in its figure's unit."""
+    (a, unit), (b, _) = ns_in(lo, ref), ns_in(hi, ref)
+    return "[%s, %s] %s" % (a, b, unit)
+
+
 def evidence_keys(verdict_rec):
     """The row keys a verdict's evidence names ("result:<exp>:path=callback" ->
     {"path": "callback"})."""

@@ -127,9 +127,11 @@ def basis_words(v):
     parts = []
     if v.get("intervals"):
         parts.append("; ".join(
-            "%s %s%s" % (i["what"], "%s ns " % fmt(i["value_ns"])
+            "%s %s%s" % (i["what"], "%s " % answer.fmt_ns(i["value_ns"])
                          if i["value_ns"] is not None else "",
-                         "in [%s, %s] ns" % (fmt(i["lo_ns"]), fmt(i["hi_ns"])))
+                         "in " + answer.fmt_interval(
+                             i["lo_ns"], i["hi_ns"],
+                             i["value_ns"] if i["value_ns"] is not None else i["hi_ns"]))
             for i in v["intervals"]))
     if v.get("hz_safe") is not None:
         parts.append("surely under 1 %% of the CPU at HZ=%s or less" % fmt(v["hz_safe"])
