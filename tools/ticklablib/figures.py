@@ -84,10 +84,16 @@ def render(data, outdir, options=None, measure=True):
 def _in_processes(data, options, outdir, known, measure):
     """The figure functions in options.workers forked processes (matplotlib is imported
     already, so a child starts at once); None where fork is not to be had."""
+    import gc
     import multiprocessing
-    from . import outdir as outdir_mod
+    from . import outdir as outdir_mod, plots
     _JOB.update(data=data, options=options, outdir=outdir, known=known, measure=measure)
     try:
+        # what every child would otherwise do again: the fonts loaded and a first text laid
+        # out; and the parent's objects kept out of the collector's way, so a child's
+        # collections do not write to (and copy) every page it inherited
+        plots.warm_up()
+        gc.freeze()
         ctx = multiprocessing.get_context("fork")
         with ctx.Pool(min(options.workers, len(known)),
                       initializer=outdir_mod.child_signals) as pool:
@@ -95,6 +101,7 @@ def _in_processes(data, options, outdir, known, measure):
     except (OSError, ValueError):
         return None
     finally:
+        gc.unfreeze()
         _JOB.clear()
 
 

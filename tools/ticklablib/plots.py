@@ -57,6 +57,16 @@ def new_figure(title, panels=1, cols=None, panel_h=3.0):
     return fig
 
 
+def warm_up():
+    """One small figure drawn: the fonts and caches every later figure uses are loaded."""
+    fig = new_figure("warm up", panels=2)
+    for ax in panel_axes(fig, 2):
+        ax.plot([1, 2], [1, 10], label="x")
+        ax.set_yscale("log")
+        legend_beside(ax)
+    fig.canvas.draw()
+
+
 def panel_axes(fig, n, share=False, cols=None):
     """n axes, `cols` to a row (the figure's own count by default) when n > 1; `share`: one
     x and y range for all."""
