@@ -22,7 +22,7 @@ WAITS = {"hlt": "the CPU waits in HLT", "poll": "the CPU spins with interrupts o
 REFERENCES = (
     ("Linux 6.1 under the same QEMU settings: a cyclictest thread wakes in 3.8 us (p99 "
      "4.35 us); timerlat sees the timer IRQ 0.73 us after the deadline (p99 0.78 us)",
-     "measured for ticklab: issue 7, docs/experiments.md"),
+     "measured for ticklab, docs/experiments.md"),
 )
 
 
