@@ -297,7 +297,7 @@ static void check_interrupt_routes(void)
 static void take_smm_jobs(void)
 {
     /* After the calibration: every wait on firmware is bounded by the TSC. */
-    smm_handoff_run(cfg.acpi_mode_keep, cfg.usb_handoff_off);
+    smm_handoff_run(cfg.acpi_mode_keep, cfg.usb_handoff_off, clock_facts.tsc_hz);
     klog_drain_point();
 }
 

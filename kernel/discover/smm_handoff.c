@@ -2,7 +2,9 @@
 #include "kernel/discover/smm_handoff.h"
 
 #include "ticklab/acpi_mode.h"
+#include "ticklab/calibrate.h"
 #include "ticklab/core_clock.h"
+#include "ticklab/muldiv.h"
 #include "ticklab/pci.h"
 #include "ticklab/usb_handoff.h"
 #include "kernel/arch/paging.h"
@@ -10,9 +12,7 @@
 #include "kernel/discover/cpu_report.h"
 #include "kernel/report/console.h"
 #include "kernel/report/record.h"
-#include "kernel/timers/clocks.h"
 
-#define NS_PER_MS  1000000ull
 #define USB_HC_MAX 16
 
 static struct core_clock smi;
@@ -34,9 +34,18 @@ static uint64_t smi_count(void)
     return s.smi_count;
 }
 
+/* The TSC rate the waits are bounded by (kernel/timers owns the calibration; it is handed
+ * down, not looked up). */
+static uint64_t tsc_rate;
+
 static uint64_t wait_us(uint64_t cyc)
 {
-    return tsc_cyc_to_ns(cyc) / 1000;
+    return mul_div_u64(cyc, 1000000, tsc_rate);
+}
+
+static uint64_t ms_to_cyc(uint64_t ms)
+{
+    return mul_div_u64(ms, tsc_rate, 1000);
 }
 
 /* ---- ACPI mode ------------------------------------------------------------------------------ */
@@ -60,7 +69,7 @@ static void acpi_mode(bool keep)
                                    .hw_reduced = f->hw_reduced };
     struct acpi_mode_result res;
     uint64_t s0 = smi_count();
-    acpi_mode_switch(&regs, keep, tsc_ns_to_cyc(ACPI_MODE_WAIT_MS * NS_PER_MS), &res);
+    acpi_mode_switch(&regs, keep, ms_to_cyc(ACPI_MODE_WAIT_MS), &res);
     uint64_t s1 = smi_count();
     json_hex(&r.j, "smi_cmd", f->smi_cmd);
     json_hex(&r.j, "acpi_enable", f->acpi_enable);
@@ -151,8 +160,8 @@ static void usb_controllers(bool off)
     unsigned dropped;
     unsigned n = pci_find_class(&c, PCI_CLASS_SERIAL_BUS, PCI_SUBCLASS_USB, fns, USB_HC_MAX,
                                 &dropped);
-    uint64_t legsup_cyc = tsc_ns_to_cyc(USB_LEGSUP_WAIT_MS * NS_PER_MS);
-    uint64_t ohci_cyc = tsc_ns_to_cyc(USB_OHCI_WAIT_MS * NS_PER_MS);
+    uint64_t legsup_cyc = ms_to_cyc(USB_LEGSUP_WAIT_MS);
+    uint64_t ohci_cyc = ms_to_cyc(USB_OHCI_WAIT_MS);
     for (unsigned i = 0; i < n; i++) {
         struct usb_handoff h;
         uint64_t s0 = smi_count();
@@ -171,8 +180,9 @@ static void usb_controllers(bool off)
         kprintf("  usb         no USB host controller on PCI\n");
 }
 
-void smm_handoff_run(bool acpi_keep, bool usb_off)
+void smm_handoff_run(bool acpi_keep, bool usb_off, uint64_t tsc_hz)
 {
+    tsc_rate = tsc_hz ? tsc_hz : CAL_TSC_MAX_HZ;
     core_clock_probe(&smi, &cpu_facts);
     acpi_mode(acpi_keep);
     usb_controllers(usb_off);

@@ -11,7 +11,11 @@
 #define TICKLAB_DISCOVER_SMM_HANDOFF_H
 #include <stdbool.h>
 
-/* acpi_keep: acpi_mode=keep; usb_off: usb_handoff=keep (each still recorded). */
-void smm_handoff_run(bool acpi_keep, bool usb_off);
+#include <stdint.h>
+
+/* acpi_keep: acpi_mode=keep; usb_off: usb_handoff=keep (each still recorded). tsc_hz: the
+ * calibrated TSC rate that bounds every wait (0: none yet, the waits are then bounded as if
+ * the TSC ran at 10 GHz, so they last at least what was asked). */
+void smm_handoff_run(bool acpi_keep, bool usb_off, uint64_t tsc_hz);
 
 #endif
