@@ -19,7 +19,7 @@ import threading
 import time
 
 from cases import CLEAN, EXIT_FAILED, EXIT_OK, Case, end_status, has_record, no_errors
-from cases_qr import Monitor
+from cases_qr import Monitor, end_qemu, start_monitored
 
 POLL_S = 0.02
 
@@ -78,10 +78,7 @@ def run_monitored(script, until_exit=True):
     def run(case, log, h):
         mon_path = os.path.join(h.out, case.name + ".mon")
         h.fresh(mon_path)
-        cmd = h.qemu_command(case, log) + ["-monitor", "unix:%s,server=on,wait=off" % mon_path]
-        err = open(os.path.join(h.out, case.name + ".stderr"), "w+")
-        p = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                             stderr=err)
+        p, err = start_monitored(case, log, h, mon_path)
         deadline = time.monotonic() + case.timeout_s
         why, rc = None, None
         try:
@@ -101,12 +98,7 @@ def run_monitored(script, until_exit=True):
         except (OSError, TimeoutError) as e:
             why = "%s (the monitor script)" % e
         finally:
-            if p.poll() is None:
-                p.kill()
-            p.wait(timeout=30)
-            err.seek(0)
-            stderr = err.read()
-            err.close()
+            stderr = end_qemu(p, err)
         return (None if why else rc), stderr, why
     return run
 

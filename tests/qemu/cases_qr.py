@@ -69,6 +69,26 @@ class Monitor:
         self.s.close()
 
 
+def start_monitored(case, log, h, mon_path):
+    """QEMU started for the case with its monitor on the unix socket mon_path: (the process,
+    its stderr file)."""
+    cmd = h.qemu_command(case, log) + ["-monitor", "unix:%s,server=on,wait=off" % mon_path]
+    err = open(os.path.join(h.out, case.name + ".stderr"), "w+")
+    p = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err)
+    return p, err
+
+
+def end_qemu(p, err):
+    """QEMU ended (killed if it still runs) and its stderr file read and closed: the text."""
+    if p.poll() is None:
+        p.kill()
+    p.wait(timeout=30)
+    err.seek(0)
+    stderr = err.read()
+    err.close()
+    return stderr
+
+
 def shot_path(out, case, k):
     return os.path.join(out, "%s.qr%03d.ppm" % (case.name, k))
 
@@ -85,9 +105,7 @@ def run_qr_boot(case, log, h):
         if f.startswith(case.name + ".qr") or f in (case.name + ".mon",
                                                    case.name + ".summary.ppm"):
             os.remove(os.path.join(h.out, f))
-    cmd = h.qemu_command(case, log) + ["-monitor", "unix:%s,server=on,wait=off" % mon_path]
-    err = open(os.path.join(h.out, case.name + ".stderr"), "w+")
-    p = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err)
+    p, err = start_monitored(case, log, h, mon_path)
     deadline = time.monotonic() + case.timeout_s
     why, taken, n, held = None, set(), None, False
     try:
@@ -121,12 +139,7 @@ def run_qr_boot(case, log, h):
     except (OSError, TimeoutError) as e:
         why = "the QEMU monitor: %s" % e
     finally:
-        if p.poll() is None:
-            p.kill()
-        p.wait(timeout=30)
-        err.seek(0)
-        stderr = err.read()
-        err.close()
+        stderr = end_qemu(p, err)
     return (None if why else EXIT_OK), stderr, why
 
 
