@@ -49,14 +49,24 @@ class Run:
             time.sleep(POLL_S)
 
     def cmd(self, line):
+        """Sends a monitor command: True, or False when QEMU ended meanwhile (its monitor
+        closes with it: a run may end between the poll and the command); raises when the
+        monitor fails while QEMU still runs."""
         with self.lock:
-            self.mon.cmd(line)
+            try:
+                self.mon.cmd(line)
+                return True
+            except (OSError, TimeoutError) as e:
+                try:
+                    self.p.wait(timeout=5)
+                except subprocess.TimeoutExpired:
+                    raise e from None
+                return False
 
     def nmis(self, n, gap_s=0.0):
         for _ in range(n):
-            if self.p.poll() is not None:
+            if self.p.poll() is not None or not self.cmd("nmi"):
                 return
-            self.cmd("nmi")
             if gap_s:
                 time.sleep(gap_s)
 
@@ -66,7 +76,8 @@ class Run:
         while self.p.poll() is None and not rx.search(self.data()):
             if time.monotonic() > self.deadline:
                 raise TimeoutError("timeout sending NMIs until %s" % pattern)
-            self.cmd("nmi")
+            if not self.cmd("nmi"):
+                break
             sent += 1
             time.sleep(gap_s)
         return sent
