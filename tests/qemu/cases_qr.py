@@ -262,7 +262,11 @@ def verdict_on_every_code_page(ctx):
 
 
 def qr_screendump_case(name, doc, args, timeout_s, distortions=None):
-    return Case(name, doc, boot="iso", icount=0, args=args + " qr=on qr_part_ms=500",
+    # The shortest time a code may stay (200 ms): under icount the kernel spins through it,
+    # about a second of host time at 200 ms, enough for the screendump taken as the kernel
+    # announces the code (the VM stopped meanwhile); 500 ms spent three more minutes on the
+    # quick profile's 42 codes.
+    return Case(name, doc, boot="iso", icount=0, args=args + " qr=on qr_part_ms=200",
                 timeout_s=timeout_s, run=run_qr_boot,
                 checks=[has_record("qr_store", codes=True, complete=True, dropped=0),
                         summary_held_before_the_codes, verdict_on_every_code_page,
