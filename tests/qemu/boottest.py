@@ -55,6 +55,7 @@ import cases_kvm  # noqa: E402
 OUT = os.path.join(ROOT, "build", "test")
 OVMF = "/usr/share/ovmf/OVMF.fd"
 POLL_S = 0.25
+SLOW_CHECK_S = 5.0   # a check that takes longer says so
 
 
 class CaseFailed(Exception):
@@ -353,7 +354,12 @@ def run_case(case, booted=None):
                 raise CaseFailed("stream not whole: %s" % "; ".join(
                     "line %d %s: %s" % (pr.line, pr.kind, pr.message) for pr in runs[0].problems))
         for check in case.checks:
+            t_check = time.monotonic()
             msg = check(ctx)
+            spent = time.monotonic() - t_check
+            if spent > SLOW_CHECK_S:   # where a case's time goes, for docs/testing.md
+                print("    %s: check %s took %.0f s" % (case.name, getattr(
+                    check, "__name__", "?"), spent))
             if msg:
                 raise CaseFailed(msg)
         return "PASS", time.monotonic() - t0, ""
