@@ -130,9 +130,11 @@ void summary_show(bool ok, unsigned records)
     if (!n)
         line("no experiments ran: no verdict");
     for (unsigned i = 0; i < n; i++) {
-        /* a claim wraps at a space onto lines indented under its text */
-        char buf[200];
-        fmt_snprintf(buf, sizeof(buf), "%-12s %s", topic[i], text[i]);
+        /* a claim wraps at a space onto lines indented under its text; one longer than
+         * the buffer ends in "..." (never a number cut short without a sign) */
+        char buf[500];
+        if (fmt_snprintf(buf, sizeof(buf), "%-12s %s", topic[i], text[i]) >= (int)sizeof(buf))
+            k_strlcpy(buf + sizeof(buf) - 4, "...", 4);
         const char *p = buf;
         size_t len = k_strlen(buf), w = cols - 1, indent = 0;
         while (len) {

@@ -21,7 +21,7 @@
 
 /* The claims as sent, for the on-screen summary. */
 #define MAX_CLAIMS 10
-static char claims[MAX_CLAIMS][240];
+static char claims[MAX_CLAIMS][480];    /* as long as the longest claim text built here */
 static const char *claim_topics[MAX_CLAIMS];
 static unsigned n_claims;
 

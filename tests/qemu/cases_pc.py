@@ -210,6 +210,7 @@ def nmis_throughout(r):
 
 
 QR_PART = rb"qr: part (\d+) of (\d+) on screen"
+HOLD = rb"qr: summary on screen until a key"
 
 
 def nmis_on_last_screens(r):
@@ -217,6 +218,9 @@ def nmis_on_last_screens(r):
     must go on coming."""
     r.wait(END, "the end record")
     r.nmis(5, 0.01)
+    r.wait(HOLD, "the summary's hold")
+    r.nmis(5, 0.01)
+    r.cmd("sendkey spc")          # the hold ends by the key, not after its 60 s
     r.wait(rb"qr: part 1 of \d+ on screen", "the first code")
     r.nmis(5, 0.01)
     r.wait(rb"qr: part 3 of \d+ on screen", "the third code, after the NMIs")
@@ -549,6 +553,8 @@ def ivshmem_fb(case):
 
 
 def snapshot_first_code(r):
+    r.wait(HOLD, "the summary's hold")
+    r.cmd("sendkey spc")          # as a person would: the codes come without the 60 s wait
     r.wait(rb"qr: part 1 of \d+ on screen", "the first QR code")
     r.cmd("stop")
     import shutil
