@@ -264,8 +264,9 @@ test:
 qemu-test: kernel example iso efi
 	$(PYTHON) tests/qemu/boottest.py
 
-# Not part of `make test`: the full profile's byte-for-byte repeatability under icount.
-test-long: deps-test kernel
+# Not part of `make test`: the full profile's byte-for-byte repeatability under icount, the
+# paced UART's figures, the quick profile's QR codes photographed (GRUB's image).
+test-long: deps-test kernel iso
 	$(PYTHON) tests/qemu/boottest.py --long
 
 tools-test:
@@ -283,7 +284,7 @@ help:
 	@echo "make secureboot-usb  build build/ticklab-secureboot.img (shim + ticklab.efi signed with your key, for Secure Boot left on)"
 	@echo "make run        boot in QEMU; variables: MACHINE FIRMWARE BOOT ICOUNT ACCEL CPU ARGS SMP MEM TIMEOUT QEMU_EXTRA SERIAL_LOG RAW"
 	@echo "make test       host unit tests (ASan/UBSan), tool tests, QEMU boot tests"
-	@echo "make test-long  the long boot tier: the full profile run three times under icount, byte for byte"
+	@echo "make test-long  the long boot tier: the full profile three times under icount, byte for byte; paced UART; QR photos"
 	@echo "make deps       install the Debian packages building, booting and reporting need (as root)"
 	@echo "make deps-test  the same, and the packages only the tests need"
 	@echo "make deps-secureboot  what make secureboot-usb installs: make deps's packages, sbsigntool, openssl"

@@ -491,8 +491,9 @@ def main():
                     help="KVM boots at once, beside the TCG ones")
     ap.add_argument("--no-kvm", action="store_true", help="skip the KVM tier")
     ap.add_argument("--long", action="store_true",
-                    help="run the long tier instead (cases_repeat.LONG: the full profile's "
-                         "repeatability, about an hour)")
+                    help="run the long tier instead (cases.LONG: the full profile's "
+                         "repeatability, the paced UART, the quick profile's QR photos; "
+                         "about an hour)")
     ap.add_argument("--list", action="store_true")
     a = ap.parse_args()
     selected = [c for c in (cases.LONG if a.long else cases.ALL) if not a.k or any(k in c.name for k in a.k)]
