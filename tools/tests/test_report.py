@@ -469,8 +469,8 @@ def test_kernel_keys_that_are_coming_are_shown(tmp_path):
     assert "one clock read costs hpet 19700 ns, tsc 10700 ns" in page.text
     assert "no CPU halts (idle=poll, exact mode)" in page.text
     assert "lapic irq hlt ticklab 173" in page.text  # the variant column
-    assert "+-: the resolution of each figure (measured cost of the clock reads (the record's " \
-        "own))" in page.text and "lapic irq hlt ticklab 173 182 191 n < 1000 191 500 0 0 12" \
+    assert "+-: the resolution of each figure (the record's own: p99 of the samples' " \
+        "bracketing half-widths)" in page.text and "lapic irq hlt ticklab 173 182 191 n < 1000 191 500 0 0 12" \
         in page.text
     assert "hrtimer 250 4 582 1000 ns [1] 26" in page.text  # the kernel's own published figure
     assert "[1] the kernel's own source table" in page.text

@@ -72,7 +72,9 @@ def clock_of(data, row):
     resolution comes from)."""
     clock = row.get("clock")
     own = num(row.get("resolution_ns"))
-    own_from = "measured cost of the clock reads (the record's own)"
+    # the row's own resolution_ns: wakeup-latency's p99 of the half widths of the clock
+    # readings that bracket each sample's instant
+    own_from = "the record's own: p99 of the samples' bracketing half-widths"
     on_time_ns = clock == "time_ns"
     given = row.get("clock_resolution_ns")
     if given is None and on_time_ns:
