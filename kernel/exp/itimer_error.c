@@ -157,6 +157,31 @@ static int64_t pct_e4(int64_t num, int64_t den)
     return den ? (num - den) * 1000000 / den : 0;
 }
 
+/* A row's first keys, the same for both kinds of count; interval_ticks only for a count in
+ * whole ticks (ticks 0: none). */
+static void row_head(struct rec *r, const char *mode, const char *device, uint64_t tick_ns,
+                     uint64_t period_ns, uint64_t ticks, uint64_t window)
+{
+    exp_result_begin(r);
+    json_str(&r->j, "mode", mode);
+    json_str(&r->j, "device", device);
+    json_str(&r->j, "clock", "time_ns");
+    json_u64(&r->j, "tick_ns", tick_ns);
+    json_u64(&r->j, "period_us", period_ns / 1000);
+    if (ticks)
+        json_u64(&r->j, "interval_ticks", ticks);
+    json_u64(&r->j, "window_ns", window);
+}
+
+/* The count matches its prediction when the error, with what the run reports taken into
+ * account, lies within the tolerance of the window (and there was a window and a count). */
+static bool within(int64_t accounted_e4, int64_t predicted_e4, int64_t tol_e4, uint64_t window,
+                   unsigned counted)
+{
+    int64_t off_e4 = accounted_e4 - predicted_e4;
+    return window && counted && (off_e4 < 0 ? -off_e4 : off_e4) <= tol_e4;
+}
+
 static void report(const char *mode, const struct itimer *it, const char *device,
                    uint64_t tick_ns)
 {
@@ -174,18 +199,9 @@ static void report(const char *mode, const struct itimer *it, const char *device
         : pct_e4((int64_t)(it->counted + it->overruns) * (int64_t)it->period_ns, (int64_t)window);
     /* the window is known to a tick (armed mid-tick) and a wake-up: its share of it */
     int64_t tol_e4 = window ? (int64_t)((tick_ns + tick_ns / 2) * 1000000ull / window) : 0;
-    int64_t off_e4 = accounted_e4 - predicted_e4;
-    bool matches = window && it->counted && (off_e4 < 0 ? -off_e4 : off_e4) <= tol_e4;
+    bool matches = within(accounted_e4, predicted_e4, tol_e4, window, it->counted);
     struct rec r;
-    exp_result_begin(&r);
-    json_str(&r.j, "mode", mode);
-    json_str(&r.j, "device", device);
-    json_str(&r.j, "clock", "time_ns");
-    json_u64(&r.j, "tick_ns", tick_ns);
-    json_u64(&r.j, "period_us", it->period_ns / 1000);
-    if (tick)
-        json_u64(&r.j, "interval_ticks", it->ticks);
-    json_u64(&r.j, "window_ns", window);
+    row_head(&r, mode, device, tick_ns, it->period_ns, tick ? it->ticks : 0, window);
     json_u64(&r.j, "counted", it->counted);
     json_fixed(&r.j, "expected", (int64_t)expected_e3, 3);
     json_fixed(&r.j, "error_pct", err_e4, 4);
@@ -248,18 +264,9 @@ static void prof_report(const char *mode, const struct prof *p, const char *devi
      * the first period: one interval and one tick of the window */
     uint64_t step = tick ? p->incr_ticks * prof_tick_ns : p->period_ns;
     int64_t tol_e4 = window ? (int64_t)((step + prof_tick_ns) * 1000000ull / window) : 0;
-    int64_t off_e4 = accounted_e4 - predicted_e4;
-    bool matches = window && counted && (off_e4 < 0 ? -off_e4 : off_e4) <= tol_e4;
+    bool matches = within(accounted_e4, predicted_e4, tol_e4, window, counted);
     struct rec r;
-    exp_result_begin(&r);
-    json_str(&r.j, "mode", mode);
-    json_str(&r.j, "device", device);
-    json_str(&r.j, "clock", "time_ns");
-    json_u64(&r.j, "tick_ns", prof_tick_ns);
-    json_u64(&r.j, "period_us", p->period_ns / 1000);
-    if (tick)
-        json_u64(&r.j, "interval_ticks", p->incr_ticks);
-    json_u64(&r.j, "window_ns", window);
+    row_head(&r, mode, device, prof_tick_ns, p->period_ns, tick ? p->incr_ticks : 0, window);
     json_u64(&r.j, "cpu_ticks", prof_cpu_ticks);
     json_u64(&r.j, "lost_ticks", lost);
     json_u64(&r.j, "counted", counted);
