@@ -82,8 +82,10 @@ def clockevent_answer(v, rec, latency):
     device = choice if isinstance(choice, str) and choice not in ("too_close",) else None
     decided = v.get("decided")
     if decided is False or choice == "too_close":
-        others = "; ".join("%s %s in [%s, %s]" % (i["what"], fmt_ns(i["value_ns"]),
-                                                fmt_ns(i["lo_ns"]), fmt_ns(i["hi_ns"]))
+        others = "; ".join("%s %s in %s" % (i["what"], fmt_ns(i["value_ns"]),
+                                          fmt_interval(i["lo_ns"], i["hi_ns"],
+                                                       i["value_ns"] if i["value_ns"]
+                                                       is not None else i["hi_ns"]))
                            for i in v.get("intervals") or ())
         return {"answer": "undecided here", "decided": False,
                 "figures": others or v["claim"],
