@@ -72,8 +72,8 @@ def clock_of(data, row):
     resolution comes from)."""
     clock = row.get("clock")
     own = num(row.get("resolution_ns"))
-    # the row's own resolution_ns: wakeup-latency's p99 of the half widths of the clock
-    # readings that bracket each sample's instant
+    # the row's own resolution_ns: the p99 of the half widths of the clock readings that
+    # bracket each sample's instant, where a latency experiment measures it
     own_from = "the record's own: p99 of the samples' bracketing half-widths"
     on_time_ns = clock == "time_ns"
     given = row.get("clock_resolution_ns")
