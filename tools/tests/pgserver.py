@@ -53,7 +53,23 @@ class Server:
                 " ".join(cmd[:2]), p.returncode, p.stdout[-1000:], p.stderr[-1000:], log))
         return p
 
+    def _reachable(self):
+        """As root: can the server's user reach the binaries at all? Not when a directory
+        above them is closed to others, as the / of a root made by `mktemp -d` (0700)."""
+        if not self.as_root:
+            return
+        initdb = os.path.join(self.bin, "initdb")
+        p = subprocess.run(["runuser", "-u", SERVER_USER, "--", "test", "-x", initdb],
+                           capture_output=True, text=True, timeout=60)
+        if p.returncode != 0:
+            closed = [d for d in ("/", "/usr", "/usr/lib", "/usr/lib/postgresql")
+                      if os.path.isdir(d) and not os.stat(d).st_mode & 0o001]
+            raise RuntimeError("the %s user cannot run %s%s" % (
+                SERVER_USER, initdb, ": not searchable by others: %s (an installed Debian "
+                "has them 0755)" % ", ".join(closed) if closed else ""))
+
     def start(self):
+        self._reachable()
         os.chmod(self.base, 0o755)
         os.makedirs(self.sock)
         pwfile = os.path.join(self.base, "pw")
