@@ -57,6 +57,20 @@ def new_figure(title, panels=1, cols=None, panel_h=3.0):
     return fig
 
 
+TAIL_FLOOR = 1e-3   # a tail axis (1 - CDF) reaches p99.9
+
+
+def tail_axis(ax, top):
+    """A 1 - CDF axis on a log scale from p99.9 up to `top`: its shares named, the p99 and
+    p99.9 lines dotted."""
+    ax.set_yscale("log")
+    ax.set_ylim(TAIL_FLOOR / 1.6, top)
+    ax.set_yticks([1, 0.1, 0.01, 0.001], ["all", "10 % (p90)", "1 % (p99)", "0.1 % (p99.9)"])
+    ax.minorticks_off()
+    for y in (0.01, 0.001):
+        ax.axhline(y, color="#999999", linewidth=0.6, linestyle=":")
+
+
 def warm_up():
     """One small figure drawn: the fonts and caches every later figure uses are loaded."""
     fig = new_figure("warm up", panels=2)

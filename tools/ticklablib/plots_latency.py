@@ -20,12 +20,12 @@ from .values import num
 from . import plots_samples
 from .samples import p999_computable
 from .figdata import Absent, clock_words, fmt_ns, parse_hist, partial_note, rows_of, text_of
-from .plots import Drawn, legend_beside, name_clock, new_figure, panel_axes
+from .plots import TAIL_FLOOR, Drawn, legend_beside, name_clock, new_figure, panel_axes, \
+    tail_axis
 from matplotlib.ticker import MaxNLocator  # noqa: E402  (plots set the backend first)
 
 COLOURS = ("tab:blue", "tab:orange", "tab:green", "tab:red", "tab:purple", "tab:brown")
 WAIT_STYLES = {"hlt": "-", "poll": "--"}
-TAIL_FLOOR = 1e-3  # the tail axis reaches p99.9
 WIDE = 30  # a spread (max / min) beyond which the latency axis is logarithmic
 
 
@@ -280,12 +280,7 @@ def tail_figure(data, rows, options, stem, axis):
                 ax.plot([v], [y], marker=marker, color=colour[path], markersize=4.5,
                         linestyle="none", clip_on=False)
         axis.apply(ax)
-        ax.set_yscale("log")
-        ax.set_ylim(TAIL_FLOOR / 1.6, 1.3)
-        ax.set_yticks([1, 0.1, 0.01, 0.001], ["all", "10 %", "1 % (p99)", "0.1 % (p99.9)"])
-        ax.minorticks_off()
-        for y in (0.01, 0.001):
-            ax.axhline(y, color="#999999", linewidth=0.6, linestyle=":")
+        tail_axis(ax, 1.3)
         ax.set_title(device, fontsize=10)
     axes[0].set_ylabel("share of wake-ups later than x (log)")
     handles = [Line2D([], [], color=colour[p], linewidth=1.3) for p in paths]

@@ -17,13 +17,12 @@ import numpy
 from . import experiments
 from . import samples as samples_mod
 from .figdata import Absent, clock_words, fmt_ns, parse_hist, text_of
-from .plots import Drawn, legend_beside, name_clock, new_figure
+from .plots import Drawn, legend_beside, name_clock, new_figure, tail_axis
 from .values import measured, num
 
 COLOURS = ("tab:blue", "tab:orange", "tab:green", "tab:red", "tab:purple", "tab:brown")
 STYLES = {"hlt": "-", "poll": "--"}
 PATH_ORDER = ("callback", "event", "hrtimer_irq", "irq")
-TAIL_FLOOR = 1e-3      # the tail axis reaches p99.9
 WIDE = 30              # a spread (max / min) beyond which the latency axis is logarithmic
 
 
@@ -143,12 +142,7 @@ def overview(data, options):
     hx.set_ylim(bottom=0.7)
     hx.set_ylabel("wake-ups per bin (log)")
     hx.set_title("histogram (log count)", fontsize=10)
-    tx.set_yscale("log")
-    tx.set_ylim(TAIL_FLOOR / 1.6, 1.2)
-    tx.set_yticks([1, 0.1, 0.01, 0.001], ["all", "10 % (p90)", "1 % (p99)", "0.1 % (p99.9)"])
-    tx.minorticks_off()
-    for y in (0.01, 0.001):
-        tx.axhline(y, color="#999999", linewidth=0.6, linestyle=":")
+    tail_axis(tx, 1.2)
     tx.set_ylabel("share of wake-ups later than x")
     tx.set_title("tail: 1 - CDF (log)", fontsize=10)
     for ax in (hx, tx):
