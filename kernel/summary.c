@@ -59,7 +59,31 @@ static const char *claim_of(const char *want)
     return 0;
 }
 
-size_t summary_verdict_line(char *buf, size_t n)
+/* The line whole, in a buffer of its own (each part is short: a device, a clock, a head of
+ * at most 60 characters). */
+static size_t verdict_line_whole(char *buf, size_t n);
+
+size_t summary_verdict_line(char *out, size_t n)
+{
+    char whole[256];
+    size_t len = verdict_line_whole(whole, sizeof(whole));
+    if (!n)
+        return 0;
+    if (len >= n) {
+        /* too wide for the screen: whole parts dropped from the end, never a figure cut */
+        size_t keep = n - 1;
+        while (keep > 0 && !(whole[keep] == ' ' && whole[keep + 1] == '|'))
+            keep--;
+        if (!keep)
+            keep = n - 1;
+        len = keep;
+        whole[len] = 0;
+    }
+    k_strlcpy(out, whole, n);
+    return len;
+}
+
+static size_t verdict_line_whole(char *buf, size_t n)
 {
     size_t at = (size_t)fmt_snprintf(buf, n, "verdict:");
     const char *ce = claim_of("clockevent");

@@ -10,8 +10,8 @@
 void summary_show(bool ok, unsigned records);
 /* The verdict in one line of at most n - 1 characters, for every QR page: the timer the
  * verdict chose with its callback p99, the clocksource, the tick's cost ("verdict: timer
- * hpet (callback p99 133 ns) | clock hpet | one tick on lapic costs 126 ns"). Returns its
- * length. */
+ * hpet (callback p99 133 ns) | clock hpet | one tick on lapic costs 126 ns"); when that is
+ * wider than n - 1, its last parts are left out whole. Returns its length. */
 size_t summary_verdict_line(char *buf, size_t n);
 
 #endif
