@@ -59,6 +59,30 @@ def test_each_figure_is_drawn_once_and_png_only_by_default(real_logs, tmp_path,
     assert all(p.svg and os.path.exists(p.svg) for p in drawn)   # SVG on request
 
 
+def test_two_processes_draw_the_same_figures_as_one(real_logs, tmp_path):
+    """The forked drawing (several runs, --svg, --jobs) gives what one process gives: the
+    same figures, byte for byte, in the same order, with the same measurements."""
+    from ticklablib import dataset, figdata, figures
+    _, datas = dataset.load(str(real_logs["plain"]))
+    one, gone1 = figures.render(datas[0], str(tmp_path / "one"), figdata.Options(workers=1))
+    two, gone2 = figures.render(datas[0], str(tmp_path / "two"), figdata.Options(workers=2))
+    assert [p.name for p in one] == [p.name for p in two] and gone1 == gone2
+    for a, b in zip(one, two):
+        with open(a.png, "rb") as fa, open(b.png, "rb") as fb:
+            assert fa.read() == fb.read(), a.name
+        assert (a.overlaps, a.legends_on_data, a.axes) == (b.overlaps, b.legends_on_data,
+                                                           b.axes)
+
+
+def test_one_process_draws_a_single_run_unless_told():
+    """A single run's PNGs are drawn in this process (a second one cost more CPU than the
+    wall time it saved); several runs or SVGs use the CPUs."""
+    from ticklablib import figures
+    assert figures.default_workers(1, False) == 1
+    assert figures.default_workers(3, False) == figures.workers()
+    assert figures.default_workers(1, True) == figures.workers()
+
+
 def test_a_log_of_several_runs_shows_progress(tmp_path):
     log = tmp_path / "three.log"
     log.write_bytes(b"".join(join(small_run_lines(brand="CPU %d" % i)) for i in range(3)))

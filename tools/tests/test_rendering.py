@@ -74,6 +74,50 @@ def test_the_checks_can_fail(tmp_path):
     assert not any(RAW_TEX.search(t) for t in svg_texts(path))
 
 
+def _crowded_figure():
+    """Five panels, three to a row, with what pushes a layout hardest: long tick labels,
+    a legend beside, one below, titles, a two-line clock line."""
+    fig = plots.new_figure("five panels and their labels", panels=5, cols=3)
+    axes = plots.panel_axes(fig, 5)
+    for k, ax in enumerate(axes):
+        ax.plot([1, 2, 3], [10 ** k, 2 * 10 ** (k + 3), 3 * 10 ** k], label="series %d" % k)
+        ax.set_title("panel %d" % k)
+        ax.set_xlabel("requested sleep (ns, log)")
+        ax.set_ylabel("woke - requested (ns)")
+        ax.set_xscale("log")
+    plots.legend_beside(axes[2])
+    plots.legend_below(axes[3], ncol=1)
+    plots.name_clock(fig, "clock: time_ns() on hpet, resolution 10 ns " * 5)
+    return fig, axes
+
+
+def test_grid_layout_keeps_labels_inside_and_apart(tmp_path):
+    """The panels' own layout: no label on another or past the figure's edge, no legend
+    on data, the columns as wide as each other and the rows as tall, every panel below
+    the title and above the clock line."""
+    fig, axes = _crowded_figure()
+    saved = plots.save(plots.Drawn("crowded", "crowded", fig, "", "clock"), str(tmp_path))
+    assert saved.overlaps == () and saved.legends_on_data == ()
+    boxes = [ax.get_window_extent() for ax in axes]
+    assert len({round(b.width, 3) for b in boxes}) == 1
+    assert len({round(b.height, 3) for b in boxes}) == 1
+    title = fig._suptitle.get_window_extent()
+    clock = fig._supxlabel.get_window_extent()
+    for ax, b in zip(axes, boxes):
+        tight = ax.get_tightbbox()
+        assert tight.y1 <= title.y0 and tight.y0 >= clock.y1, ax.get_title()
+    assert boxes[0].x0 > 40   # room for the tick labels and the y label
+
+
+def test_a_label_past_the_edge_is_caught():
+    """A text the layout does not place, reaching out of the figure, is reported against
+    the figure's edge."""
+    fig, _ = _crowded_figure()
+    fig.text(0.97, 0.5, "a note that runs off the right of the figure")
+    assert ("a note that runs off the right of the figure", plots.EDGE) in \
+        plots.overlapping_labels(fig)
+
+
 @pytest.mark.parametrize("value,words", [(0, "0"), (1500, "1.5 us"), (-10000000, "-10 ms"),
                                          (250, "250 ns")])
 def test_durations_in_words(value, words):

@@ -21,11 +21,59 @@ import matplotlib
 matplotlib.use("Agg")
 matplotlib.rcParams.update({"svg.hashsalt": "ticklab", "svg.fonttype": "none",
                             "text.parse_math": False,  # a record's "$" is text, not TeX
-                            "font.size": 9, "axes.grid": True, "grid.alpha": 0.3})
+                            "font.size": 9, "axes.grid": True, "grid.alpha": 0.3,
+                            # a panel's title at its top edge, not moved over tick labels
+                            # on top (no panel has them): finding out measured both axes'
+                            # tick labels again for every title, an eighth of the drawing
+                            "axes.titley": 1.0})
 from matplotlib.backends.backend_agg import FigureCanvasAgg  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402  (after the backend is chosen)
-from matplotlib.ticker import (FixedFormatter, FixedLocator, FuncFormatter,  # noqa: E402
-                               NullFormatter, NullLocator)
+from matplotlib.layout_engine import LayoutEngine  # noqa: E402
+from matplotlib.transforms import Bbox  # noqa: E402
+from matplotlib.ticker import (AutoLocator, FixedFormatter, FixedLocator,  # noqa: E402
+                               FuncFormatter, MaxNLocator, NullFormatter, NullLocator)
+
+def _fonts_read_once():
+    """matplotlib's FreeType reads a font from its file through Python, a seek and a read
+    for every glyph it lays out: about 100,000 system calls in one report, and text five
+    times slower to lay out than from memory. Each font file read once and handed over as
+    bytes instead. Only where matplotlib loads fonts as the one this was written for does
+    (3.6, as Debian 12 ships it: the private `_get_font(paths, hinting_factor, *,
+    _kerning_factor, thread_id)`); anywhere else matplotlib is left as it is, only slower."""
+    import functools
+    import inspect
+    import io
+    from matplotlib import font_manager, ft2font
+    known = getattr(font_manager, "_get_font", None)
+    try:
+        params = list(inspect.signature(known).parameters) if known else []
+    except (TypeError, ValueError):
+        return
+    if params != ["font_filepaths", "hinting_factor", "_kerning_factor", "thread_id"]:
+        return
+
+    @functools.lru_cache(maxsize=None)
+    def contents(path):
+        with open(path, "rb") as f:
+            return f.read()
+
+    def load(path, hinting_factor, kerning, **kw):
+        try:
+            data = io.BytesIO(contents(path))
+        except OSError:
+            data = path   # matplotlib's own error, as it would say it
+        return ft2font.FT2Font(data, hinting_factor, _kerning_factor=kerning, **kw)
+
+    @functools.lru_cache(maxsize=64)
+    def get_font(font_filepaths, hinting_factor, *, _kerning_factor, thread_id):
+        first, *rest = font_filepaths
+        return load(first, hinting_factor, _kerning_factor, _fallback_list=[
+            load(p, hinting_factor, _kerning_factor) for p in rest])
+
+    font_manager._get_font = get_font
+
+
+_fonts_read_once()
 
 # The report's body is 1372 px at most (htmlpage.STYLE): a figure fills it at 100 dpi.
 WIDTH_IN = 13.4
@@ -50,11 +98,82 @@ def new_figure(title, panels=1, cols=None, panel_h=3.0):
     cols = cols or min(max(panels, 1), COLS)
     rows = (panels + cols - 1) // cols if panels > 1 else 1
     fig = Figure(figsize=(SIZE[0], SIZE[1] if rows == 1 else 0.9 + panel_h * rows), dpi=DPI,
-                 layout="constrained")
+                 layout=GridLayout())
     FigureCanvasAgg(fig)  # laid out and measured as it will be saved (overlapping_labels)
     fig.suptitle(title, fontsize=11)
     fig._ticklab_cols = cols
     return fig
+
+
+class GridLayout(LayoutEngine):
+    """The panels placed in their grid from one measurement of what stands around each
+    (tick labels, axis labels, title, a legend beside or below): the columns as wide as
+    each other, the rows as tall, every label inside the figure, the title above and the
+    clock line below. matplotlib's constrained layout measures everything twice over and
+    cost a third of the report's drawing; what stands around a panel hardly changes with
+    its size, so one measurement at a first guess of the place is enough (a label that
+    moved onto another is what overlapping_labels finds)."""
+    _adjust_compatible = True   # the first guess is set by subplots_adjust
+    _colorbar_gridspec = False
+    PAD_PX = 6   # between neighbours and at the figure's edges
+
+    def execute(self, fig):
+        panels = [ax for ax in fig.axes if ax.get_visible() and ax.get_subplotspec()]
+        if not panels:
+            return
+        renderer = fig._get_renderer()
+        nrows, ncols = panels[0].get_subplotspec().get_gridspec().get_geometry()
+        width, height = fig.bbox.width, fig.bbox.height
+        pad = self.PAD_PX
+        top = pad + _text_height(fig._suptitle, renderer, pad)
+        bottom = pad + _text_height(fig._supxlabel, renderer, pad)
+        if fig._suptitle is not None:      # hung from the top edge (its "top" alignment)
+            fig._suptitle.set_y(1 - pad / height)
+        if fig._supxlabel is not None:     # standing on the bottom edge
+            fig._supxlabel.set_y(pad / height)
+        # a first guess, where the panels are measured: roughly where they will stand
+        fig.subplots_adjust(left=0.06, right=0.94, top=1 - (top + 20) / height,
+                            bottom=(bottom + 40) / height, wspace=0.3, hspace=0.45)
+        left_of, right_of = [0.0] * ncols, [0.0] * ncols
+        above, below = [0.0] * nrows, [0.0] * nrows
+        for ax in panels:
+            spec = ax.get_subplotspec()
+            ax._set_position(spec.get_position(fig))
+            box = ax.get_position().transformed(fig.transFigure)
+            tight = ax.get_tightbbox(renderer)
+            if tight is None:
+                continue
+            cols, rows = spec.colspan, spec.rowspan
+            left_of[cols.start] = max(left_of[cols.start], box.x0 - tight.x0)
+            right_of[cols.stop - 1] = max(right_of[cols.stop - 1], tight.x1 - box.x1)
+            above[rows.start] = max(above[rows.start], tight.y1 - box.y1)
+            below[rows.stop - 1] = max(below[rows.stop - 1], box.y0 - tight.y0)
+        w = (width - sum(left_of) - sum(right_of) - pad * (ncols + 1)) / ncols
+        h = (height - top - bottom - sum(above) - sum(below) - pad * (nrows - 1)) / nrows
+        w, h = max(w, 20.0), max(h, 20.0)
+        xs, x = [], pad
+        for c in range(ncols):
+            xs.append(x + left_of[c])
+            x += left_of[c] + w + right_of[c] + pad
+        ys, y = [], height - top
+        for r in range(nrows):
+            ys.append(y - above[r] - h)   # bottom of row r, rows counted from the top
+            y -= above[r] + h + below[r] + pad
+        for ax in panels:
+            spec = ax.get_subplotspec()
+            c0, c1 = spec.colspan.start, spec.colspan.stop - 1
+            r0, r1 = spec.rowspan.start, spec.rowspan.stop - 1
+            x0, x1 = xs[c0], xs[c1] + w
+            y0, y1 = ys[r1], ys[r0] + h
+            ax._set_position(Bbox.from_extents(x0 / width, y0 / height,
+                                               x1 / width, y1 / height))
+
+
+def _text_height(text, renderer, pad):
+    """Pixels a figure's title or clock line takes (0 without one)."""
+    if text is None or not text.get_visible() or not text.get_text().strip():
+        return 0.0
+    return text.get_window_extent(renderer).height + pad
 
 
 TAIL_FLOOR = 1e-3   # a tail axis (1 - CDF) reaches p99.9
@@ -83,19 +202,24 @@ def warm_up():
 
 def panel_axes(fig, n, share=False, cols=None):
     """n axes, `cols` to a row (the figure's own count by default) when n > 1; `share`: one
-    x and y range for all."""
+    x and y range for all, the y tick labels only in the first column."""
     if n == 1:
         return [fig.add_subplot()]
     cols = cols or getattr(fig, "_ticklab_cols", 2)
     rows = (n + cols - 1) // cols
     first = fig.add_subplot(rows, cols, 1)
     kw = {"sharex": first, "sharey": first} if share else {}
-    return [first] + [fig.add_subplot(rows, cols, i + 1, **kw) for i in range(1, n)]
+    axes = [first] + [fig.add_subplot(rows, cols, i + 1, **kw) for i in range(1, n)]
+    if share:   # one y scale for the row: its labels once, at the row's left
+        for i, ax in enumerate(axes):
+            if i % cols:
+                ax.tick_params(labelleft=False)
+    return axes
 
 
 def legend_beside(ax, handles=None, labels=None, **kw):
-    """The axes' legend outside its data: to the right of the axes (constrained layout
-    makes room), never on a curve or a bar."""
+    """The axes' legend outside its data: to the right of the axes (GridLayout makes
+    room), never on a curve or a bar."""
     kw.setdefault("fontsize", 7)
     args = (handles, labels) if handles is not None else ()
     return ax.legend(*args, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0,
@@ -219,6 +343,11 @@ def plain_ticks(fig):
                 # unlabelled minor ticks (a dozen objects each) cost most of a log axis'
                 # drawing; the major ticks and their grid carry the reading
                 axis.set_minor_locator(NullLocator())
+            elif type(axis.get_major_locator()) is AutoLocator:
+                # at most six steps on a linear axis (matplotlib's own asks for up to nine
+                # on a wide panel): a tick is made of five artists, and the ticks were the
+                # largest part of drawing a panel
+                axis.set_major_locator(MaxNLocator(nbins=6, steps=[1, 2, 2.5, 5, 10]))
             ns = _is_ns(axis)
             if not ns and scale not in ("log", "symlog") and not _big(axis, lim):
                 continue
@@ -276,24 +405,35 @@ def declutter(fig, annotations, step_pt=9, tries=6):
         placed.append(t.get_window_extent(renderer).expanded(1.1, 1.2))
 
 
+EDGE = "(the figure's edge)"
+
+
 def overlapping_labels(fig, slack_px=1.0, draw=True):
     """[(text a, text b)] for every two visible texts of the figure whose boxes overlap
-    by more than slack_px each way, once the figure is laid out as it will be saved
-    (`draw` false: it was just drawn)."""
+    by more than slack_px each way, and (text, EDGE) for every text reaching more than
+    slack_px out of the figure (cut off in the PNG), once the figure is laid out as it
+    will be saved (`draw` false: it was just drawn)."""
     if draw:
         fig.canvas.draw()
+    import numpy as np
     renderer = fig.canvas.get_renderer()
-    boxes = []
+    names, boxes = [], []
     for t in _texts(fig):
         box = t.get_window_extent(renderer)
         if box.width > 0 and box.height > 0 and all(map(math.isfinite, box.bounds)):
-            boxes.append((t.get_text(), box))
-    out = []
-    for i, (ta, a) in enumerate(boxes):
-        for tb, b in boxes[i + 1:]:
-            if min(a.x1, b.x1) - max(a.x0, b.x0) > slack_px and \
-                    min(a.y1, b.y1) - max(a.y0, b.y0) > slack_px:
-                out.append((ta, tb))
+            names.append(t.get_text())
+            boxes.append(box.extents)
+    if not boxes:
+        return []
+    b = np.array(boxes)   # x0, y0, x1, y1 per text: every pair compared at once
+    wide = np.minimum.outer(b[:, 2], b[:, 2]) - np.maximum.outer(b[:, 0], b[:, 0])
+    tall = np.minimum.outer(b[:, 3], b[:, 3]) - np.maximum.outer(b[:, 1], b[:, 1])
+    hit = np.triu((wide > slack_px) & (tall > slack_px), k=1)
+    out = [(names[i], names[j]) for i, j in zip(*np.nonzero(hit))]
+    width, height = fig.bbox.width, fig.bbox.height
+    out += [(names[i], EDGE) for i in range(len(names))
+            if min(b[i, 0], b[i, 1]) < -slack_px or b[i, 2] > width + slack_px
+            or b[i, 3] > height + slack_px]
     return out
 
 
@@ -343,7 +483,9 @@ def write_png(fig, path):
     from PIL import Image  # python3-matplotlib depends on python3-pil
     w, h = fig.canvas.get_width_height()
     img = Image.frombuffer("RGBA", (w, h), fig.canvas.buffer_rgba(), "raw", "RGBA", 0, 1)
-    img.convert("RGB").save(path, format="PNG", compress_level=6)
+    # level 3: as small within a few per cent as 6 (a figure is mostly flat colour), in
+    # two thirds of the time
+    img.convert("RGB").save(path, format="PNG", compress_level=3)
 
 
 def save(drawn, outdir, svg=False, measure=True):

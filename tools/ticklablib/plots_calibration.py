@@ -30,7 +30,7 @@ def calibration(data, options):
     symlog_y(ax, max(floor, 0.1), [p + e for p, e in zip(ppm, err)]
              + [p - e for p, e in zip(ppm, err)])
     ax.set_xticks(range(len(rows)), names, rotation=25, fontsize=8)
-    ax.set_ylabel("disagreement with the chosen rate (ppm, symlog)")
+    ax.set_ylabel("off the chosen rate\n(ppm, symlog)")  # two lines: the panel is short
     ax.set_xlim(-0.6, len(rows) - 0.4)
     clock = ("clock: each counter timed against its reference (the TSC against hpet, acpi_pm, "
              "pit; the LAPIC against the TSC); resolution: each bar, its uncertainty bound")

@@ -51,7 +51,8 @@ def register(subparsers):
     p.add_argument("--svg", action="store_true",
                    help="also write every figure as SVG (text kept as text; slower)")
     p.add_argument("--jobs", type=int, metavar="N",
-                   help="draw in N processes at once (default: the CPUs, at most 4)")
+                   help="draw in N processes at once (default: one for a single run's "
+                   "PNGs; the CPUs, at most 4, for several runs or with --svg)")
     p.add_argument("--summary", action="store_true",
                    help="print the per-device latency table and the verdict's evidence too "
                    "(the kernel's console showed both during the run; the page has them)")
@@ -123,7 +124,7 @@ def write_run(folder, data, runs, log, capture, capture_problem, options):
     s, files, stems = write_data(folder, data, runs, log, capture, capture_problem)
     drawn, absent = figures.render(data, os.path.join(folder, "plots"), figdata.Options(
         log_counts=options.log_counts, svg=options.svg,
-        workers=options.jobs or figures.workers()))
+        workers=options.jobs))
     s["figures"] = [figure_entry(p) for p in drawn]
     s["figures_not_drawn"] = [{"name": k, "title": t, "why": w} for k, t, w in absent]
     exports.write_summary(s, folder)
@@ -184,6 +185,8 @@ def run(args):
     name = os.path.basename(inputs.name_of(args.log))
     done = []
     progress = Progress(len(chosen))
+    if not args.jobs:
+        args.jobs = figures.default_workers(len(chosen), args.svg)
     try:
         with outdir.removed_when_stopped(), outdir.Fresh(folder, args.force) as tmp:
             if not chosen:
