@@ -102,8 +102,9 @@ def experiment_rows(scale=1.0):
                  "threshold_ns": 10000, "gaps": 2, "max_gap_ns": 52000, "smi_delta": 2})
     rows.append({"type": "result", "exp": "tsc-sync", "status": "skip",
                  "reason": "one CPU online: nothing to compare", "mode": "ipi"})
-    for device, p50 in (("lapic", 426), ("hpet", 238)):
-        rows.append({"type": "result", "exp": "percpu-latency", "cpu": 0, "apic_id": 0,
+    # two CPUs' rows (the per-CPU figure compares CPUs), one device on each
+    for cpu, (device, p50) in enumerate((("lapic", 426), ("hpet", 238))):
+        rows.append({"type": "result", "exp": "percpu-latency", "cpu": cpu, "apic_id": cpu,
                      "load": "idle", "device": device, "clock": "time_ns", "samples": 200,
                      "min_ns": p50 - 9, "p50_ns": int(p50 * scale), "p99_ns": p50 + 8,
                      "max_ns": p50 + 8, "jitter_timers": 10, "jitter_stddev_max_ns": 129})

@@ -1,7 +1,7 @@
 """percpu-latency (kernel/exp/percpu_latency.c): each CPU's own timers, their wake-ups and
 periodic jitter, idle and with the other CPUs loaded."""
 
-from ..figdata import clock_words, partial_note, rows_with, text_of
+from ..figdata import Absent, clock_words, partial_note, rows_with, text_of
 from ..values import num
 from .spec import Experiment, Figure
 
@@ -13,6 +13,10 @@ def draw_percentiles(data, options):
     from ..plots import Drawn, legend_beside, name_clock, new_figure
     from ..plots_latency import COLOURS, MARKS
     rows = rows_with(data, NAME, "p50_ns")
+    cpus = {text_of(r.get("cpu")) for r in rows}
+    if len(cpus) < 2:
+        raise Absent("%s: the figure compares CPUs, and this run measured %s; its rows are "
+                     "in the table" % (NAME, "one" if cpus else "none"))
     fig = new_figure("Per-CPU wake-up latency: p50, p99 and max per CPU and device")
     ax = fig.add_subplot()
     names = ["cpu %s %s %s" % (text_of(r.get("cpu")), text_of(r.get("device")),
