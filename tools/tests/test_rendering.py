@@ -158,3 +158,22 @@ def test_below_resolution_is_drawn_as_its_bound():
     assert not any(y == 0 for _, _, y in points)
     bar = figure("hrtimer_cost")(data, figdata.Options())[0].fig.axes[0].patches[0]
     assert bar.get_width() == 9.5 and not bar.get_fill() and bar.get_hatch() == "//"
+
+
+def test_png_holds_the_canvas_pixel_for_pixel(tmp_path):
+    """The figure's PNG, read back by PIL, is the drawn canvas without its alpha, every
+    pixel; an odd size and colours in every channel included."""
+    import numpy as np
+    from PIL import Image
+    fig = plots.new_figure("pixels")
+    ax = fig.add_subplot()
+    ax.plot([0, 1, 2], [3, 1, 2], color="#12ab7f")
+    ax.fill_between([0, 1], [0, 1], color="#fe0310", alpha=0.5)
+    fig.set_size_inches(3.33, 1.77)
+    fig.canvas.draw()
+    path = tmp_path / "f.png"
+    plots.write_png(fig, str(path))
+    canvas = np.asarray(fig.canvas.buffer_rgba())
+    with Image.open(path) as img:
+        assert img.mode == "RGB" and img.size == (canvas.shape[1], canvas.shape[0])
+        assert (np.asarray(img) == canvas[:, :, :3]).all()

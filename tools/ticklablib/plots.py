@@ -477,15 +477,32 @@ class Saved:
     axes: tuple = ()
 
 
+def png_bytes(rgba):
+    """An h x w x 4 array of 8-bit RGBA pixels as the bytes of an RGB PNG: every row
+    unfiltered, deflated at zlib's fastest level. A figure is mostly flat colour, so this
+    is about 15 % larger than PIL's adaptively filtered PNG and written in half the time
+    (PIL's encoder and its RGBA-to-RGB conversion were a tenth of a report's CPU)."""
+    import struct
+    import zlib
+    import numpy as np
+    h, w = rgba.shape[:2]
+    rows = np.zeros((h, 1 + 3 * w), dtype=np.uint8)   # filter type 0 ahead of each row
+    rows[:, 1:] = rgba[:, :, :3].reshape(h, 3 * w)
+
+    def chunk(kind, data):
+        return struct.pack(">I", len(data)) + kind + data + \
+            struct.pack(">I", zlib.crc32(kind + data) & 0xffffffff)
+    return (b"\x89PNG\r\n\x1a\n"
+            + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0))
+            + chunk(b"IDAT", zlib.compress(rows.tobytes(), 1)) + chunk(b"IEND", b""))
+
+
 def write_png(fig, path):
     """The canvas as drawn, as a PNG (no second drawing: savefig would lay it out and
     draw it again)."""
-    from PIL import Image  # python3-matplotlib depends on python3-pil
-    w, h = fig.canvas.get_width_height()
-    img = Image.frombuffer("RGBA", (w, h), fig.canvas.buffer_rgba(), "raw", "RGBA", 0, 1)
-    # level 3: as small within a few per cent as 6 (a figure is mostly flat colour), in
-    # two thirds of the time
-    img.convert("RGB").save(path, format="PNG", compress_level=3)
+    import numpy as np
+    with open(path, "wb") as f:
+        f.write(png_bytes(np.asarray(fig.canvas.buffer_rgba())))
 
 
 def save(drawn, outdir, svg=False, measure=True):
