@@ -1,6 +1,9 @@
 # tests/bench/bench.mk - micro-benchmarks on the build machine: -O2, no sanitizers.
 #
-#   make bench     first the HPET's cost in bus accesses (build/bench/hpet_access, a second:
+#   make bench     first what the host tool costs (tests/bench/report_cost.py, about a
+#                  minute: `report` of the committed quick captures and `compare -o` of two,
+#                  CPU and wall, lowest / median / highest of five, beside their goals);
+#                  then the HPET's cost in bus accesses (build/bench/hpet_access, a second:
 #                  the real driver on the fake HPET, MMIO accesses per counter read and per
 #                  arming in each access mode and route, beside Linux's 1 and 3);
 #                  build build/bench/bench_tqueue and run it (about 20 s): the hrtimer
@@ -78,6 +81,7 @@ ACCEL ?= tcg
 
 .PHONY: bench
 bench: $(BENCH_OUT)/hpet_access $(BENCH_OUT)/bench_tqueue build/ticklab.elf
+	/usr/bin/python3 tests/bench/report_cost.py
 	./$(BENCH_OUT)/hpet_access
 	./$(BENCH_OUT)/bench_tqueue
 	/usr/bin/python3 tests/bench/guest_bench.py --accel $(ACCEL)
