@@ -92,8 +92,10 @@ def test_a_log_of_several_runs_shows_progress(tmp_path):
         "report: run 1 of 3", "report: run 2 of 3", "report: run 3 of 3"]
 
 
-def test_a_stopped_report_leaves_nothing_behind(tmp_path):
-    """A report of a log of many runs, killed, left a 197 MB hidden folder behind."""
+@pytest.mark.parametrize("after_s", [0.0, 0.5])
+def test_a_stopped_report_leaves_nothing_behind(tmp_path, after_s):
+    """A report of a log of many runs, killed, left a 197 MB hidden folder behind; killed
+    as its folder appears (matplotlib still being imported), it ended in a traceback."""
     log = tmp_path / "many.log"
     log.write_bytes(b"".join(join(small_run_lines(brand="CPU %d" % i)) for i in range(40)))
     p = subprocess.Popen([sys.executable, TICKLAB, "report", str(log), "-o",
@@ -103,12 +105,62 @@ def test_a_stopped_report_leaves_nothing_behind(tmp_path):
     while not any(f.startswith(".rep.new-") for f in os.listdir(tmp_path)):
         assert p.poll() is None and time.monotonic() < deadline, "no folder appeared"
         time.sleep(0.05)
-    time.sleep(0.5)   # well into drawing
+    time.sleep(after_s)   # 0.5 s: well into drawing
     p.send_signal(signal.SIGTERM)
     _, err = p.communicate(timeout=120)
     assert p.returncode == 128 + signal.SIGTERM, err
     assert "stopped by SIGTERM: nothing written" in err.decode()
     assert sorted(os.listdir(tmp_path)) == ["many.log"]
+
+
+def _stop_self():
+    os.kill(os.getpid(), signal.SIGTERM)
+    time.sleep(5)   # the handler raises long before
+
+
+def test_a_stop_turned_into_another_error_still_stops(tmp_path):
+    """A SIGTERM during matplotlib's import came out as a ValueError (its rc validation
+    catches even a BaseException and raises its own): the report ended in a traceback,
+    exit 1, instead of stopping cleanly."""
+    from ticklablib import outdir
+    with pytest.raises(outdir.Stopped) as got:
+        with outdir.removed_when_stopped(), outdir.Fresh(str(tmp_path / "rep"), False):
+            try:
+                _stop_self()
+            except BaseException as e:  # noqa: BLE001  as matplotlib does
+                raise ValueError("not a valid cycler construction: %s" % e) from e
+    assert got.value.code == 128 + signal.SIGTERM
+    assert os.listdir(tmp_path) == []
+
+
+def test_a_swallowed_stop_puts_no_folder_in_place(tmp_path):
+    """A stop swallowed on its way (a broad except that goes on) must not let the
+    unfinished folder be put in place as if the report were complete."""
+    from ticklablib import outdir
+    with pytest.raises(outdir.Stopped):
+        with outdir.removed_when_stopped(), outdir.Fresh(str(tmp_path / "rep"), False):
+            try:
+                _stop_self()
+            except BaseException:  # noqa: BLE001
+                pass
+    assert os.listdir(tmp_path) == []
+
+
+def test_a_figure_that_swallows_a_stop_does_not_go_on_drawing(real_logs, tmp_path):
+    """draw_one takes any Exception of a figure function as odd values and goes on to the
+    next figure; a stop signal caught inside one ends the drawing instead."""
+    from ticklablib import dataset, figures, figdata, outdir
+    _, datas = dataset.load(str(real_logs["plain"]))
+
+    def drawing_that_converts(data, options):
+        try:
+            _stop_self()
+        except BaseException as e:  # noqa: BLE001
+            raise RuntimeError(str(e)) from e
+    entry = ("converts", "a figure that converts a stop", drawing_that_converts, None)
+    with pytest.raises(outdir.Stopped):
+        with outdir.removed_when_stopped():
+            figures.draw_one(datas[0], figdata.Options(), str(tmp_path), entry)
 
 
 # --- what the page says of a damaged line --------------------------------------------------

@@ -17,6 +17,7 @@ import gc
 import os
 
 from . import experiments
+from . import outdir as outdir_mod
 from .figdata import Absent, Options, Plot
 
 NO_MATPLOTLIB = ("python3-matplotlib is not installed (scripts/setup-deps.sh installs it): "
@@ -43,6 +44,7 @@ def draw_one(data, options, outdir, entry, measure=True):
     except Absent as e:
         return [], [(key, title, str(e))]
     except Exception as e:  # noqa: BLE001  odd values must not cost the whole report
+        outdir_mod.raise_if_stopped()   # not odd values: a stop signal, caught on its way
         return [], [(key, title, "could not be drawn from these records: %s: %s"
                      % (type(e).__name__, e))]
     out = []
@@ -105,7 +107,7 @@ def _in_processes(data, options, outdir, known, measure):
     """The figure functions in options.workers forked processes (matplotlib is imported
     already, so a child starts at once); None where fork is not to be had."""
     import multiprocessing
-    from . import outdir as outdir_mod, plots
+    from . import plots
     _JOB.update(data=data, options=options, outdir=outdir, known=known, measure=measure)
     try:
         # what every child would otherwise do again: the fonts loaded and a first text laid

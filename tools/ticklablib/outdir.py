@@ -62,8 +62,10 @@ class Fresh:
         return self.tmp
 
     def __exit__(self, kind, value, tb):
-        if kind is not None:
+        if kind is not None or _STOPS:
             shutil.rmtree(self.tmp, ignore_errors=True)
+            if kind is None:   # stopped, and the Stopped raised was swallowed on its way
+                raise_if_stopped()
             return False
         old = None
         if os.path.lexists(self.path):
@@ -88,14 +90,30 @@ class Stopped(BaseException):
 
 STOP_SIGNALS = ("SIGTERM", "SIGHUP", "SIGINT")
 
+# The stop signals that arrived, as (name, exit status), whatever became of the Stopped each
+# raised: a library may catch even a BaseException and raise something else in its place
+# (matplotlib's rc validation, during its import, does), or swallow it.
+_STOPS = []
+
+
+def raise_if_stopped():
+    """Stopped, if a stop signal arrived while inside removed_when_stopped() (for code
+    that catches broad exceptions and would otherwise go on)."""
+    if _STOPS:
+        raise Stopped(*_STOPS[0])
+
 
 @contextlib.contextmanager
 def removed_when_stopped():
     """While inside: SIGTERM, SIGHUP and SIGINT raise Stopped, so the `with Fresh` blocks
     inside remove their unfinished folders on the way out (Python's default SIGTERM and
-    SIGHUP end the process at once, leaving them behind)."""
+    SIGHUP end the process at once, leaving them behind). Whatever exception leaves the
+    block after a stop signal arrived leaves it as Stopped, and a Fresh folder is never put
+    in place after one."""
     def stop(signum, _frame):
-        raise Stopped(signal.Signals(signum).name, 128 + signum)
+        _STOPS.append((signal.Signals(signum).name, 128 + signum))
+        raise Stopped(*_STOPS[-1])
+    _STOPS.clear()
     old = {}
     for name in STOP_SIGNALS:
         sig = getattr(signal, name, None)
@@ -107,9 +125,16 @@ def removed_when_stopped():
             pass
     try:
         yield
+    except Stopped:
+        raise
+    except BaseException as e:
+        if _STOPS:
+            raise Stopped(*_STOPS[0]) from e
+        raise
     finally:
         for sig, handler in old.items():
             signal.signal(sig, handler)
+        _STOPS.clear()
 
 
 def child_signals():
