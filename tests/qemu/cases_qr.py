@@ -264,12 +264,11 @@ def summary_held_before_the_codes(ctx):
     # short once ended "from HZ=793" where the record said 79366
     for rec in (r for run in ctx.runs for r in run.records if r.get("type") == "verdict"):
         head = "%-12s " % rec["topic"]
-        rows = [t for t in text]
-        at = next((i for i, t in enumerate(rows) if t.startswith(head)), None)
+        at = next((i for i, t in enumerate(text) if t.startswith(head)), None)
         if at is None:
             continue
-        whole = rows[at][len(head):]
-        for t in rows[at + 1:]:
+        whole = text[at][len(head):]
+        for t in text[at + 1:]:
             if not t.startswith(" " * len(head)):
                 break
             whole += " " + t.strip()

@@ -132,13 +132,13 @@ class GridLayout(LayoutEngine):
         if fig._supxlabel is not None:     # standing on the bottom edge
             fig._supxlabel.set_y(pad / height)
         # a first guess, where the panels are measured: roughly where they will stand
+        # (subplots_adjust puts every panel there)
         fig.subplots_adjust(left=0.06, right=0.94, top=1 - (top + 20) / height,
                             bottom=(bottom + 40) / height, wspace=0.3, hspace=0.45)
         left_of, right_of = [0.0] * ncols, [0.0] * ncols
         above, below = [0.0] * nrows, [0.0] * nrows
         for ax in panels:
             spec = ax.get_subplotspec()
-            ax._set_position(spec.get_position(fig))
             box = ax.get_position().transformed(fig.transFigure)
             tight = ax.get_tightbbox(renderer)
             if tight is None:
